@@ -1,0 +1,224 @@
+/* The context, raw memory and timers: the CPU half, and dispatch to the CUDA half. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "internal.h"
+
+int stenc_mul_size(size_t a, size_t b, size_t *out) {
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+void *stenc_host_alloc(size_t bytes) {
+    size_t rounded = (bytes + 127) & ~(size_t)127;
+    if (rounded < bytes) return NULL;
+    return aligned_alloc(128, rounded ? rounded : 128);
+}
+
+void stenc_host_free(void *ptr) { free(ptr); }
+
+size_t stenc_type_size(stenc_type type) {
+    switch (type) {
+    case STENC_F32:
+    case STENC_I32:
+    case STENC_U32: return 4;
+    case STENC_F64:
+    case STENC_I64:
+    case STENC_U64: return 8;
+    default: return 0;
+    }
+}
+
+const char *stenc_type_name(stenc_type type) {
+    static const char *const names[STENC_TYPE_COUNT] = {"float", "double", "i32",
+                                                        "u32",   "i64",    "u64"};
+    return (unsigned)type < STENC_TYPE_COUNT ? names[type] : "invalid";
+}
+
+int stenc_built_with_cuda(void) {
+#ifdef STENC_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int stenc_cuda_device_count(void) { return stenc_cuda_count_devices(); }
+
+/* STENC_DEVICE=cpu|cuda turns AUTO into a choice, so a program can be moved without a rebuild. */
+static stenc_status resolve_auto(stenc_device *device) {
+    const char *env = getenv("STENC_DEVICE");
+    if (env && *env) {
+        if (strcmp(env, "cpu") == 0) *device = STENC_DEVICE_CPU;
+        else if (strcmp(env, "cuda") == 0) *device = STENC_DEVICE_CUDA;
+        else
+            return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                               "environment variable STENC_DEVICE='%s' is not 'cpu' or 'cuda'",
+                               env);
+        return STENC_OK;
+    }
+    *device = stenc_cuda_count_devices() > 0 ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU;
+    return STENC_OK;
+}
+
+stenc_status stenc_ctx_create(stenc_ctx **out, stenc_device device) {
+    STENC_REQUIRE(out != NULL, "stenc_ctx_create: ctx pointer is NULL");
+    *out = NULL;
+    STENC_REQUIRE(device == STENC_DEVICE_AUTO || device == STENC_DEVICE_CPU ||
+                      device == STENC_DEVICE_CUDA,
+                  "stenc_ctx_create: unknown device kind %d", (int)device);
+    if (device == STENC_DEVICE_AUTO) STENC_TRY(resolve_auto(&device));
+
+    stenc_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_ctx_create: no memory");
+    ctx->device = device;
+    if (device == STENC_DEVICE_CUDA) {
+        stenc_status status = stenc_cuda_ctx_init(ctx);
+        if (status != STENC_OK) {
+            free(ctx);
+            return status;
+        }
+    } else {
+        int threads = 1;
+#ifdef _OPENMP
+        threads = omp_get_max_threads();
+#endif
+        snprintf(ctx->name, sizeof ctx->name, "CPU (%d thread%s)", threads,
+                 threads == 1 ? "" : "s");
+    }
+    *out = ctx;
+    return STENC_OK;
+}
+
+void stenc_ctx_destroy(stenc_ctx *ctx) {
+    if (!ctx) return;
+    if (ctx->device == STENC_DEVICE_CUDA) stenc_cuda_ctx_release(ctx);
+    free(ctx);
+}
+
+stenc_device stenc_ctx_device(const stenc_ctx *ctx) {
+    return ctx ? ctx->device : STENC_DEVICE_CPU;
+}
+
+const char *stenc_ctx_device_name(const stenc_ctx *ctx) { return ctx ? ctx->name : "(null)"; }
+
+void *stenc_ctx_cuda_stream(const stenc_ctx *ctx) { return ctx ? ctx->stream : NULL; }
+
+stenc_status stenc_ctx_synchronize(stenc_ctx *ctx) {
+    STENC_REQUIRE(ctx != NULL, "stenc_ctx_synchronize: ctx is NULL");
+    return ctx->device == STENC_DEVICE_CUDA ? stenc_cuda_synchronize(ctx) : STENC_OK;
+}
+
+/* ---- raw memory -------------------------------------------------------------------------- */
+
+stenc_status stenc_malloc(stenc_ctx *ctx, void **ptr, size_t bytes) {
+    STENC_REQUIRE(ctx != NULL && ptr != NULL, "stenc_malloc: ctx or ptr is NULL");
+    *ptr = NULL;
+    if (ctx->device == STENC_DEVICE_CUDA) return stenc_cuda_malloc(ctx, ptr, bytes);
+    *ptr = stenc_host_alloc(bytes);
+    if (!*ptr)
+        return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_malloc: %zu bytes of host memory",
+                           bytes);
+    return STENC_OK;
+}
+
+void stenc_free(stenc_ctx *ctx, void *ptr) {
+    if (!ctx || !ptr) return;
+    if (ctx->device == STENC_DEVICE_CUDA) stenc_cuda_free(ctx, ptr);
+    else stenc_host_free(ptr);
+}
+
+static stenc_status check_copy_args(stenc_ctx *ctx, void *dst, const void *src, size_t bytes,
+                                    const char *fn) {
+    STENC_REQUIRE(ctx != NULL, "%s: ctx is NULL", fn);
+    STENC_REQUIRE(bytes == 0 || (dst != NULL && src != NULL), "%s: NULL %s for %zu bytes", fn,
+                  dst ? "source" : "destination", bytes);
+    return STENC_OK;
+}
+
+stenc_status stenc_upload(stenc_ctx *ctx, void *dst, const void *src, size_t bytes) {
+    STENC_TRY(check_copy_args(ctx, dst, src, bytes, "stenc_upload"));
+    if (bytes == 0) return STENC_OK;
+    if (ctx->device == STENC_DEVICE_CUDA) return stenc_cuda_upload(ctx, dst, src, bytes);
+    memmove(dst, src, bytes);
+    return STENC_OK;
+}
+
+stenc_status stenc_download(stenc_ctx *ctx, void *dst, const void *src, size_t bytes) {
+    STENC_TRY(check_copy_args(ctx, dst, src, bytes, "stenc_download"));
+    if (bytes == 0) return STENC_OK;
+    if (ctx->device == STENC_DEVICE_CUDA) return stenc_cuda_download(ctx, dst, src, bytes);
+    memmove(dst, src, bytes);
+    return STENC_OK;
+}
+
+stenc_status stenc_memcpy(stenc_ctx *ctx, void *dst, const void *src, size_t bytes) {
+    STENC_TRY(check_copy_args(ctx, dst, src, bytes, "stenc_memcpy"));
+    if (bytes == 0) return STENC_OK;
+    if (ctx->device == STENC_DEVICE_CUDA) return stenc_cuda_memcpy(ctx, dst, src, bytes);
+    memmove(dst, src, bytes);
+    return STENC_OK;
+}
+
+/* ---- timers ------------------------------------------------------------------------------ */
+
+struct stenc_timer {
+    stenc_ctx *ctx;
+    void *start_event, *stop_event; /* CUDA */
+    struct timespec start;          /* CPU */
+    int running;
+};
+
+stenc_status stenc_timer_create(stenc_ctx *ctx, stenc_timer **out) {
+    STENC_REQUIRE(ctx != NULL && out != NULL, "stenc_timer_create: ctx or timer is NULL");
+    stenc_timer *timer = calloc(1, sizeof *timer);
+    if (!timer) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_timer_create: no memory");
+    timer->ctx = ctx;
+    if (ctx->device == STENC_DEVICE_CUDA) {
+        stenc_status status = stenc_cuda_timer_create(ctx, &timer->start_event, &timer->stop_event);
+        if (status != STENC_OK) {
+            free(timer);
+            return status;
+        }
+    }
+    *out = timer;
+    return STENC_OK;
+}
+
+void stenc_timer_destroy(stenc_timer *timer) {
+    if (!timer) return;
+    if (timer->ctx->device == STENC_DEVICE_CUDA)
+        stenc_cuda_timer_destroy(timer->start_event, timer->stop_event);
+    free(timer);
+}
+
+stenc_status stenc_timer_start(stenc_timer *timer) {
+    STENC_REQUIRE(timer != NULL, "stenc_timer_start: timer is NULL");
+    timer->running = 1;
+    if (timer->ctx->device == STENC_DEVICE_CUDA)
+        return stenc_cuda_timer_record(timer->ctx, timer->start_event);
+    clock_gettime(CLOCK_MONOTONIC, &timer->start);
+    return STENC_OK;
+}
+
+stenc_status stenc_timer_stop(stenc_timer *timer, double *elapsed_ms) {
+    STENC_REQUIRE(timer != NULL && elapsed_ms != NULL, "stenc_timer_stop: NULL argument");
+    STENC_REQUIRE(timer->running, "stenc_timer_stop: timer was not started");
+    timer->running = 0;
+    if (timer->ctx->device == STENC_DEVICE_CUDA) {
+        STENC_TRY(stenc_cuda_timer_record(timer->ctx, timer->stop_event));
+        return stenc_cuda_timer_elapsed(timer->start_event, timer->stop_event, elapsed_ms);
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    *elapsed_ms = (double)(now.tv_sec - timer->start.tv_sec) * 1e3 +
+                  (double)(now.tv_nsec - timer->start.tv_nsec) * 1e-6;
+    return STENC_OK;
+}

@@ -1,0 +1,74 @@
+/* Internals shared by all runtime modules: error reporting, the context's innards and the
+ * bridge to the CUDA half of the core. Not installed. */
+#ifndef STENC_CORE_INTERNAL_H
+#define STENC_CORE_INTERNAL_H
+
+#include "stenc/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct stenc_ctx {
+    stenc_device device; /* CPU or CUDA, never AUTO */
+    int cuda_device;     /* ordinal, CUDA only */
+    void *stream;        /* cudaStream_t, CUDA only */
+    int sm_count;        /* CUDA only */
+    size_t l2_bytes;     /* CUDA only */
+    size_t smem_optin;   /* largest dynamic shared memory a block may opt in to, CUDA only */
+    int cc_major, cc_minor;
+    char name[320];
+};
+
+/* Record an error for stenc_last_error() and return `status`. `where` is the call site.
+ * Use through STENC_ERROR so that file and line are filled in. */
+stenc_status stenc_set_error(stenc_status status, const char *file, int line, const char *fmt,
+                             ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#define STENC_ERROR(status, ...) stenc_set_error((status), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Return STENC_ERR_INVALID_ARGUMENT with a message when `cond` is false. */
+#define STENC_REQUIRE(cond, ...)                                                                 \
+    do {                                                                                         \
+        if (!(cond)) return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, __VA_ARGS__);               \
+    } while (0)
+
+/* Propagate a failing status unchanged (the callee already set the message). */
+#define STENC_TRY(expr)                                                                          \
+    do {                                                                                         \
+        stenc_status try_status_ = (expr);                                                       \
+        if (try_status_ != STENC_OK) return try_status_;                                         \
+    } while (0)
+
+/* Host allocation aligned to 128 bytes; NULL on failure (and for bytes == 0: one byte). */
+void *stenc_host_alloc(size_t bytes);
+void stenc_host_free(void *ptr);
+
+/* Multiply sizes, failing on overflow: returns 0 and leaves *out alone when a*b overflows. */
+int stenc_mul_size(size_t a, size_t b, size_t *out);
+
+/* The CUDA half of the core (runtime/core/cuda.cu). In a build without CUDA these return
+ * STENC_ERR_NO_DEVICE and stenc_cuda_count_devices() returns 0. */
+int stenc_cuda_count_devices(void);
+stenc_status stenc_cuda_ctx_init(stenc_ctx *ctx);
+void stenc_cuda_ctx_release(stenc_ctx *ctx);
+stenc_status stenc_cuda_synchronize(stenc_ctx *ctx);
+stenc_status stenc_cuda_malloc(stenc_ctx *ctx, void **ptr, size_t bytes);
+void stenc_cuda_free(stenc_ctx *ctx, void *ptr);
+stenc_status stenc_cuda_upload(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+stenc_status stenc_cuda_download(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+stenc_status stenc_cuda_memcpy(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+stenc_status stenc_cuda_timer_create(stenc_ctx *ctx, void **start_event, void **stop_event);
+void stenc_cuda_timer_destroy(void *start_event, void *stop_event);
+stenc_status stenc_cuda_timer_record(stenc_ctx *ctx, void *event);
+stenc_status stenc_cuda_timer_elapsed(void *start_event, void *stop_event, double *ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STENC_CORE_INTERNAL_H */

@@ -1,0 +1,131 @@
+/* stenc core API: status codes, errors, element types, the context, raw memory and timers.
+ *
+ * Every fallible call returns a stenc_status. On failure, stenc_last_error() gives a message
+ * that says what went wrong and where. The library never prints, exits or aborts.
+ */
+#ifndef STENC_CORE_H
+#define STENC_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STENC_VERSION_MAJOR 0
+#define STENC_VERSION_MINOR 1
+#define STENC_VERSION_PATCH 0
+#define STENC_VERSION_STRING "0.1.0"
+
+/* ---- status ------------------------------------------------------------------------------ */
+
+typedef enum stenc_status {
+    STENC_OK = 0,
+    STENC_ERR_INVALID_ARGUMENT, /* NULL pointer, bad enum, negative count, ... */
+    STENC_ERR_SHAPE,            /* shapes, types or halos of arguments do not fit together */
+    STENC_ERR_OUT_OF_MEMORY,    /* host or device allocation failed */
+    STENC_ERR_NO_DEVICE,        /* a CUDA device was asked for, but none is present or built */
+    STENC_ERR_CUDA,             /* a CUDA runtime or library call failed */
+    STENC_ERR_LOCATION,         /* data is on the host where the device was needed, or back */
+    STENC_ERR_SINGULAR,         /* a zero pivot or singular system */
+    STENC_ERR_NUMERICAL,        /* NaN or infinity where a finite value was needed */
+    STENC_ERR_CAPACITY,         /* a structure could not be built within its size/attempts */
+    STENC_ERR_IO,               /* a file could not be read or written */
+    STENC_ERR_UNSUPPORTED,      /* a valid request that this build or type cannot do */
+    STENC_ERR_INTERNAL,         /* a bug in stenc: please report it */
+    STENC_STATUS_COUNT
+} stenc_status;
+
+/* A short, constant description of a status code ("invalid argument"). */
+const char *stenc_status_string(stenc_status status);
+
+/* The message of the most recent failure in this thread: what failed, why, and the call site.
+ * Empty when nothing has failed. Valid until the next failing call in this thread. */
+const char *stenc_last_error(void);
+
+/* Forget the last error of this thread. */
+void stenc_clear_error(void);
+
+/* ---- element types ----------------------------------------------------------------------- */
+
+typedef enum stenc_type {
+    STENC_F32 = 0,
+    STENC_F64,
+    STENC_I32,
+    STENC_U32,
+    STENC_I64,
+    STENC_U64,
+    STENC_TYPE_COUNT
+} stenc_type;
+
+/* Bytes per element; 0 for an invalid type. */
+size_t stenc_type_size(stenc_type type);
+
+/* "float", "double", "i32", ...; "invalid" for an invalid type. */
+const char *stenc_type_name(stenc_type type);
+
+/* ---- context ----------------------------------------------------------------------------- */
+
+typedef enum stenc_device {
+    STENC_DEVICE_AUTO = 0, /* CUDA when a device is present, else CPU; env STENC_DEVICE=cpu|cuda */
+    STENC_DEVICE_CPU,
+    STENC_DEVICE_CUDA
+} stenc_device;
+
+/* The device in use, its stream and its properties. Everything else hangs off a context.
+ * A context is used by one host thread at a time. */
+typedef struct stenc_ctx stenc_ctx;
+
+/* Create a context. STENC_DEVICE_CUDA fails with STENC_ERR_NO_DEVICE when no CUDA device is
+ * present or stenc was built without CUDA. */
+stenc_status stenc_ctx_create(stenc_ctx **ctx, stenc_device device);
+
+/* Release a context and its stream. NULL is allowed. */
+void stenc_ctx_destroy(stenc_ctx *ctx);
+
+/* STENC_DEVICE_CPU or STENC_DEVICE_CUDA: what the context actually uses. */
+stenc_device stenc_ctx_device(const stenc_ctx *ctx);
+
+/* A readable name: "CPU (16 threads)" or "NVIDIA H100 80GB HBM3 (sm_90)". */
+const char *stenc_ctx_device_name(const stenc_ctx *ctx);
+
+/* The cudaStream_t that launches on this context use (NULL on the CPU). */
+void *stenc_ctx_cuda_stream(const stenc_ctx *ctx);
+
+/* Wait for all work queued on the context; reports asynchronous CUDA errors. */
+stenc_status stenc_ctx_synchronize(stenc_ctx *ctx);
+
+/* Number of CUDA devices usable at run time; 0 when none or when built without CUDA. */
+int stenc_cuda_device_count(void);
+
+/* 1 if this build of libstenc contains CUDA code. */
+int stenc_built_with_cuda(void);
+
+/* ---- raw memory on the context's device -------------------------------------------------- */
+/* On a CPU context "device memory" is ordinary, 128-byte-aligned host memory, so code written
+ * against these calls runs unchanged on either device. */
+
+stenc_status stenc_malloc(stenc_ctx *ctx, void **ptr, size_t bytes);
+void stenc_free(stenc_ctx *ctx, void *ptr);
+/* Copies between host memory and the context's memory. Blocking. */
+stenc_status stenc_upload(stenc_ctx *ctx, void *dst_device, const void *src_host, size_t bytes);
+stenc_status stenc_download(stenc_ctx *ctx, void *dst_host, const void *src_device, size_t bytes);
+/* Copy within the context's memory. Ordered on the context's stream. */
+stenc_status stenc_memcpy(stenc_ctx *ctx, void *dst_device, const void *src_device, size_t bytes);
+
+/* ---- timers ------------------------------------------------------------------------------ */
+/* Device timing with CUDA events on a CUDA context, a monotonic clock on the CPU. */
+
+typedef struct stenc_timer stenc_timer;
+stenc_status stenc_timer_create(stenc_ctx *ctx, stenc_timer **timer);
+void stenc_timer_destroy(stenc_timer *timer);
+stenc_status stenc_timer_start(stenc_timer *timer);
+/* Stops the timer, waits for the work in between, and stores the elapsed milliseconds. */
+stenc_status stenc_timer_stop(stenc_timer *timer, double *elapsed_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STENC_CORE_H */

@@ -1,0 +1,8 @@
+/* stenc: the whole public API. Include this one header. */
+#ifndef STENC_STENC_H
+#define STENC_STENC_H
+
+#include "stenc/core.h"
+#include "stenc/field.h"
+
+#endif /* STENC_STENC_H */

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install stenc's build dependencies on Debian/Ubuntu when they are missing. As root it runs
+# apt-get itself; otherwise it prints the exact command and fails.
+set -euo pipefail
+packages=(cmake gcc g++ make pkg-config flex bison libcmocka-dev libgsl-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "stenc needs: ${missing[*]}" >&2
+  echo "run as root:  $cmd" >&2
+  exit 1
+fi
+echo "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Build targets here for the lent GPU (sm_90) and pack them, with the non-system shared
+# libraries they need, into carry/BUNDLE/ for the device tool's `carry`. On the GPU machine:
+#   carry/BUNDLE/run.sh PROGRAM [ARGS...]     runs carry/BUNDLE/bin/PROGRAM
+# Usage: scripts/device_pack.sh BUNDLE TARGET...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bundle=$1; shift
+build=build-device-$bundle
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+cmake --build "$build" -j2 --target "$@"
+out=carry/$bundle
+rm -rf "$out"; mkdir -p "$out/bin" "$out/lib"
+for t in "$@"; do
+  exe=$(find "$build" -type f -name "$t" -perm -u+x | head -n1)
+  [ -n "$exe" ] || { echo "no executable for target $t" >&2; exit 1; }
+  cp "$exe" "$out/bin/"
+  strip --strip-debug "$out/bin/$t" 2>/dev/null || true
+  # Copy libraries the GPU machine's image may lack (cmocka, gomp, gsl); not glibc or libstdc++.
+  ldd "$exe" | awk '/=> \//{print $3}' | grep -E 'cmocka|gomp|gsl' | xargs -r -I{} cp -L {} "$out/lib/"
+done
+cat > "$out/run.sh" <<'RUN'
+#!/usr/bin/env bash
+here=$(cd "$(dirname "$0")" && pwd)
+cuda_lib=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")/lib64
+export LD_LIBRARY_PATH="$here/lib:$cuda_lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+prog=$1; shift
+exec "$here/bin/$prog" "$@"
+RUN
+chmod +x "$out/run.sh"
+du -sh "$out"
