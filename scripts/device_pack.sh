@@ -2,6 +2,8 @@
 # Build targets here for the lent GPU (sm_90) and pack them, with the non-system shared
 # libraries they need, into carry/BUNDLE/ for the device tool's `carry`. On the GPU machine:
 #   carry/BUNDLE/run.sh PROGRAM [ARGS...]     runs carry/BUNDLE/bin/PROGRAM
+#   carry/BUNDLE/run.sh --sanitize TOOL PROGRAM [ARGS...]   the same under compute-sanitizer
+#                                             (TOOL: memcheck, racecheck, initcheck, synccheck)
 # Usage: scripts/device_pack.sh BUNDLE TARGET...
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +26,11 @@ cat > "$out/run.sh" <<'RUN'
 here=$(cd "$(dirname "$0")" && pwd)
 cuda_lib=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")/lib64
 export LD_LIBRARY_PATH="$here/lib:$cuda_lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export PATH="$PATH:/usr/local/cuda/bin"
+if [ "${1:-}" = "--sanitize" ]; then
+  tool=$2; prog=$3; shift 3
+  exec compute-sanitizer --tool "$tool" --error-exitcode 1 "$here/bin/$prog" "$@"
+fi
 prog=$1; shift
 exec "$here/bin/$prog" "$@"
 RUN
