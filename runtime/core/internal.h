@@ -20,15 +20,8 @@ struct stenc_ctx {
     char name[320];
 };
 
-/* Record an error for stenc_last_error() and return `status`. `where` is the call site.
- * Use through STENC_ERROR so that file and line are filled in. */
-stenc_status stenc_set_error(stenc_status status, const char *file, int line, const char *fmt,
-                             ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
+/* stenc_set_error() (public, core.h) records an error; use it through STENC_ERROR so that
+ * the call site is filled in. */
 #define STENC_ERROR(status, ...) stenc_set_error((status), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Return STENC_ERR_INVALID_ARGUMENT with a message when `cond` is false. */

@@ -47,6 +47,15 @@ const char *stenc_last_error(void);
 /* Forget the last error of this thread. */
 void stenc_clear_error(void);
 
+/* Record a failure for stenc_last_error() and return `status`: for generated launchers and
+ * extensions that report errors the way the library does. `file`/`line` name the call site. */
+stenc_status stenc_set_error(stenc_status status, const char *file, int line, const char *fmt,
+                             ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 /* ---- element types ----------------------------------------------------------------------- */
 
 typedef enum stenc_type {
