@@ -79,6 +79,7 @@ stenc_status stenc_ctx_create(stenc_ctx **out, stenc_device device) {
     stenc_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_ctx_create: no memory");
     ctx->device = device;
+    ctx->tune_mode = stenc_tune_mode_from_env();
     if (device == STENC_DEVICE_CUDA) {
         stenc_status status = stenc_cuda_ctx_init(ctx);
         if (status != STENC_OK) {
@@ -100,6 +101,7 @@ stenc_status stenc_ctx_create(stenc_ctx **out, stenc_device device) {
 void stenc_ctx_destroy(stenc_ctx *ctx) {
     if (!ctx) return;
     if (ctx->device == STENC_DEVICE_CUDA) stenc_cuda_ctx_release(ctx);
+    stenc_tune_release(ctx);
     free(ctx);
 }
 

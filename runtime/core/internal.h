@@ -18,7 +18,14 @@ struct stenc_ctx {
     size_t smem_optin;   /* largest dynamic shared memory a block may opt in to, CUDA only */
     int cc_major, cc_minor;
     char name[320];
+    int tune_mode;                   /* stenc_tune_mode */
+    struct stenc_tune_entry *tuned;  /* keys tuned or looked up by this context */
 };
+
+/* Release what runtime/tune keeps per context. */
+void stenc_tune_release(stenc_ctx *ctx);
+/* Initial tuning mode from the environment (STENC_TUNE). */
+int stenc_tune_mode_from_env(void);
 
 /* stenc_set_error() (public, core.h) records an error; use it through STENC_ERROR so that
  * the call site is filled in. */

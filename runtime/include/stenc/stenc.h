@@ -4,5 +4,6 @@
 
 #include "stenc/core.h"
 #include "stenc/field.h"
+#include "stenc/tune.h"
 
 #endif /* STENC_STENC_H */
