@@ -42,8 +42,8 @@ typedef struct stenc_field_layout {
     size_t origin_elems; /* offset of interior (0,0,0) from the start of the allocation */
 } stenc_field_layout;
 
-/* Create a host-resident field of dims 1-3 with interior nx*ny*nz (ny, nz must be 1 for
- * unused dimensions), `halo` ghost layers (0-16), and type STENC_F32 or STENC_F64. The
+/* Create a host-resident field of dims 1-3 with interior nx*ny*nz (every extent >= 1; ny, nz
+ * must be 1 for unused dimensions), `halo` ghost layers (0-16), and type STENC_F32 or STENC_F64. The
  * contents start at zero, halo included. The field belongs to ctx, which must outlive it. */
 stenc_status stenc_field_create(stenc_ctx *ctx, stenc_field **field, stenc_type type, int dims,
                                 size_t nx, size_t ny, size_t nz, int halo);
@@ -59,7 +59,8 @@ void *stenc_field_host_origin(const stenc_field *field);
 void *stenc_field_device_origin(const stenc_field *field);
 
 /* Move the data to the device (allocating its copy on first use) or back to the host. Both
- * are no-ops when the field already lives there. Large transfers go through pinned staging. */
+ * are no-ops when the field already lives there, and on a CPU context (where the host is the
+ * device). Transfers of 1 MiB or more go through pinned staging buffers. Blocking. */
 stenc_status stenc_field_upload(stenc_field *field);
 stenc_status stenc_field_download(stenc_field *field);
 
@@ -82,7 +83,7 @@ stenc_status stenc_field_swap(stenc_field *a, stenc_field *b);
 typedef enum stenc_bc_kind {
     STENC_BC_NONE = 0,  /* leave this face's halo alone */
     STENC_BC_DIRICHLET, /* halo = value (a constant, Dirichlet) */
-    STENC_BC_NEUMANN,   /* halo mirrors the nearest interior layer (zero gradient) */
+    STENC_BC_NEUMANN,   /* every halo layer copies the boundary interior layer (zero gradient) */
     STENC_BC_PERIODIC   /* halo wraps around; both faces of the dimension must say so */
 } stenc_bc_kind;
 
@@ -103,7 +104,7 @@ typedef struct stenc_bc {
 
 /* Fill the halo of every used face, faces of unused dimensions are ignored. Faces are
  * filled in the order i, j, k so that edges and corners get consistent values. Runs where
- * the field lives. */
+ * the field lives; on the device it is queued on the ctx's stream (asynchronous). */
 stenc_status stenc_field_fill_halo(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT]);
 
 #ifdef __cplusplus

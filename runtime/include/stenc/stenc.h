@@ -4,6 +4,13 @@
 
 #include "stenc/core.h"
 #include "stenc/field.h"
+#include "stenc/launch.h"
 #include "stenc/tune.h"
+#include "stenc/multigrid.h"
+#include "stenc/reduce.h"
+#include "stenc/sort.h"
+#include "stenc/hash.h"
+#include "stenc/nelder_mead.h"
+#include "stenc/tridiag.h"
 
 #endif /* STENC_STENC_H */

@@ -1,0 +1,267 @@
+// Benchmark of stenc_sort (in-place bitonic) against CUB DeviceMergeSort and DeviceRadixSort,
+// measured in the same run on the same data: u32 keys, u64 keys and u32 key-value pairs,
+// n = 2^16 .. 2^28. Prints key=value lines, then a table.
+// Usage: bench_sort [max_log2 (28)] [--tune]
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "stenc/sort.h"
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);        \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define SK(x)                                                                                      \
+    do {                                                                                           \
+        if ((x) != STENC_OK) {                                                                     \
+            printf("stenc error: %s\n", stenc_last_error());                                       \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+namespace {
+
+cudaStream_t g_stream;
+
+template <class F> float median_ms(F f, int reps) {
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    f();
+    CK(cudaStreamSynchronize(g_stream));
+    std::vector<float> t;
+    for (int r = 0; r < reps; r++) {
+        CK(cudaEventRecord(a, g_stream));
+        f();
+        CK(cudaEventRecord(b, g_stream));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    CK(cudaGetLastError());
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+template <class K> __global__ void fill_random(K *x, size_t n, unsigned long long seed) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long z = (i + 1) * 0x9E3779B97F4A7C15ull + seed;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        x[i] = (K)(z ^ (z >> 31));
+    }
+}
+__global__ void fill_index(unsigned *x, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        x[i] = (unsigned)i;
+}
+// Mismatches against the reference keys, and (pairs) keys that left their value (an index).
+template <class K>
+__global__ void check_sorted(const K *got, const K *want, const K *orig, const unsigned *vals,
+                             size_t n, unsigned long long *bad) {
+    unsigned long long local = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (got[i] != want[i]) local++;
+        if (vals && (vals[i] >= n || orig[vals[i]] != got[i])) local++;
+    }
+    if (local) atomicAdd(bad, local);
+}
+
+// The chapter's count (eq. 3): one pass for the first 9 phases, then per phase i > 9
+// ceil((i - 9) / 4) passes of 4 register steps and one shared-memory pass.
+int chapter_passes(int k) {
+    int p = 1;
+    for (int i = 10; i <= k; i++)
+        p += 1 + (i - 9 + 3) / 4;
+    return p;
+}
+
+struct Row {
+    const char *key, *values;
+    int lg;
+    double ours, merge, radix;
+    int passes, formula;
+    size_t merge_extra, radix_extra;
+};
+
+template <class K, bool PAIRS>
+Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_policy *policy,
+              bool peers) {
+    const size_t n = (size_t)1 << lg;
+    const int reps = lg <= 22 ? 15 : lg <= 25 ? 7 : 3;
+    const stenc_type kt = sizeof(K) == 4 ? STENC_U32 : STENC_U64;
+    K *src, *work, *ref_out;
+    unsigned *vsrc = nullptr, *vwork = nullptr, *vref = nullptr;
+    CK(cudaMalloc(&src, n * sizeof(K)));
+    CK(cudaMalloc(&work, n * sizeof(K)));
+    CK(cudaMalloc(&ref_out, n * sizeof(K)));
+    if (PAIRS) {
+        CK(cudaMalloc(&vsrc, n * 4));
+        CK(cudaMalloc(&vwork, n * 4));
+        CK(cudaMalloc(&vref, n * 4));
+        fill_index<<<1024, 256, 0, g_stream>>>(vsrc, n);
+    }
+    fill_random<K><<<1024, 256, 0, g_stream>>>(src, n, 12345 + lg);
+    CK(cudaGetLastError());
+
+    auto copy_in = [&] {
+        CK(cudaMemcpyAsync(work, src, n * sizeof(K), cudaMemcpyDeviceToDevice, g_stream));
+        if (PAIRS) CK(cudaMemcpyAsync(vwork, vsrc, n * 4, cudaMemcpyDeviceToDevice, g_stream));
+    };
+    auto ours = [&] {
+        copy_in();
+        SK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr, n, 1,
+                                  STENC_SORT_ASCENDING, policy));
+    };
+    float ms_copy = median_ms(copy_in, reps);
+    float ms_ours = median_ms(ours, reps) - ms_copy;
+
+    // Correctness, in the same run: equal to the radix sort's keys; values beside their keys.
+    size_t radix_bytes = 0, merge_bytes = 0;
+    void *tmp = nullptr;
+    if (PAIRS)
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, radix_bytes, src, ref_out, vsrc, vref, n));
+    else
+        CK(cub::DeviceRadixSort::SortKeys(nullptr, radix_bytes, src, ref_out, n));
+    if (PAIRS)
+        CK(cub::DeviceMergeSort::SortPairs(nullptr, merge_bytes, work, vwork, (long long)n,
+                                           cuda::std::less<K>()));
+    else
+        CK(cub::DeviceMergeSort::SortKeys(nullptr, merge_bytes, work, (long long)n,
+                                          cuda::std::less<K>()));
+    CK(cudaMalloc(&tmp, std::max(radix_bytes, merge_bytes) + 16));
+    auto radix = [&] {
+        if (PAIRS)
+            CK(cub::DeviceRadixSort::SortPairs(tmp, radix_bytes, src, ref_out, vsrc, vref, n, 0,
+                                               (int)(8 * sizeof(K)), g_stream));
+        else
+            CK(cub::DeviceRadixSort::SortKeys(tmp, radix_bytes, src, ref_out, n, 0,
+                                              (int)(8 * sizeof(K)), g_stream));
+    };
+    radix();
+    unsigned long long *bad;
+    CK(cudaMalloc(&bad, 8));
+    CK(cudaMemsetAsync(bad, 0, 8, g_stream));
+    ours();
+    check_sorted<K>
+        <<<1024, 256, 0, g_stream>>>(work, ref_out, src, PAIRS ? vwork : nullptr, n, bad);
+    unsigned long long nbad = 0;
+    CK(cudaMemcpyAsync(&nbad, bad, 8, cudaMemcpyDeviceToHost, g_stream));
+    CK(cudaStreamSynchronize(g_stream));
+    if (nbad) {
+        printf("FAILED: stenc_sort %s%s n=2^%d: %llu wrong elements\n", key_name,
+               PAIRS ? " pairs" : "", lg, nbad);
+        exit(1);
+    }
+
+    Row row{key_name,    PAIRS ? "u32" : "none",
+            lg,          n / (ms_ours * 1e6),
+            0,           0,
+            0,           chapter_passes(lg),
+            merge_bytes, radix_bytes + n * (sizeof(K) + (PAIRS ? 4 : 0))};
+    SK(stenc_sort_global_passes(ctx, kt, STENC_U32, PAIRS, n, 1, policy, &row.passes));
+    if (peers) {
+        float ms_radix = median_ms(radix, reps);
+        auto merge = [&] {
+            copy_in();
+            if (PAIRS)
+                CK(cub::DeviceMergeSort::SortPairs(tmp, merge_bytes, work, vwork, (long long)n,
+                                                   cuda::std::less<K>(), g_stream));
+            else
+                CK(cub::DeviceMergeSort::SortKeys(tmp, merge_bytes, work, (long long)n,
+                                                  cuda::std::less<K>(), g_stream));
+        };
+        float ms_merge = median_ms(merge, reps) - ms_copy;
+        row.merge = n / (ms_merge * 1e6);
+        row.radix = n / (ms_radix * 1e6);
+    }
+    CK(cudaFree(tmp));
+    CK(cudaFree(bad));
+    CK(cudaFree(src));
+    CK(cudaFree(work));
+    CK(cudaFree(ref_out));
+    if (PAIRS) {
+        CK(cudaFree(vsrc));
+        CK(cudaFree(vwork));
+        CK(cudaFree(vref));
+    }
+    return row;
+}
+
+void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
+    printf("name=%s target=cuda key=%s values=%s n=%zu log2n=%d gkeys=%.3f passes=%d "
+           "passes_formula=%d extra_bytes=0",
+           name, r.key, r.values, (size_t)1 << r.lg, r.lg, r.ours, r.passes, r.formula);
+    if (p) printf(" tile_log2=%d chunk_log2=%d", p->tile_log2, p->chunk_log2);
+    if (r.merge > 0)
+        printf(" merge_gkeys=%.3f radix_gkeys=%.3f ratio_merge=%.3f ratio_radix=%.3f "
+               "merge_extra_bytes=%zu radix_extra_bytes=%zu",
+               r.merge, r.radix, r.ours / r.merge, r.ours / r.radix, r.merge_extra, r.radix_extra);
+    printf("\n");
+    fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    int max_lg = 28;
+    bool tune = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--tune"))
+            tune = true;
+        else
+            max_lg = atoi(argv[i]);
+    }
+    stenc_ctx *ctx;
+    SK(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
+    g_stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
+    printf("device: %s\n", stenc_ctx_device_name(ctx));
+    std::vector<Row> rows;
+    const int sizes[] = {16, 18, 20, 22, 24, 26, 27, 28};
+    for (int lg : sizes) {
+        if (lg > max_lg) break;
+        rows.push_back(bench_one<unsigned, false>(ctx, "u32", lg, nullptr, true));
+        print_row(rows.back(), "sort", nullptr);
+        rows.push_back(bench_one<unsigned long long, false>(ctx, "u64", lg, nullptr, true));
+        print_row(rows.back(), "sort", nullptr);
+        rows.push_back(bench_one<unsigned, true>(ctx, "u32", lg, nullptr, true));
+        print_row(rows.back(), "sort", nullptr);
+    }
+    if (tune) {
+        const int tune_sizes[] = {20, 24, 27};
+        for (int lg : tune_sizes) {
+            if (lg > max_lg) break;
+            for (int t = 12; t <= 15; t++)
+                for (int c = 5; c <= 6; c++) {
+                    stenc_sort_policy p = {t, c, 0};
+                    Row r = bench_one<unsigned, false>(ctx, "u32", lg, &p, false);
+                    print_row(r, "sort_tune", &p);
+                }
+        }
+    }
+    printf("\n%-4s %-6s %-5s %9s %9s %9s %7s %7s %7s %8s\n", "key", "values", "n", "stenc",
+           "cub_mrg", "cub_rdx", "vs_mrg", "vs_rdx", "passes", "chapter");
+    for (const Row &r : rows)
+        printf("%-4s %-6s 2^%-3d %9.2f %9.2f %9.2f %7.2f %7.2f %7d %8d\n", r.key, r.values, r.lg,
+               r.ours, r.merge, r.radix, r.ours / r.merge, r.ours / r.radix, r.passes, r.formula);
+    printf("(Gkeys/s; stenc allocates 0 extra bytes; passes: global passes of stenc_sort, "
+           "chapter: eq. 3 with 9 shared-memory phases and 4 register steps)\n");
+    stenc_ctx_destroy(ctx);
+    return 0;
+}

@@ -1,0 +1,247 @@
+// Batched tridiagonal solvers on the GPU against cuSPARSE gtsv2StridedBatch and
+// gtsvInterleavedBatch (Thomas), measured in the same run; then the CPU solver against the CPU
+// copy bandwidth. Prints key=value lines, then a table.
+//   bench_tridiag [quick]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include "stenc/tridiag.h"
+
+extern "C" int bench_tridiag_cpu(void);
+
+#define CK(x)                                                                                    \
+    do {                                                                                         \
+        cudaError_t e_ = (x);                                                                    \
+        if (e_ != cudaSuccess) {                                                                 \
+            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);      \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+#define CS(x)                                                                                    \
+    do {                                                                                         \
+        cusparseStatus_t s_ = (x);                                                               \
+        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                     \
+            printf("cuSPARSE error %d at %s:%d\n", (int)s_, __FILE__, __LINE__);                 \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+#define SK(x)                                                                                    \
+    do {                                                                                         \
+        if ((x) != STENC_OK) {                                                                   \
+            printf("stenc error: %s\n", stenc_last_error());                                     \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+
+static const int kReps = 21;
+static cudaStream_t stream;
+
+template <class F> static double median_ms(F f, int reps = kReps) {
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    f();
+    f();
+    CK(cudaStreamSynchronize(stream));
+    std::vector<float> t;
+    for (int r = 0; r < reps; r++) {
+        CK(cudaEventRecord(a, stream));
+        f();
+        CK(cudaEventRecord(b, stream));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+// Diagonally dominant random systems; layout-aware zero a[0] and c[n-1] (cuSPARSE wants them).
+template <class T>
+__global__ void fill(T *a, T *b, T *c, T *d, int n, long long batch, int interleaved) {
+    long long total = (long long)n * batch;
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < total;
+         k += (long long)gridDim.x * blockDim.x) {
+        unsigned h = (unsigned)k * 2654435761u ^ 0x9e3779b9u;
+        h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
+        float u = (h & 0xffff) / 65536.0f, v = (h >> 16) / 65536.0f;
+        long long i = interleaved ? k / batch : k % n;
+        a[k] = i == 0 ? T(0) : T(u - 0.5f);
+        c[k] = i == n - 1 ? T(0) : T(v - 0.5f);
+        b[k] = T(1.5f + u + v);
+        d[k] = T(u * v - 0.25f);
+    }
+}
+
+template <class T> static double host_max_residual(const std::vector<T> &a, const std::vector<T> &b,
+                                                   const std::vector<T> &c, const std::vector<T> &d,
+                                                   const std::vector<T> &x, int n, long long batch,
+                                                   int interleaved) {
+    double worst = 0;
+    for (long long s = 0; s < batch; s++) {
+        double rr = 0, dd = 0;
+        for (int i = 0; i < n; i++) {
+            auto at = [&](int j) { return interleaved ? (size_t)j * batch + s : (size_t)s * n + j; };
+            size_t k = at(i);
+            double r = (double)b[k] * x[k] - d[k];
+            if (i > 0) r += (double)a[k] * x[at(i - 1)];
+            if (i < n - 1) r += (double)c[k] * x[at(i + 1)];
+            rr += r * r, dd += (double)d[k] * d[k];
+        }
+        double rel = std::sqrt(rr / dd);
+        if (!(rel <= worst)) worst = std::isnan(rel) ? INFINITY : rel;
+    }
+    return worst;
+}
+
+struct row {
+    std::string precision, layout, algo;
+    int n;
+    long long batch;
+    double ms, gunk, gbs, floor, vs_strided, vs_best, residual;
+};
+static std::vector<row> table;
+static double copy_gbs;
+
+template <class T>
+static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch, bool all_algos) {
+    const char *prec = sizeof(T) == 4 ? "float" : "double";
+    size_t count = (size_t)n * batch, bytes = count * sizeof(T);
+    T *buf;
+    CK(cudaMalloc(&buf, 7 * bytes));
+    T *a = buf, *b = a + count, *c = b + count, *d = c + count, *x = d + count, *x0 = x + count;
+    stenc_tridiag_report *report;
+    SK(stenc_tridiag_report_create(ctx, &report));
+    double min_bytes = 5.0 * bytes;
+    for (int il = 0; il < 2; il++) {
+        fill<T><<<1024, 256, 0, stream>>>(a, b, c, d, n, batch, il);
+        CK(cudaGetLastError());
+        CK(cudaMemcpyAsync(x0, d, bytes, cudaMemcpyDeviceToDevice, stream));
+        // cuSPARSE solves in place: time (copy + solve) and subtract the copy.
+        double copy_ms = median_ms([&] { CK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream)); });
+        size_t bs1 = 0, bs2 = 0;
+        if (sizeof(T) == 4) {
+            CS(cusparseSgtsv2StridedBatch_bufferSizeExt(h, n, (float *)a, (float *)b, (float *)c, (float *)x, (int)batch, n, &bs1));
+            CS(cusparseSgtsvInterleavedBatch_bufferSizeExt(h, 0, n, (float *)a, (float *)b, (float *)c, (float *)x, (int)batch, &bs2));
+        } else {
+            CS(cusparseDgtsv2StridedBatch_bufferSizeExt(h, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, n, &bs1));
+            CS(cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, &bs2));
+        }
+        void *ws;
+        CK(cudaMalloc(&ws, std::max(bs1, bs2) + 16));
+        double cus_ms = median_ms([&] {
+            CK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream));
+            if (!il) {
+                if (sizeof(T) == 4) CS(cusparseSgtsv2StridedBatch(h, n, (float *)a, (float *)b, (float *)c, (float *)x, (int)batch, n, ws));
+                else CS(cusparseDgtsv2StridedBatch(h, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, n, ws));
+            } else {
+                if (sizeof(T) == 4) CS(cusparseSgtsvInterleavedBatch(h, 0, n, (float *)a, (float *)b, (float *)c, (float *)x, (int)batch, ws));
+                else CS(cusparseDgtsvInterleavedBatch(h, 0, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, ws));
+            }
+        }) - copy_ms;
+        CK(cudaFree(ws));
+        // The better cuSPARSE routine is the one for this layout: the other needs a transpose.
+        double cus_gunk = count / cus_ms / 1e6;
+        table.push_back({prec, il ? "interleaved" : "contiguous",
+                         il ? "cusparse_interleaved" : "cusparse_strided", n, batch, cus_ms, cus_gunk,
+                         min_bytes / cus_ms / 1e6, min_bytes / cus_ms / 1e6 / copy_gbs, 1, 1, NAN});
+        printf("name=tridiag target=cusparse precision=%s layout=%s n=%d batch=%lld algo=%s "
+               "gunk_s=%.3f gbs=%.1f ratio_floor=%.3f ratio_cusparse=1\n",
+               prec, il ? "interleaved" : "contiguous", n, batch,
+               il ? "gtsvInterleavedBatch" : "gtsv2StridedBatch", cus_gunk,
+               min_bytes / cus_ms / 1e6, min_bytes / cus_ms / 1e6 / copy_gbs);
+        // (algo, switch_size): every algorithm at its default, and a sweep of the switch points.
+        std::vector<std::pair<stenc_tridiag_algo, int>> algos = {{STENC_TRIDIAG_AUTO, 0}};
+        if (all_algos) {
+            for (int k = STENC_TRIDIAG_THOMAS; k < STENC_TRIDIAG_ALGO_COUNT; k++)
+                algos.push_back({(stenc_tridiag_algo)k, 0});
+            for (int sw : {4, 16, 32}) algos.push_back({STENC_TRIDIAG_THOMAS_PCR, sw});
+            for (int sw : {32, 64, 256}) algos.push_back({STENC_TRIDIAG_CR_PCR, sw});
+            for (int sw : {16, 128, 256}) algos.push_back({STENC_TRIDIAG_PCR_THOMAS, sw});
+        }
+        for (auto [algo, sw] : algos) {
+            for (int deferred = 1; deferred >= 0; deferred--) {
+                if (!deferred && (algo != STENC_TRIDIAG_AUTO || sw)) continue;
+                stenc_tridiag_options opt = {algo, sw, deferred ? report : nullptr};
+                stenc_type type = sizeof(T) == 4 ? STENC_F32 : STENC_F64;
+                stenc_tridiag_layout layout = il ? STENC_TRIDIAG_INTERLEAVED : STENC_TRIDIAG_CONTIGUOUS;
+                CK(cudaMemsetAsync(x, 0xff, bytes, stream)); // poison
+                double ms = median_ms([&] {
+                    SK(stenc_tridiag_solve(ctx, type, layout, n, batch, a, b, c, d, x, &opt));
+                });
+                if (deferred) SK(stenc_tridiag_report_check(report, nullptr));
+                // Check the result of the timed runs on the host.
+                std::vector<T> ha(count), hb(count), hc(count), hd(count), hx(count);
+                CK(cudaMemcpy(ha.data(), a, bytes, cudaMemcpyDeviceToHost));
+                CK(cudaMemcpy(hb.data(), b, bytes, cudaMemcpyDeviceToHost));
+                CK(cudaMemcpy(hc.data(), c, bytes, cudaMemcpyDeviceToHost));
+                CK(cudaMemcpy(hd.data(), d, bytes, cudaMemcpyDeviceToHost));
+                CK(cudaMemcpy(hx.data(), x, bytes, cudaMemcpyDeviceToHost));
+                double res = host_max_residual(ha, hb, hc, hd, hx, n, batch, il);
+                double gunk = count / ms / 1e6, gbs = min_bytes / ms / 1e6;
+                std::string name = std::string(stenc_tridiag_algo_name(algo == STENC_TRIDIAG_AUTO ? stenc_tridiag_auto_algo(ctx, type, layout, n, batch) : algo));
+                if (algo == STENC_TRIDIAG_AUTO) name = "auto:" + name;
+                if (sw) name += "/" + std::to_string(sw);
+                if (!deferred) name += "+sync";
+                printf("name=tridiag target=cuda precision=%s layout=%s n=%d batch=%lld algo=%s "
+                       "gunk_s=%.3f gbs=%.1f ratio_floor=%.3f ratio_cusparse=%.3f residual=%.2e\n",
+                       prec, il ? "interleaved" : "contiguous", n, batch, name.c_str(), gunk, gbs,
+                       gbs / copy_gbs, gunk / cus_gunk, res);
+                table.push_back({prec, il ? "interleaved" : "contiguous", name, n, batch, ms, gunk,
+                                 gbs, gbs / copy_gbs, gunk / cus_gunk, 0, res});
+            }
+        }
+    }
+    stenc_tridiag_report_destroy(report);
+    CK(cudaFree(buf));
+}
+
+int main(int argc, char **argv) {
+    bool quick = argc > 1 && !strcmp(argv[1], "quick");
+    stenc_ctx *ctx;
+    SK(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
+    stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
+    printf("device: %s\n", stenc_ctx_device_name(ctx));
+    {
+        size_t nb = (size_t)1 << 30;
+        void *p, *q;
+        CK(cudaMalloc(&p, nb));
+        CK(cudaMalloc(&q, nb));
+        CK(cudaMemsetAsync(p, 1, nb, stream));
+        double ms = median_ms([&] { CK(cudaMemcpyAsync(q, p, nb, cudaMemcpyDeviceToDevice, stream)); }, 9);
+        copy_gbs = 2.0 * nb / ms / 1e6;
+        CK(cudaFree(p));
+        CK(cudaFree(q));
+        printf("copy bandwidth: cudaMemcpy D2D %.0f GB/s (read+write)\n", copy_gbs);
+    }
+    cusparseHandle_t h;
+    CS(cusparseCreate(&h));
+    CS(cusparseSetStream(h, stream));
+    const int cases[][2] = {{1024, 1024}, {1024, 16384}, {256, 65536}, {64, 262144}, {4096, 4096}, {100000, 64}};
+    for (auto &cs : cases) {
+        if (quick && cs[0] * (long long)cs[1] > (1 << 20)) continue;
+        bool all = cs[0] == 1024 || quick;
+        run_case<float>(ctx, h, cs[0], cs[1], all);
+        run_case<double>(ctx, h, cs[0], cs[1], all);
+    }
+    CS(cusparseDestroy(h));
+    printf("\n%-7s %-12s %7s %7s %-20s %9s %8s %8s %7s %8s %9s\n", "prec", "layout", "n", "batch",
+           "algo", "ms", "Gunk/s", "GB/s", "floor", "vs_cusp", "residual");
+    for (auto &r : table)
+        printf("%-7s %-12s %7d %7lld %-20s %9.4f %8.2f %8.1f %7.3f %8.3f %9.2e\n", r.precision.c_str(),
+               r.layout.c_str(), r.n, r.batch, r.algo.c_str(), r.ms, r.gunk, r.gbs, r.floor,
+               r.vs_strided, r.residual);
+    stenc_ctx_destroy(ctx);
+    return bench_tridiag_cpu();
+}

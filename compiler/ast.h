@@ -1,0 +1,321 @@
+/* The syntax tree of a .stencil file: what the parser builds, the checker resolves and
+ * annotates, the analyser measures and the emitter prints.
+ *
+ * Ownership: every node, string and array of one file lives in that file's arena
+ * (ast_file.arena) and is freed at once by ast_file_free(). Nodes are never freed one by one,
+ * which keeps parser error recovery leak-free.
+ *
+ * Fields marked "checker" are filled by check_file() (check.h) and are only meaningful when it
+ * reported no errors; fields marked "analyser" are filled by analyze_stencil() (analyze.h). */
+#ifndef STENC_COMPILER_AST_H
+#define STENC_COMPILER_AST_H
+
+#include <stddef.h>
+
+/* Most dimensions a stencil may have. */
+#define AST_MAX_DIMS 3
+/* Largest |offset| allowed in any dimension: a sane bound on halo widths. */
+#define AST_MAX_RADIUS 8
+/* Deepest nesting of expressions and statements, so that recursive passes cannot overflow the
+ * stack. A 1000-term sum is still fine. */
+#define AST_MAX_DEPTH 1000
+/* Longest identifier, in bytes. */
+#define AST_MAX_NAME 255
+
+/* A range in the source: 1-based line and byte column of the first character, and of the last
+ * character (inclusive). An empty range (e.g. end of file) has last_col == first_col - 1. */
+typedef struct ast_loc {
+    int first_line, first_col;
+    int last_line, last_col;
+} ast_loc;
+
+/* ---- element type ------------------------------------------------------------------------ */
+
+typedef enum ast_type {
+    AST_TYPE_NONE = 0, /* not declared */
+    AST_TYPE_FLOAT,
+    AST_TYPE_DOUBLE
+} ast_type;
+
+/* "float" / "double" / "none". */
+const char *ast_type_name(ast_type type);
+/* 4, 8, or 0 for AST_TYPE_NONE. */
+int ast_type_size(ast_type type);
+
+/* ---- declarations ------------------------------------------------------------------------ */
+
+typedef enum ast_decl_kind {
+    AST_DECL_SCALAR = 1, /* scalar a;  passed by value at launch */
+    AST_DECL_INPUT,      /* input x;   array read at constant offsets */
+    AST_DECL_OUTPUT,     /* output y;  array written at the centre point */
+    AST_DECL_INOUT       /* inout u;   read at offsets and written at the centre, in place */
+} ast_decl_kind;
+
+/* "scalar" / "input" / "output" / "inout". */
+const char *ast_decl_kind_name(ast_decl_kind kind);
+
+typedef struct ast_decl {
+    ast_decl_kind kind;
+    const char *name;
+    ast_loc loc;  /* the name in its declaration */
+    int position; /* 0-based rank among the stencil's declarations of the same kind, in source
+                     order: the order of the launcher's parameters of that kind */
+    int reads;    /* checker: number of reads in the body (0 = unused) */
+} ast_decl;
+
+/* ---- expressions ------------------------------------------------------------------------- */
+
+typedef enum ast_expr_kind {
+    AST_EXPR_NUMBER = 1, /* 2, 0.25, 1e-3 */
+    AST_EXPR_REF,        /* a name, optionally with offsets: x, x[1,0,0], a, dx, i, nj */
+    AST_EXPR_UNARY,      /* -e, !e  (a unary + is dropped by the parser) */
+    AST_EXPR_BINARY,     /* e op e */
+    AST_EXPR_TERNARY,    /* c ? a : b */
+    AST_EXPR_CALL        /* f(args) */
+} ast_expr_kind;
+
+typedef enum ast_op {
+    AST_OP_NEG = 1, /* unary - */
+    AST_OP_NOT,     /* unary ! */
+    AST_OP_ADD,
+    AST_OP_SUB,
+    AST_OP_MUL,
+    AST_OP_DIV,
+    AST_OP_MOD, /* %: Euclidean modulo, only in colour expressions (the checker rejects it
+                   elsewhere) */
+    AST_OP_LT,
+    AST_OP_LE,
+    AST_OP_GT,
+    AST_OP_GE,
+    AST_OP_EQ,
+    AST_OP_NE,
+    AST_OP_AND, /* && */
+    AST_OP_OR   /* || */
+} ast_op;
+
+/* The operator as written in the language and in C: "-", "!", "+", "&&", ... */
+const char *ast_op_text(ast_op op);
+
+/* What a name refers to (checker). */
+typedef enum ast_sym {
+    AST_SYM_UNRESOLVED = 0,
+    AST_SYM_SCALAR, /* ref.decl is the scalar */
+    AST_SYM_INPUT,  /* ref.decl is the input; ref.offset holds the offset */
+    AST_SYM_OUTPUT, /* ref.decl is the output; always the centre, always after an assignment:
+                       the value assigned last, not memory */
+    AST_SYM_LET,    /* ref.let is the let statement */
+    AST_SYM_INDEX,  /* ref.index is the index variable */
+    AST_SYM_INOUT   /* ref.decl is the inout; ref.offset holds the offset. At the centre: the
+                       current value (memory until the body assigns it, then the value
+                       assigned last); elsewhere: memory, of a point of another colour */
+} ast_sym;
+
+/* Index variables: position of the point inside the interior (from 0) and interior extents. */
+typedef enum ast_index {
+    AST_INDEX_I = 0,
+    AST_INDEX_J,
+    AST_INDEX_K,
+    AST_INDEX_NI,
+    AST_INDEX_NJ,
+    AST_INDEX_NK,
+    AST_INDEX_COUNT
+} ast_index;
+
+/* "i", "j", "k", "ni", "nj", "nk". */
+const char *ast_index_name(ast_index index);
+
+/* Built-in functions, all on the stencil's floating type. */
+typedef enum ast_func {
+    AST_FUNC_SQRT = 0,
+    AST_FUNC_EXP,
+    AST_FUNC_LOG,
+    AST_FUNC_SIN,
+    AST_FUNC_COS,
+    AST_FUNC_TAN,
+    AST_FUNC_FABS,
+    AST_FUNC_ABS, /* same as fabs (never the integer abs) */
+    AST_FUNC_MIN,
+    AST_FUNC_MAX,
+    AST_FUNC_POW,
+    AST_FUNC_FLOOR,
+    AST_FUNC_CEIL,
+    AST_FUNC_COUNT
+} ast_func;
+
+typedef struct ast_func_info {
+    const char *name;   /* as written in a .stencil file */
+    int arity;          /* exact number of arguments */
+    const char *c_name; /* the C99 <math.h> function for double; append 'f' for float
+                           ("fabs" -> "fabsf", "fmin" -> "fminf") */
+} ast_func_info;
+
+/* The table entry of a built-in; NULL for an out-of-range value. */
+const ast_func_info *ast_func_get(ast_func func);
+/* Look a built-in up by name; returns -1 when there is none. */
+int ast_func_lookup(const char *name);
+
+typedef struct ast_stmt ast_stmt;
+typedef struct ast_expr ast_expr;
+
+struct ast_expr {
+    ast_expr_kind kind;
+    ast_loc loc; /* the whole expression */
+    int depth;   /* 1 for a leaf, 1 + deepest child otherwise */
+    union {
+        struct {
+            double value;     /* the literal's value (finite) */
+            const char *text; /* as written: "1e-3", "2" */
+            int is_integer;   /* written without '.', 'e' or 'E' */
+        } number;
+        struct {
+            const char *name;
+            ast_expr **offset_exprs;  /* the offsets as written, NULL when there were no []  */
+            int noffsets;             /* number of offset expressions (0 without []) */
+            ast_sym sym;              /* checker */
+            const ast_decl *decl;     /* checker: SCALAR, INPUT, OUTPUT */
+            const ast_stmt *let;      /* checker: LET (the AST_STMT_LET node) */
+            ast_index index;          /* checker: INDEX */
+            int offset[AST_MAX_DIMS]; /* checker: INPUT, INOUT: the constant offset (i, j, k);
+                                         unused dimensions are 0. Zero for other symbols. */
+            int read_id;              /* analyser: INPUT, INOUT: index into km_kernel.reads,
+                                         else -1 */
+        } ref;
+        struct {
+            ast_op op;
+            ast_expr *operand;
+        } unary;
+        struct {
+            ast_op op;
+            ast_expr *lhs, *rhs;
+        } binary;
+        struct {
+            ast_expr *cond, *then_expr, *else_expr;
+        } ternary;
+        struct {
+            const char *name;
+            ast_loc name_loc;
+            ast_expr **args;
+            int nargs;
+            int func; /* checker: an ast_func, -1 before checking or when unknown */
+        } call;
+    } u;
+};
+
+/* ---- statements -------------------------------------------------------------------------- */
+
+typedef struct ast_block {
+    ast_stmt **stmts;
+    int nstmts;
+    ast_loc loc; /* from '{' to '}' (the stencil's whole body for the top level) */
+} ast_block;
+
+typedef enum ast_stmt_kind {
+    AST_STMT_LET = 1, /* let name = expr;  read-only, visible until the end of its block */
+    AST_STMT_ASSIGN,  /* output = expr;  */
+    AST_STMT_IF,      /* if (cond) { ... } [else { ... } | else if ...] */
+    AST_STMT_COLOR,   /* color expr;  top level only, at most once (see color.h) */
+    AST_STMT_REDUCE   /* reduce sum|max|min name = expr;  top level only */
+} ast_stmt_kind;
+
+/* The operation of a reduce statement. */
+typedef enum ast_reduce_op {
+    AST_REDUCE_NONE = 0, /* unknown (an error was reported) */
+    AST_REDUCE_SUM,
+    AST_REDUCE_MAX,
+    AST_REDUCE_MIN
+} ast_reduce_op;
+
+struct ast_stmt {
+    ast_stmt_kind kind;
+    ast_loc loc; /* the whole statement */
+    int depth;   /* deepest nesting inside, as for expressions */
+    union {
+        struct {
+            const char *name;
+            ast_loc name_loc;
+            ast_expr *init;
+            int id;    /* checker: 0-based, unique within the stencil, in source order */
+            int reads; /* checker: number of reads (0 = unused, a warning) */
+        } let;
+        struct {
+            const char *name; /* the array assigned */
+            ast_loc name_loc;
+            ast_expr **offset_exprs; /* y[0,0,0] = ... is allowed; NULL for plain y */
+            int noffsets;
+            ast_expr *value;
+            const ast_decl *decl; /* checker: the output */
+        } assign;
+        struct {
+            ast_expr *cond;
+            ast_block then_block;
+            ast_block *else_block; /* NULL without else; "else if" is an else block holding
+                                      one AST_STMT_IF */
+        } if_;
+        struct {
+            ast_expr *expr;
+        } color;
+        struct {
+            const char *op; /* "sum", "max", "min" as written (unchecked) */
+            ast_loc op_loc;
+            const char *name;
+            ast_loc name_loc;
+            ast_expr *value;
+            ast_reduce_op rop; /* checker */
+            int id;            /* checker: 0-based rank among the stencil's reductions, in
+                                  source order: the order of the launcher's outputs */
+        } reduce;
+    } u;
+};
+
+/* ---- stencils and files ------------------------------------------------------------------ */
+
+typedef struct ast_stencil {
+    const char *name;
+    ast_loc loc;      /* the name after 'stencil' */
+    ast_loc end_loc;  /* the closing '}' */
+    int dims;         /* 1, 2 or 3 once checked; 0 when not declared */
+    ast_loc dims_loc; /* the value after 'dims' */
+    ast_type type;    /* AST_TYPE_NONE when not declared */
+    ast_loc type_loc;
+    ast_decl **decls; /* scalars, inputs, outputs in source order */
+    int ndecls;
+    ast_block body; /* the statements, in source order */
+    int nlets;      /* checker: number of let statements (ids 0..nlets-1) */
+    int nreduces;   /* checker: number of reduce statements (ids 0..nreduces-1) */
+    const ast_stmt *color; /* the color statement, NULL without one */
+    /* checker, when `color` is set and was proven race-free: the colour of interior point
+     * (i, j, k) is color_table[(i mod p0) + p0*((j mod p1) + p1*(k mod p2))] with
+     * p = color_period (1 in unused dimensions), a value in 0..ncolors-1. */
+    int ncolors;
+    int color_period[AST_MAX_DIMS];
+    const unsigned char *color_table;
+    int has_error;  /* parser: a syntax error was recovered inside this stencil */
+} ast_stencil;
+
+typedef struct ast_arena ast_arena;
+
+typedef struct ast_file {
+    const char *path; /* as given on the command line, used in diagnostics */
+    ast_stencil **stencils;
+    int nstencils;
+    ast_arena *arena; /* owns everything above */
+} ast_file;
+
+/* ---- construction (parser) and destruction ----------------------------------------------- */
+
+ast_arena *ast_arena_create(void);
+void ast_arena_destroy(ast_arena *arena);
+/* Zeroed memory from the arena; never returns NULL (aborts the process on exhaustion, which
+ * is the one place the compiler may stop: it is a command-line program, not a library). */
+void *ast_alloc(ast_arena *arena, size_t bytes);
+char *ast_strndup(ast_arena *arena, const char *s, size_t n);
+/* Append `item` to a growable array of pointers held in the arena. */
+void ast_push(ast_arena *arena, void ***items, int *count, void *item);
+
+/* Release a file and everything in it. NULL is allowed. */
+void ast_file_free(ast_file *file);
+
+/* Find a declaration by name in a stencil; NULL when absent. */
+const ast_decl *ast_find_decl(const ast_stencil *st, const char *name);
+
+#endif /* STENC_COMPILER_AST_H */

@@ -1,0 +1,1123 @@
+/* The emitter: fills the templates of each target with what differs from stencil to stencil.
+ *
+ * It works in three steps. First it names everything the generated code declares (one C
+ * identifier per scalar, field pointer, row pointer, stride, load, let and output value),
+ * avoiding C keywords, library names and the templates' own identifiers. Then it prints the
+ * body's statements as C in the stencil's precision, with #line directives back to the
+ * .stencil file, and builds the data tree the templates read (see docs/templates.md). Last it
+ * renders every template into memory and only then writes the files, each to a temporary name
+ * renamed into place, so that a failure leaves nothing half-written. */
+#include "emit.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emit_cuda.h"
+#include "template.h"
+
+/* The source tree's templates/, compiled in by compiler/CMakeLists.txt. */
+#ifndef STENC_SOURCE_TEMPLATE_DIR
+#ifdef STENC_TEMPLATE_BUILD_DIR
+#define STENC_SOURCE_TEMPLATE_DIR STENC_TEMPLATE_BUILD_DIR
+#else
+#define STENC_SOURCE_TEMPLATE_DIR "templates"
+#endif
+#endif
+
+/* Tile sizes of the C target's OpenMP loops: the tunables of the CPU kernel. */
+typedef struct emit_c_policy {
+    int tile_i; /* 1-D: points per task */
+    int tile_j; /* 2-D and 3-D: rows per task */
+    int tile_k; /* 3-D: planes per task */
+} emit_c_policy;
+
+static const emit_c_policy c_policy = {.tile_i = 4096, .tile_j = 8, .tile_k = 4};
+
+/* Generated lines longer than this are wrapped where emit.c builds lists. */
+enum { WRAP_COLUMN = 100 };
+
+/* The marker a template or the body leaves where line numbering must return to the generated
+ * file; replaced after rendering by "#line N \"file\"". */
+#define RESUME_MARKER "#line STENC_RESUME"
+
+/* ---- names --------------------------------------------------------------------------------- */
+
+/* Identifiers that user names must not take: C keywords, names from the headers the generated
+ * code includes, and the identifiers the templates declare themselves. */
+static const char *const reserved_names[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict",
+    "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+    "unsigned", "void", "volatile", "while", "_Bool", "_Complex", "_Imaginary", "_Alignas",
+    "_Alignof", "_Atomic", "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "bool",
+    "true", "false", "NULL", "size_t", "ptrdiff_t", "offsetof", "main", "errno", "INFINITY", "NAN",
+    "HUGE_VAL", "HUGE_VALF", "isnan", "isinf", "isfinite", "signbit", "fpclassify", "isnormal",
+    "math_errhandling",
+    /* the templates' own identifiers */
+    "ctx", "fields", "views", "shape", "status", "i", "j", "k", "ni", "nj", "nk", "it", "jt", "kt",
+    "i_end", "j_end", "k_end", "color", "free", "malloc"};
+
+typedef struct names {
+    char **items;
+    size_t count, cap;
+} names;
+
+static int names_has(const names *n, const char *s) {
+    for (size_t i = 0; i < n->count; i++)
+        if (strcmp(n->items[i], s) == 0) return 1;
+    return 0;
+}
+
+static int is_reserved(const char *s) {
+    if (strncmp(s, "stenc_", 6) == 0 || strncmp(s, "STENC_", 6) == 0 || s[0] == '_') return 1;
+    for (size_t i = 0; i < sizeof reserved_names / sizeof reserved_names[0]; i++)
+        if (strcmp(reserved_names[i], s) == 0) return 1;
+    return 0;
+}
+
+/* Claim an identifier based on `base`: base itself if free, else base_2, base_3, ...
+ * The result is owned by `n`. */
+static const char *claim(names *n, const char *base) {
+    tmpl_buf b = {0};
+    tmpl_buf_puts(&b, base);
+    for (int suffix = 2; is_reserved(b.data) || names_has(n, b.data); suffix++) {
+        tmpl_buf_free(&b);
+        tmpl_buf_printf(&b, "%s_%d", base, suffix);
+    }
+    if (n->count == n->cap) {
+        n->cap = n->cap ? 2 * n->cap : 64;
+        n->items = realloc(n->items, n->cap * sizeof *n->items);
+        if (!n->items) {
+            fputs("stenc: out of memory\n", stderr);
+            exit(2);
+        }
+    }
+    n->items[n->count++] = b.data;
+    return b.data;
+}
+
+static void names_free(names *n) {
+    for (size_t i = 0; i < n->count; i++)
+        free(n->items[i]);
+    free(n->items);
+}
+
+/* ---- the emitter's state ------------------------------------------------------------------- */
+
+typedef struct emitter {
+    const ast_stencil *st;
+    const km_kernel *km;
+    const emit_options *opt;
+    const char *ctype; /* "float" / "double" */
+    int is_float;
+    names names;
+    /* C identifiers, indexed like km->arrays / km->reads / lets by id */
+    const char **value_name; /* scalar, centre read of an input, output value */
+    const char **data_name, **row_name, **sj_name, **sk_name; /* fields */
+    const char **read_name;
+    const char **let_name;
+    /* colours and reductions (see the section "colours and reductions" below) */
+    const char **reduce_name, **reduce_acc, **reduce_out; /* by reduce id */
+    const char *kernel_name, *args_name, *desc_name;
+    int presumed_line; /* the line the C compiler believes the next body line has; 0: unknown */
+    int failed;        /* an unsupported construct was met */
+    FILE *err;
+} emitter;
+
+static void emit_error(emitter *e, ast_loc loc, const char *what) {
+    fprintf(e->err, "%s:%d:%d: error: %s\n",
+            e->opt->source_path ? e->opt->source_path : e->st->name, loc.first_line, loc.first_col,
+            what);
+    e->failed = 1;
+}
+
+static void *xcalloc(size_t count, size_t size) {
+    void *p = calloc(count ? count : 1, size);
+    if (!p) {
+        fputs("stenc: out of memory\n", stderr);
+        exit(2);
+    }
+    return p;
+}
+
+/* "m1", "0", "p2": an offset component inside an identifier. */
+static void offset_suffix(tmpl_buf *b, int d) {
+    if (d < 0)
+        tmpl_buf_printf(b, "m%d", -d);
+    else if (d > 0)
+        tmpl_buf_printf(b, "p%d", d);
+    else
+        tmpl_buf_puts(b, "0");
+}
+
+static int is_centre(const km_offset *o) {
+    return o->d[0] == 0 && o->d[1] == 0 && o->d[2] == 0;
+}
+
+/* Name everything, user names first so that they keep their spelling when they can. */
+static void assign_names(emitter *e) {
+    const km_kernel *km = e->km;
+    int n = km->narrays;
+    e->value_name = xcalloc((size_t)n, sizeof *e->value_name);
+    e->data_name = xcalloc((size_t)n, sizeof *e->data_name);
+    e->row_name = xcalloc((size_t)n, sizeof *e->row_name);
+    e->sj_name = xcalloc((size_t)n, sizeof *e->sj_name);
+    e->sk_name = xcalloc((size_t)n, sizeof *e->sk_name);
+    e->read_name = xcalloc((size_t)km->nreads, sizeof *e->read_name);
+    e->let_name = xcalloc((size_t)e->st->nlets, sizeof *e->let_name);
+    e->reduce_name = xcalloc((size_t)km->nreduces, sizeof *e->reduce_name);
+    e->reduce_acc = xcalloc((size_t)km->nreduces, sizeof *e->reduce_acc);
+    e->reduce_out = xcalloc((size_t)km->nreduces, sizeof *e->reduce_out);
+
+    tmpl_buf b = {0};
+    tmpl_buf_printf(&b, "%s_c", km->name);
+    e->kernel_name = claim(&e->names, b.data);
+    tmpl_buf_free(&b);
+    tmpl_buf_printf(&b, "%s_args", km->name);
+    e->args_name = claim(&e->names, b.data);
+    tmpl_buf_free(&b);
+    tmpl_buf_printf(&b, "%s_desc", km->name);
+    e->desc_name = claim(&e->names, b.data);
+    tmpl_buf_free(&b);
+    (void)claim(&e->names, km->name); /* the launcher itself */
+
+    for (int a = 0; a < n; a++)
+        e->value_name[a] = claim(&e->names, km->arrays[a].name);
+    for (int a = 0; a < n; a++) {
+        if (km->arrays[a].kind == KM_SCALAR) continue;
+        const char *base = km->arrays[a].name;
+        const char *parts[4] = {"data", "row", "sj", "sk"};
+        const char **slots[4] = {&e->data_name[a], &e->row_name[a], &e->sj_name[a], &e->sk_name[a]};
+        for (int p = 0; p < 4; p++) {
+            tmpl_buf_printf(&b, "%s_%s", base, parts[p]);
+            *slots[p] = claim(&e->names, b.data);
+            tmpl_buf_free(&b);
+        }
+    }
+    for (int n = 0; n < e->st->body.nstmts; n++) {
+        const ast_stmt *s = e->st->body.stmts[n];
+        if (s->kind != AST_STMT_REDUCE) continue;
+        int id = s->u.reduce.id;
+        e->reduce_name[id] = claim(&e->names, s->u.reduce.name);
+        tmpl_buf_printf(&b, "%s_acc", s->u.reduce.name);
+        e->reduce_acc[id] = claim(&e->names, b.data);
+        tmpl_buf_free(&b);
+        tmpl_buf_printf(&b, "%s_out", s->u.reduce.name);
+        e->reduce_out[id] = claim(&e->names, b.data);
+        tmpl_buf_free(&b);
+    }
+    for (int r = 0; r < km->nreads; r++) {
+        const km_read *rd = &km->reads[r];
+        if (is_centre(&rd->offset)) {
+            e->read_name[r] = e->value_name[rd->array];
+            continue;
+        }
+        tmpl_buf_puts(&b, km->arrays[rd->array].name);
+        for (int d = 0; d < km->dims; d++) {
+            tmpl_buf_puts(&b, "_");
+            offset_suffix(&b, rd->offset.d[d]);
+        }
+        e->read_name[r] = claim(&e->names, b.data);
+        tmpl_buf_free(&b);
+    }
+}
+
+/* Lets are named when their statement is printed, in source order. */
+static const char *let_name(emitter *e, const ast_stmt *let) {
+    int id = let->u.let.id;
+    if (!e->let_name[id]) e->let_name[id] = claim(&e->names, let->u.let.name);
+    return e->let_name[id];
+}
+
+/* ---- expressions --------------------------------------------------------------------------- */
+
+/* C precedence levels, low to high. */
+enum {
+    PREC_TERNARY = 1,
+    PREC_OR,
+    PREC_AND,
+    PREC_EQ,
+    PREC_REL,
+    PREC_ADD,
+    PREC_MUL,
+    PREC_UNARY,
+    PREC_PRIMARY
+};
+
+static int binary_prec(ast_op op) {
+    switch (op) {
+    case AST_OP_OR:
+        return PREC_OR;
+    case AST_OP_AND:
+        return PREC_AND;
+    case AST_OP_EQ:
+    case AST_OP_NE:
+        return PREC_EQ;
+    case AST_OP_LT:
+    case AST_OP_LE:
+    case AST_OP_GT:
+    case AST_OP_GE:
+        return PREC_REL;
+    case AST_OP_ADD:
+    case AST_OP_SUB:
+        return PREC_ADD;
+    default:
+        return PREC_MUL;
+    }
+}
+
+static int expr_prec(const ast_expr *x) {
+    switch (x->kind) {
+    case AST_EXPR_TERNARY:
+        return PREC_TERNARY;
+    case AST_EXPR_BINARY:
+        return binary_prec(x->u.binary.op);
+    case AST_EXPR_UNARY:
+        return PREC_UNARY;
+    default:
+        return PREC_PRIMARY;
+    }
+}
+
+static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec);
+
+static int is_comparison(int prec) {
+    return prec == PREC_EQ || prec == PREC_REL;
+}
+
+/* The precedence an operand of `op` must have to print without parentheses: C's rules, plus
+ * parentheses where gcc's -Wparentheses and -Wlogical-not-parentheses want them (&& inside
+ * ||, a comparison inside a comparison, !x compared). */
+static int operand_prec(ast_op op, const ast_expr *operand, int min_prec) {
+    int op_prec = binary_prec(op), prec = expr_prec(operand);
+    if (op == AST_OP_OR && prec == PREC_AND) return PREC_PRIMARY;
+    if (is_comparison(op_prec) && (is_comparison(prec) || (operand->kind == AST_EXPR_UNARY &&
+                                                           operand->u.unary.op == AST_OP_NOT)))
+        return PREC_PRIMARY;
+    return min_prec;
+}
+
+static void print_number(emitter *e, tmpl_buf *b, const ast_expr *x) {
+    const char *text = x->u.number.text;
+    tmpl_buf_puts(b, text);
+    if (x->u.number.is_integer) tmpl_buf_puts(b, ".0");
+    if (e->is_float) tmpl_buf_puts(b, "f");
+}
+
+/* An index variable as a value of the stencil's type; outside the stencil's dims a position
+ * is 0 and an extent 1. */
+static void print_index(emitter *e, tmpl_buf *b, ast_index index) {
+    int dim = index % 3;
+    int is_extent = index >= AST_INDEX_NI;
+    if (dim >= e->km->dims) {
+        tmpl_buf_puts(b, is_extent ? "1.0" : "0.0");
+        if (e->is_float) tmpl_buf_puts(b, "f");
+        return;
+    }
+    tmpl_buf_printf(b, "(%s)%s", e->ctype, ast_index_name(index));
+}
+
+static void print_ref(emitter *e, tmpl_buf *b, const ast_expr *x) {
+    switch (x->u.ref.sym) {
+    case AST_SYM_SCALAR:
+    case AST_SYM_OUTPUT:
+        tmpl_buf_puts(b, e->value_name[km_find_array(e->km, x->u.ref.decl->name)]);
+        return;
+    case AST_SYM_INPUT:
+    case AST_SYM_INOUT: /* the centre of an inout is its current value (read_name = value) */
+        tmpl_buf_puts(b, e->read_name[x->u.ref.read_id]);
+        return;
+    case AST_SYM_LET:
+        tmpl_buf_puts(b, let_name(e, x->u.ref.let));
+        return;
+    case AST_SYM_INDEX:
+        print_index(e, b, x->u.ref.index);
+        return;
+    case AST_SYM_UNRESOLVED:
+        break;
+    }
+    emit_error(e, x->loc, "internal error: an unresolved name reached the emitter");
+}
+
+static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec) {
+    int prec = expr_prec(x);
+    int paren = prec < min_prec;
+    if (paren) tmpl_buf_puts(b, "(");
+    switch (x->kind) {
+    case AST_EXPR_NUMBER:
+        print_number(e, b, x);
+        break;
+    case AST_EXPR_REF:
+        print_ref(e, b, x);
+        break;
+    case AST_EXPR_UNARY: {
+        tmpl_buf_puts(b, ast_op_text(x->u.unary.op));
+        const ast_expr *operand = x->u.unary.operand;
+        /* "- -x" must not become "--x". */
+        int nested = operand->kind == AST_EXPR_UNARY;
+        print_expr(e, b, operand, nested ? PREC_PRIMARY : PREC_UNARY);
+        break;
+    }
+    case AST_EXPR_BINARY: {
+        if (x->u.binary.op == AST_OP_MOD) {
+            emit_error(e, x->loc, "'%' is not supported in expressions");
+            break;
+        }
+        print_expr(e, b, x->u.binary.lhs, operand_prec(x->u.binary.op, x->u.binary.lhs, prec));
+        tmpl_buf_printf(b, " %s ", ast_op_text(x->u.binary.op));
+        print_expr(e, b, x->u.binary.rhs, operand_prec(x->u.binary.op, x->u.binary.rhs, prec + 1));
+        break;
+    }
+    case AST_EXPR_TERNARY:
+        /* A compound condition keeps its parentheses, for the reader. */
+        print_expr(e, b, x->u.ternary.cond, PREC_UNARY);
+        tmpl_buf_puts(b, " ? ");
+        print_expr(e, b, x->u.ternary.then_expr, PREC_TERNARY);
+        tmpl_buf_puts(b, " : ");
+        print_expr(e, b, x->u.ternary.else_expr, PREC_TERNARY);
+        break;
+    case AST_EXPR_CALL: {
+        const ast_func_info *fn = ast_func_get((ast_func)x->u.call.func);
+        if (!fn) {
+            emit_error(e, x->loc, "internal error: an unchecked call reached the emitter");
+            break;
+        }
+        tmpl_buf_printf(b, "%s%s(", fn->c_name, e->is_float ? "f" : "");
+        for (int a = 0; a < x->u.call.nargs; a++) {
+            if (a) tmpl_buf_puts(b, ", ");
+            print_expr(e, b, x->u.call.args[a], PREC_TERNARY);
+        }
+        tmpl_buf_puts(b, ")");
+        break;
+    }
+    }
+    if (paren) tmpl_buf_puts(b, ")");
+}
+
+/* ---- statements ---------------------------------------------------------------------------- */
+
+static void indent(tmpl_buf *b, int depth) {
+    for (int d = 0; d < depth; d++)
+        tmpl_buf_puts(b, "    ");
+}
+
+/* Start a line of the body that comes from source line `line` (0: no source line). */
+static void begin_line(emitter *e, tmpl_buf *b, int depth, int line) {
+    if (line > 0 && e->opt->line_directives && e->presumed_line != line) {
+        tmpl_buf_printf(b, "#line %d \"%s\"\n", line, e->opt->source_path);
+        e->presumed_line = line;
+    }
+    indent(b, depth);
+}
+
+static void end_line(emitter *e, tmpl_buf *b) {
+    tmpl_buf_puts(b, "\n");
+    if (e->presumed_line) e->presumed_line++;
+}
+
+static void print_block(emitter *e, tmpl_buf *b, const ast_block *blk, int depth);
+
+static void print_if(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth, int is_else_if) {
+    if (!is_else_if) begin_line(e, b, depth, s->loc.first_line);
+    tmpl_buf_puts(b, "if (");
+    print_expr(e, b, s->u.if_.cond, PREC_TERNARY);
+    tmpl_buf_puts(b, ") {");
+    end_line(e, b);
+    print_block(e, b, &s->u.if_.then_block, depth + 1);
+    const ast_block *other = s->u.if_.else_block;
+    if (other) {
+        begin_line(e, b, depth, 0);
+        tmpl_buf_puts(b, "} else ");
+        if (other->nstmts == 1 && other->stmts[0]->kind == AST_STMT_IF) {
+            print_if(e, b, other->stmts[0], depth, 1);
+            return;
+        }
+        tmpl_buf_puts(b, "{");
+        end_line(e, b);
+        print_block(e, b, other, depth + 1);
+    }
+    begin_line(e, b, depth, 0);
+    tmpl_buf_puts(b, "}");
+    end_line(e, b);
+}
+
+static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
+    switch (s->kind) {
+    case AST_STMT_LET:
+        begin_line(e, b, depth, s->loc.first_line);
+        tmpl_buf_printf(b, "const %s %s = ", e->ctype, let_name(e, s));
+        print_expr(e, b, s->u.let.init, PREC_TERNARY);
+        tmpl_buf_puts(b, ";");
+        end_line(e, b);
+        return;
+    case AST_STMT_ASSIGN:
+        begin_line(e, b, depth, s->loc.first_line);
+        tmpl_buf_printf(b, "%s = ", e->value_name[km_find_array(e->km, s->u.assign.decl->name)]);
+        print_expr(e, b, s->u.assign.value, PREC_TERNARY);
+        tmpl_buf_puts(b, ";");
+        end_line(e, b);
+        return;
+    case AST_STMT_IF:
+        print_if(e, b, s, depth, 0);
+        return;
+    case AST_STMT_COLOR:
+        return; /* the loop nest iterates over the launch's colour */
+    case AST_STMT_REDUCE:
+        /* the value at this point; point.tmpl adds it to the tile's accumulator */
+        begin_line(e, b, depth, s->loc.first_line);
+        tmpl_buf_printf(b, "const %s %s = ", e->ctype, e->reduce_name[s->u.reduce.id]);
+        print_expr(e, b, s->u.reduce.value, PREC_TERNARY);
+        tmpl_buf_puts(b, ";");
+        end_line(e, b);
+        return;
+    }
+}
+
+static void print_block(emitter *e, tmpl_buf *b, const ast_block *blk, int depth) {
+    for (int i = 0; i < blk->nstmts; i++)
+        print_stmt(e, b, blk->stmts[i], depth);
+}
+
+/* ---- the data tree ------------------------------------------------------------------------- */
+
+/* "x[-1,0,0]" for a read at `o`. */
+static void format_read(tmpl_buf *b, const char *array, const km_offset *o, int dims) {
+    tmpl_buf_printf(b, "%s[", array);
+    for (int d = 0; d < dims; d++)
+        tmpl_buf_printf(b, "%s%d", d ? "," : "", o->d[d]);
+    tmpl_buf_puts(b, "]");
+}
+
+static int array_halo(const km_array *a, int dims) {
+    int h = 0;
+    for (int d = 0; d < dims; d++) {
+        if (a->halo_lo[d] > h) h = a->halo_lo[d];
+        if (a->halo_hi[d] > h) h = a->halo_hi[d];
+    }
+    return h;
+}
+
+/* A read that needs the array's whole halo, preferring the i direction, then j, then k. */
+static void widest_read(tmpl_buf *b, const km_array *a, int dims) {
+    int h = array_halo(a, dims);
+    if (h == 0) return;
+    for (int d = 0; d < dims; d++)
+        for (int o = 0; o < a->noffsets; o++)
+            if (abs(a->offsets[o].d[d]) == h) {
+                format_read(b, a->name, &a->offsets[o], dims);
+                return;
+            }
+}
+
+/* "i -1..+1, j -1..+1": the footprint's extent in each dimension it reaches beyond the point. */
+static void footprint(tmpl_buf *b, const km_array *a, int dims) {
+    static const char axis[3] = {'i', 'j', 'k'};
+    int shown = 0;
+    for (int d = 0; d < dims; d++) {
+        if (!a->halo_lo[d] && !a->halo_hi[d]) continue;
+        tmpl_buf_printf(b, "%s%c %d..%+d", shown++ ? ", " : "", axis[d], -a->halo_lo[d],
+                        a->halo_hi[d]);
+    }
+}
+
+/* The load of read r: "x_row[i - 1 + x_sj]". */
+static void format_load(emitter *e, tmpl_buf *b, const km_read *rd) {
+    tmpl_buf_printf(b, "%s[i", e->row_name[rd->array]);
+    const int *d = rd->offset.d;
+    if (d[0]) tmpl_buf_printf(b, " %c %d", d[0] < 0 ? '-' : '+', abs(d[0]));
+    const char *strides[3] = {NULL, e->sj_name[rd->array], e->sk_name[rd->array]};
+    for (int dim = 1; dim < e->km->dims; dim++) {
+        if (!d[dim]) continue;
+        tmpl_buf_printf(b, " %c ", d[dim] < 0 ? '-' : '+');
+        if (abs(d[dim]) != 1) tmpl_buf_printf(b, "%d * ", abs(d[dim]));
+        tmpl_buf_puts(b, strides[dim]);
+    }
+    tmpl_buf_puts(b, "]");
+}
+
+/* Join items as "a, b, c", breaking lines before WRAP_COLUMN with a hanging indent that lines
+ * up with `column` (where the list starts on its first line). */
+static void wrap_list(tmpl_buf *b, const char *const *items, int count, int column) {
+    int col = column;
+    for (int i = 0; i < count; i++) {
+        int len = (int)strlen(items[i]);
+        if (i) {
+            if (col + 2 + len + 3 > WRAP_COLUMN) { /* room for ") {" */
+                tmpl_buf_puts(b, ",\n");
+                for (int c = 0; c < column; c++)
+                    tmpl_buf_puts(b, " ");
+                col = column;
+            } else {
+                tmpl_buf_puts(b, ", ");
+                col += 2;
+            }
+        }
+        tmpl_buf_puts(b, items[i]);
+        col += len;
+    }
+}
+
+static char *str_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static char *str_printf(const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    va_list copy;
+    va_copy(copy, args);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    char *s = xcalloc((size_t)n + 1, 1);
+    vsnprintf(s, (size_t)n + 1, fmt, args);
+    va_end(args);
+    return s;
+}
+
+/* Set `key` to a wrapped, comma-separated list of items[0..count), freeing the items. */
+static void set_wrapped(tmpl_value *map, const char *key, char **items, int count, int column,
+                        const char *open, const char *close) {
+    tmpl_buf b = {0};
+    tmpl_buf_puts(&b, open);
+    wrap_list(&b, (const char *const *)items, count, column);
+    tmpl_buf_puts(&b, close);
+    tmpl_set_str(map, key, tmpl_buf_str(&b));
+    tmpl_buf_free(&b);
+    for (int i = 0; i < count; i++)
+        free(items[i]);
+    free(items);
+}
+
+static void set_signatures(emitter *e, tmpl_value *d) {
+    const km_kernel *km = e->km;
+    int n = km->narrays;
+    /* The launcher: ctx, scalars as double, fields in declaration order. */
+    int nr = km->nreduces;
+    char **params = xcalloc((size_t)n + (size_t)nr + 2, sizeof *params);
+    int np = 0;
+    params[np++] = str_printf("stenc_ctx *ctx");
+    if (km->ncolors) params[np++] = str_printf("int color");
+    for (int a = 0; a < n; a++)
+        if (km->arrays[a].kind == KM_SCALAR)
+            params[np++] = str_printf("double %s", e->value_name[a]);
+    for (int a = 0; a < n; a++)
+        if (km->arrays[a].kind != KM_SCALAR)
+            params[np++] =
+                str_printf("%sstenc_field *%s", km->arrays[a].kind == KM_INPUT ? "const " : "",
+                           e->value_name[a]);
+    for (int r = 0; r < nr; r++)
+        params[np++] = str_printf("double *%s", e->reduce_name[r]);
+    int column = (int)strlen("stenc_status ") + (int)strlen(km->name) + 1;
+    set_wrapped(d, "params", params, np, column, "", "");
+
+    /* The kernel: shape, fields, scalars in the stencil's type. */
+    char **kparams = xcalloc((size_t)n + (size_t)nr + 3, sizeof *kparams);
+    int nk = 0;
+    kparams[nk++] = str_printf("const stenc_launch_shape *shape");
+    kparams[nk++] = str_printf("const stenc_launch_field *views");
+    if (km->ncolors) kparams[nk++] = str_printf("int color");
+    for (int a = 0; a < n; a++)
+        if (km->arrays[a].kind == KM_SCALAR)
+            kparams[nk++] = str_printf("%s %s", e->ctype, e->value_name[a]);
+    for (int r = 0; r < nr; r++)
+        kparams[nk++] = str_printf("double *%s", e->reduce_out[r]);
+    column = (int)strlen(nr ? "static stenc_status " : "static void ") +
+             (int)strlen(e->kernel_name) + 1;
+    set_wrapped(d, "kernel_params", kparams, nk, column, "", "");
+
+    /* The kernel call in the launcher, converting scalars. */
+    char **call = xcalloc((size_t)n + (size_t)nr + 3, sizeof *call);
+    int nc = 0;
+    call[nc++] = str_printf("&shape");
+    call[nc++] = str_printf("views");
+    if (km->ncolors) call[nc++] = str_printf("color");
+    for (int a = 0; a < n; a++)
+        if (km->arrays[a].kind == KM_SCALAR)
+            call[nc++] = str_printf("(%s)%s", e->ctype, e->value_name[a]);
+    for (int r = 0; r < nr; r++)
+        call[nc++] = str_printf("%s", e->reduce_name[r]);
+    char *open = str_printf("%s(", e->kernel_name);
+    set_wrapped(d, "kernel_call", call, nc, 4 + (int)strlen(open), open, ")");
+    free(open);
+
+    /* cuda: the launcher with a variant, the plain launcher's call of it, the scalars. */
+    char **vparams = xcalloc((size_t)n + (size_t)nr + 3, sizeof *vparams);
+    char **fwd = xcalloc((size_t)n + (size_t)nr + 3, sizeof *fwd);
+    char **sinit = xcalloc((size_t)n + 1, sizeof *sinit);
+    int nv = 0, nf = 0, ns = 0;
+    vparams[nv++] = str_printf("stenc_ctx *ctx");
+    vparams[nv++] = str_printf("const char *stenc_variant");
+    fwd[nf++] = str_printf("ctx");
+    fwd[nf++] = str_printf("NULL");
+    if (km->ncolors) {
+        vparams[nv++] = str_printf("int color");
+        fwd[nf++] = str_printf("color");
+    }
+    for (int a = 0; a < n; a++)
+        if (km->arrays[a].kind == KM_SCALAR) {
+            vparams[nv++] = str_printf("double %s", e->value_name[a]);
+            fwd[nf++] = str_printf("%s", e->value_name[a]);
+            sinit[ns++] = str_printf("%s", e->value_name[a]);
+        }
+    for (int a = 0; a < n; a++)
+        if (km->arrays[a].kind != KM_SCALAR) {
+            vparams[nv++] =
+                str_printf("%sstenc_field *%s", km->arrays[a].kind == KM_INPUT ? "const " : "",
+                           e->value_name[a]);
+            fwd[nf++] = str_printf("%s", e->value_name[a]);
+        }
+    for (int r = 0; r < nr; r++) {
+        vparams[nv++] = str_printf("double *%s", e->reduce_name[r]);
+        fwd[nf++] = str_printf("%s", e->reduce_name[r]);
+    }
+    column = (int)strlen("stenc_status ") + (int)strlen(km->name) + (int)strlen("_variant(");
+    set_wrapped(d, "variant_params", vparams, nv, column, "", "");
+    char *vopen = str_printf("%s_variant(", km->name);
+    set_wrapped(d, "variant_call", fwd, nf, 11 + (int)strlen(vopen), vopen, ")");
+    free(vopen);
+    set_wrapped(d, "scalar_init", sinit, ns, 40, "{", "}");
+
+    /* The fields array in the launcher. */
+    char **init = xcalloc((size_t)n + 1, sizeof *init);
+    int ni = 0;
+    for (int a = 0; a < n; a++)
+        if (km->arrays[a].kind != KM_SCALAR) init[ni++] = str_printf("%s", e->value_name[a]);
+    char count[16];
+    snprintf(count, sizeof count, "%d", ni);
+    column = (int)strlen("    const stenc_field *const fields[] = {") + (int)strlen(count);
+    set_wrapped(d, "fields_init", init, ni, column, "{", "}");
+}
+
+static void upper_case(tmpl_buf *b, const char *s) {
+    for (; *s; s++) {
+        char c = (char)toupper((unsigned char)*s);
+        tmpl_buf_append(b, &c, 1);
+    }
+}
+
+/* ---- colours and reductions (C target) ----------------------------------------------------- */
+
+/* The cuda templates have no colours or reductions yet: such stencils get the C kernel only
+ * (see emit_files()). */
+static int cuda_unsupported(const km_kernel *km) {
+    return km->ncolors > 0 || km->nreduces > 0;
+}
+
+/* The keys of templates/c/row.tmpl and the reduction parts of stencil_c.c.tmpl:
+ *   colored, ncolors, period_i/j/k, color_rows (the period box as C rows, one per (j, k)
+ *   residue), color_row (the row of the box for the current j, k), row_begin / row_end (the
+ *   i range of one row), row_first (the first i of residue stenc_r in it), reduces (local, acc,
+ *   out, op, decl), nreduces, ntiles and tile_index (the fixed tiles of the summation order). */
+static void set_colors_and_reductions(emitter *e, tmpl_value *d) {
+    const km_kernel *km = e->km;
+    const int *p = km->color_period;
+    tmpl_set_bool(d, "colored", km->ncolors > 0);
+    tmpl_set_fmt(d, "ncolors", "%d", km->ncolors);
+    tmpl_set_fmt(d, "period_i", "%d", km->ncolors ? p[0] : 1);
+    tmpl_set_fmt(d, "period_j", "%d", km->ncolors ? p[1] : 1);
+    tmpl_set_fmt(d, "period_k", "%d", km->ncolors ? p[2] : 1);
+    tmpl_value *rows = tmpl_set_list(d, "color_rows");
+    for (int r = 0; km->ncolors && r < p[1] * p[2]; r++) {
+        tmpl_buf b = {0};
+        tmpl_buf_puts(&b, "{");
+        for (int i = 0; i < p[0]; i++)
+            tmpl_buf_printf(&b, "%s%d", i ? ", " : "", km->color_table[i + p[0] * r]);
+        tmpl_buf_printf(&b, "}, /* j %% %d = %d, k %% %d = %d */", p[1], r % p[1], p[2], r / p[1]);
+        tmpl_value *row = tmpl_append_map(rows);
+        tmpl_set_str(row, "cells", tmpl_buf_str(&b));
+        tmpl_buf_free(&b);
+    }
+    tmpl_buf up = {0};
+    upper_case(&up, km->name);
+    const char *NAME = tmpl_buf_str(&up);
+    if (km->dims == 1) {
+        tmpl_set_str(d, "color_row", "0");
+        tmpl_set_str(d, "row_begin", "it");
+        tmpl_set_str(d, "row_end", "i_end");
+        tmpl_set_fmt(d, "row_first", "it + (stenc_r - it %% %s_PERIOD_I + %s_PERIOD_I) %% %s_PERIOD_I",
+                     NAME, NAME, NAME);
+        tmpl_set_fmt(d, "ntiles", "(size_t)((ni + %s_TILE_I - 1) / %s_TILE_I)", NAME, NAME);
+        tmpl_set_fmt(d, "tile_index", "(size_t)(it / %s_TILE_I)", NAME);
+    } else {
+        tmpl_set_fmt(d, "color_row", km->dims == 2 ? "j %% %s_PERIOD_J"
+                                                   : "j %% %s_PERIOD_J + %s_PERIOD_J * (k %% %s_PERIOD_K)",
+                     NAME, NAME, NAME);
+        tmpl_set_str(d, "row_begin", "0");
+        tmpl_set_str(d, "row_end", "ni");
+        tmpl_set_str(d, "row_first", "stenc_r");
+        if (km->dims == 2) {
+            tmpl_set_fmt(d, "ntiles", "(size_t)((nj + %s_TILE_J - 1) / %s_TILE_J)", NAME, NAME);
+            tmpl_set_fmt(d, "tile_index", "(size_t)(jt / %s_TILE_J)", NAME);
+        } else {
+            tmpl_set_fmt(d, "ntiles",
+                         "(size_t)((nk + %s_TILE_K - 1) / %s_TILE_K) * (size_t)((nj + %s_TILE_J - 1) "
+                         "/ %s_TILE_J)",
+                         NAME, NAME, NAME, NAME);
+            tmpl_set_fmt(d, "tile_index",
+                         "(size_t)(kt / %s_TILE_K) * (size_t)((nj + %s_TILE_J - 1) / %s_TILE_J) + "
+                         "(size_t)(jt / %s_TILE_J)",
+                         NAME, NAME, NAME, NAME);
+        }
+    }
+    tmpl_buf_free(&up);
+    static const char *const ops[] = {"sum", "sum", "max", "min"};
+    static const char *const OPS[] = {"SUM", "SUM", "MAX", "MIN"};
+    tmpl_value *reduces = tmpl_set_list(d, "reduces");
+    for (int id = 0; id < km->nreduces; id++) {
+        for (int n = 0; n < e->st->body.nstmts; n++) {
+            const ast_stmt *s = e->st->body.stmts[n];
+            if (s->kind != AST_STMT_REDUCE || s->u.reduce.id != id) continue;
+            tmpl_value *r = tmpl_append_map(reduces);
+            tmpl_set_str(r, "decl", s->u.reduce.name);
+            tmpl_set_str(r, "op", ops[s->u.reduce.rop]);
+            tmpl_set_str(r, "OP", OPS[s->u.reduce.rop]);
+            tmpl_set_str(r, "local", e->reduce_name[id]);
+            tmpl_set_str(r, "acc", e->reduce_acc[id]);
+            tmpl_set_str(r, "out", e->reduce_out[id]);
+        }
+    }
+    tmpl_set_fmt(d, "nreduces", "%d", km->nreduces);
+}
+
+
+static tmpl_value *build_data(emitter *e) {
+    const km_kernel *km = e->km;
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_str(d, "name", km->name);
+    tmpl_buf up = {0};
+    upper_case(&up, km->name);
+    tmpl_set_str(d, "NAME", tmpl_buf_str(&up));
+    tmpl_set_fmt(d, "guard", "STENC_GENERATED_%s_H", tmpl_buf_str(&up));
+    tmpl_buf_free(&up);
+    tmpl_set_str(d, "version", STENC_VERSION);
+    tmpl_set_str(d, "source", e->opt->source_path ? e->opt->source_path : "(unnamed)");
+    tmpl_set_fmt(d, "dims", "%d", km->dims);
+    tmpl_set_bool(d, "dims1", km->dims == 1);
+    tmpl_set_bool(d, "dims2", km->dims == 2);
+    tmpl_set_bool(d, "dims3", km->dims == 3);
+    tmpl_set_str(d, "type", e->ctype);
+    tmpl_set_str(d, "stenc_type", e->is_float ? "STENC_F32" : "STENC_F64");
+    tmpl_set_bool(d, "line_directives", e->opt->line_directives && e->opt->source_path);
+    tmpl_set_str(d, "targets",
+                 (e->opt->targets & EMIT_TARGET_CUDA) && !cuda_unsupported(km)
+                     ? "STENC_TARGET_C | STENC_TARGET_CUDA"
+                     : "STENC_TARGET_C");
+    tmpl_set_fmt(d, "tile_i", "%d", c_policy.tile_i);
+    tmpl_set_fmt(d, "tile_j", "%d", c_policy.tile_j);
+    tmpl_set_fmt(d, "tile_k", "%d", c_policy.tile_k);
+    int halo = 0;
+    for (int dim = 0; dim < km->dims; dim++) {
+        if (km->halo_lo[dim] > halo) halo = km->halo_lo[dim];
+        if (km->halo_hi[dim] > halo) halo = km->halo_hi[dim];
+    }
+    tmpl_set_fmt(d, "halo", "%d", halo);
+    tmpl_set_fmt(d, "flops", "%ld", km->flops);
+    tmpl_set_fmt(d, "bytes", "%ld", km->bytes);
+    tmpl_set_fmt(d, "intensity", "%.2f", km->intensity);
+    tmpl_set_str(d, "kernel", e->kernel_name);
+    tmpl_set_str(d, "args_table", e->args_name);
+    tmpl_set_str(d, "desc", e->desc_name);
+
+    tmpl_value *scalars = tmpl_set_list(d, "scalars");
+    tmpl_value *fields = tmpl_set_list(d, "fields");
+    tmpl_value *inputs = tmpl_set_list(d, "inputs");
+    tmpl_value *outputs = tmpl_set_list(d, "outputs");
+    tmpl_value *inouts = tmpl_set_list(d, "inouts");
+    int nfields = 0;
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
+        if (arr->kind == KM_SCALAR) {
+            tmpl_value *s = tmpl_append_map(scalars);
+            tmpl_set_str(s, "name", e->value_name[a]);
+            tmpl_set_str(s, "decl", arr->name);
+            continue;
+        }
+        tmpl_value *f = tmpl_append_map(fields);
+        tmpl_set_str(f, "decl", arr->name);
+        tmpl_set_str(f, "name", e->value_name[a]);
+        tmpl_set_fmt(f, "index", "%d", nfields++);
+        tmpl_set_bool(f, "is_input", arr->kind == KM_INPUT);
+        tmpl_set_str(f, "arg_kind", arr->kind == KM_INPUT   ? "STENC_ARG_INPUT"
+                                    : arr->kind == KM_INOUT ? "STENC_ARG_INOUT"
+                                                            : "STENC_ARG_OUTPUT");
+        tmpl_set_bool(f, "used", arr->kind != KM_INPUT || arr->noffsets > 0);
+        tmpl_set_str(f, "data", e->data_name[a]);
+        tmpl_set_str(f, "row", e->row_name[a]);
+        tmpl_set_str(f, "sj", e->sj_name[a]);
+        tmpl_set_str(f, "sk", e->sk_name[a]);
+        int reads_at_offsets = arr->kind == KM_INPUT || arr->kind == KM_INOUT;
+        tmpl_set_fmt(f, "halo", "%d", reads_at_offsets ? array_halo(arr, km->dims) : 0);
+        tmpl_buf b = {0};
+        if (reads_at_offsets) widest_read(&b, arr, km->dims);
+        tmpl_set_str(f, "widest_read", tmpl_buf_str(&b));
+        tmpl_buf_free(&b);
+        if (arr->kind == KM_INOUT) {
+            tmpl_value *io = tmpl_append_map(inouts);
+            tmpl_set_str(io, "decl", arr->name);
+            tmpl_set_str(io, "local", e->value_name[a]);
+            tmpl_set_str(io, "row", e->row_name[a]);
+        }
+        if (reads_at_offsets) {
+            tmpl_value *in = tmpl_append_map(inputs);
+            tmpl_set_str(in, "decl", arr->name);
+            tmpl_set_str(in, "kind", arr->kind == KM_INOUT ? " (inout)" : "");
+            tmpl_set_fmt(in, "noffsets", "%d", arr->noffsets);
+            tmpl_set_fmt(in, "halo", "%d", array_halo(arr, km->dims));
+            if (arr->noffsets) footprint(&b, arr, km->dims);
+            tmpl_set_str(in, "footprint", tmpl_buf_str(&b));
+            tmpl_buf_free(&b);
+        } else if (arr->kind == KM_OUTPUT) {
+            tmpl_value *out = tmpl_append_map(outputs);
+            tmpl_set_str(out, "decl", arr->name);
+            tmpl_set_str(out, "local", e->value_name[a]);
+            tmpl_set_str(out, "row", e->row_name[a]);
+        }
+    }
+    tmpl_set_fmt(d, "nfields", "%d", nfields);
+
+    tmpl_value *reads = tmpl_set_list(d, "reads");
+    for (int r = 0; r < km->nreads; r++) {
+        /* an inout's centre is its current value, declared by point.tmpl from `inouts` */
+        if (km->arrays[km->reads[r].array].kind == KM_INOUT && is_centre(&km->reads[r].offset))
+            continue;
+        tmpl_value *rv = tmpl_append_map(reads);
+        tmpl_buf b = {0};
+        tmpl_set_str(rv, "local", e->read_name[r]);
+        format_read(&b, km->arrays[km->reads[r].array].name, &km->reads[r].offset, km->dims);
+        tmpl_set_str(rv, "read", tmpl_buf_str(&b));
+        tmpl_buf_free(&b);
+        format_load(e, &b, &km->reads[r]);
+        tmpl_set_str(rv, "load", tmpl_buf_str(&b));
+        tmpl_buf_free(&b);
+    }
+
+    tmpl_buf body = {0};
+    e->presumed_line = 0;
+    print_block(e, &body, &e->st->body, 0);
+    if (e->opt->line_directives && e->opt->source_path) tmpl_buf_puts(&body, RESUME_MARKER "\n");
+    /* The body's last newline belongs to the template line holding {{body}}. */
+    if (body.len && body.data[body.len - 1] == '\n') body.data[--body.len] = '\0';
+    tmpl_set_str(d, "body", tmpl_buf_str(&body));
+    tmpl_buf_free(&body);
+
+    set_signatures(e, d);
+    set_colors_and_reductions(e, d);
+    /* cuda target: the kernels' loads, buffers and variants (emit_cuda.c) */
+    if ((e->opt->targets & EMIT_TARGET_CUDA) && !cuda_unsupported(km))
+        emit_cuda_data(km, e->read_name, e->value_name, d);
+    else
+        tmpl_set_bool(d, "cuda", 0);
+    return d;
+}
+
+/* ---- rendering and writing ----------------------------------------------------------------- */
+
+/* Replace each RESUME_MARKER line by a #line directive naming the generated file again. */
+static void resume_lines(tmpl_buf *text, const char *file_name) {
+    tmpl_buf out = {0};
+    int line = 1;
+    const char *p = tmpl_buf_str(text);
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+        const char *q = p;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (strncmp(q, RESUME_MARKER, strlen(RESUME_MARKER)) == 0)
+            tmpl_buf_printf(&out, "#line %d \"%s\"\n", line + 1, file_name);
+        else
+            tmpl_buf_append(&out, p, n);
+        p += n;
+        line++;
+    }
+    tmpl_buf_free(text);
+    *text = out;
+}
+
+/* Render template `rel` (relative to the template root) with `data` into `out`. */
+static int render_file(emitter *e, const char *rel, const tmpl_value *data, tmpl_buf *out) {
+    tmpl_buf path = {0};
+    tmpl_buf_printf(&path, "%s/%s", e->opt->template_dir, rel);
+    tmpl *t = tmpl_load(path.data, e->err);
+    tmpl_buf_free(&path);
+    if (!t) return 1;
+    int rc = tmpl_render(t, data, out, e->err);
+    tmpl_destroy(t);
+    return rc;
+}
+
+typedef struct output_file {
+    const char *template_name; /* relative to the template root */
+    const char *suffix;        /* appended to the stencil's name */
+    unsigned target;
+} output_file;
+
+static const output_file output_files[] = {
+    {"c/stencil.h.tmpl", ".h", EMIT_TARGET_C | EMIT_TARGET_CUDA},
+    {"c/stencil_c.c.tmpl", "_c.c", EMIT_TARGET_C},
+    {"cuda/stencil_cuda.cu.tmpl", "_cuda.cu", EMIT_TARGET_CUDA},
+};
+enum { OUTPUT_FILES = sizeof output_files / sizeof output_files[0] };
+
+int emit_output_name(const char *name, unsigned targets, int index, char *buf, size_t size) {
+    int seen = 0;
+    for (int f = 0; f < OUTPUT_FILES; f++) {
+        if (!(output_files[f].target & targets)) continue;
+        if (seen++ == index) {
+            snprintf(buf, size, "%s%s", name, output_files[f].suffix);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int write_file(emitter *e, const char *path, const tmpl_buf *text) {
+    tmpl_buf tmp = {0};
+    tmpl_buf_printf(&tmp, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp.data, "wb");
+    int ok = f != NULL;
+    if (ok) ok = fwrite(tmpl_buf_str(text), 1, text->len, f) == text->len;
+    if (f && fclose(f) != 0) ok = 0;
+    if (ok && rename(tmp.data, path) != 0) ok = 0;
+    if (!ok) {
+        fprintf(e->err, "%s: error: cannot write: %s\n", path, strerror(errno));
+        remove(tmp.data);
+    }
+    tmpl_buf_free(&tmp);
+    return !ok;
+}
+
+static int emit_files(emitter *e, tmpl_value *data) {
+    tmpl_buf point = {0};
+    if (render_file(e, "c/point.tmpl", data, &point)) {
+        tmpl_buf_free(&point);
+        return 1;
+    }
+    /* The point's last newline belongs to the template line holding {{point}}. */
+    if (point.len && point.data[point.len - 1] == '\n') point.data[--point.len] = '\0';
+    tmpl_set_str(data, "point", tmpl_buf_str(&point));
+    tmpl_buf_free(&point);
+    /* The loop over one row (all of it, or one colour's points), around the point. */
+    tmpl_buf row = {0};
+    if (render_file(e, "c/row.tmpl", data, &row)) {
+        tmpl_buf_free(&row);
+        return 1;
+    }
+    if (row.len && row.data[row.len - 1] == '\n') row.data[--row.len] = '\0';
+    tmpl_set_str(data, "row", tmpl_buf_str(&row));
+    tmpl_buf_free(&row);
+
+    tmpl_buf texts[OUTPUT_FILES] = {{0}};
+    char *paths[OUTPUT_FILES] = {0};
+    int rc = 0;
+    for (int f = 0; f < OUTPUT_FILES && !rc; f++) {
+        if (!(output_files[f].target & e->opt->targets)) continue;
+        if (output_files[f].target == EMIT_TARGET_CUDA && cuda_unsupported(e->km)) {
+            /* No CUDA kernel: the file exists (build systems expect it) and says why; the
+             * launcher's table lists the c target only, so device fields are refused. */
+            fprintf(e->err,
+                    "stenc: warning: stencil '%s': colours/reductions are not supported by the "
+                    "cuda target yet; %s_cuda.cu holds no kernel and the launcher runs on host "
+                    "fields only\n",
+                    e->km->name, e->km->name);
+            tmpl_buf_printf(&texts[f],
+                            "/* %s_cuda.cu -- generated by stenc %s from %s.\n"
+                            " * No CUDA kernel: colours/reductions are not supported by the cuda "
+                            "target yet.\n"
+                            " * %s() runs on host fields only (device fields: "
+                            "STENC_ERR_LOCATION). */\n",
+                            e->km->name, STENC_VERSION,
+                            e->opt->source_path ? e->opt->source_path : "(unnamed)",
+                            e->km->name);
+        } else {
+            rc = render_file(e, output_files[f].template_name, data, &texts[f]);
+        }
+        const char *file_name = e->km->name;
+        tmpl_buf name = {0};
+        tmpl_buf_printf(&name, "%s%s", file_name, output_files[f].suffix);
+        resume_lines(&texts[f], name.data);
+        paths[f] = str_printf("%s/%s", e->opt->out_dir, name.data);
+        tmpl_buf_free(&name);
+    }
+    /* Write only once every file rendered; remove what was written if a later write fails. */
+    for (int f = 0; f < OUTPUT_FILES && !rc; f++) {
+        if (!paths[f]) continue;
+        if (write_file(e, paths[f], &texts[f])) {
+            for (int g = 0; g < f; g++)
+                if (paths[g]) remove(paths[g]);
+            rc = 1;
+        }
+    }
+    for (int f = 0; f < OUTPUT_FILES; f++) {
+        tmpl_buf_free(&texts[f]);
+        free(paths[f]);
+    }
+    return rc;
+}
+
+int emit_stencil(const ast_stencil *st, const km_kernel *km, const emit_options *opt, FILE *err) {
+    if ((opt->targets & EMIT_TARGET_CUDA) && !(opt->targets & EMIT_TARGET_C)) {
+        fprintf(err, "stenc: error: the cuda target needs the c target (its launcher and host "
+                     "kernel), stencil '%s'\n",
+                km->name);
+        return 1;
+    }
+    if (!(opt->targets & EMIT_TARGET_C)) {
+        fprintf(err, "stenc: error: no target selected for stencil '%s'\n", km->name);
+        return 1;
+    }
+    emitter e = {.st = st, .km = km, .opt = opt, .err = err};
+    e.is_float = km->type == AST_TYPE_FLOAT;
+    e.ctype = e.is_float ? "float" : "double";
+    assign_names(&e);
+    tmpl_value *data = build_data(&e);
+    int rc = e.failed ? 1 : emit_files(&e, data);
+    tmpl_free(data);
+    names_free(&e.names);
+    free(e.value_name);
+    free(e.data_name);
+    free(e.row_name);
+    free(e.sj_name);
+    free(e.sk_name);
+    free(e.read_name);
+    free(e.let_name);
+    free(e.reduce_name);
+    free(e.reduce_acc);
+    free(e.reduce_out);
+    return rc;
+}
+
+/* ---- the template root --------------------------------------------------------------------- */
+
+static int is_dir(const char *path) {
+    struct stat s;
+    return stat(path, &s) == 0 && S_ISDIR(s.st_mode);
+}
+
+const char *emit_default_template_dir(const char *argv0) {
+    static char found[4096];
+    const char *env = getenv("STENC_TEMPLATE_DIR");
+    if (env && *env) return env;
+    /* Next to the running executable: /proc/self/exe, else argv[0] when it names a path. */
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        argv0 = exe;
+    }
+    if (argv0) {
+        const char *slash = strrchr(argv0, '/');
+        if (slash) {
+            snprintf(found, sizeof found, "%.*s/../share/stenc/templates", (int)(slash - argv0),
+                     argv0);
+            if (is_dir(found)) return found;
+        }
+    }
+    return STENC_SOURCE_TEMPLATE_DIR;
+}

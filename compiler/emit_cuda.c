@@ -1,0 +1,310 @@
+/* The cuda target's share of the emitter: loads, buffers and the variant table for
+ * templates/cuda/stencil_cuda.cu.tmpl (see emit_cuda.h and docs/cuda.md). */
+#include "emit_cuda.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One variant of the generated kernels. Direct: V points along i (one vector load per row) by
+ * K along the outer dimension per thread, BX x BY threads. Stream: one point along i per
+ * thread, BX x BY threads marching over KC planes of the outer dimension. */
+typedef struct cuda_variant {
+    char strategy; /* 'd' direct, 's' stream */
+    int v, k, bx, by;
+} cuda_variant;
+
+/* The variant lists: the tunables of the cuda target. The first entry of each list is the
+ * default (used untuned); the others are what the tuner times. Chosen from the H100
+ * prototypes (bench/cuda/NOTES.md): V = 2..4 (float) or 1..2 (double) with K = 2..4 was best
+ * for light stencils; many-array stencils keep V*K small to stay clear of register spills. */
+typedef struct cuda_policy {
+    const cuda_variant *list;
+    int count;
+} cuda_policy;
+
+/* Stencils with more field arguments than this are "heavy" (register-bound per point). */
+enum { CUDA_HEAVY_FIELDS = 6 };
+
+static const cuda_variant v3_float[] = {{'d', 4, 4, 32, 8},  {'d', 1, 1, 32, 8},
+                                        {'d', 2, 4, 32, 8},  {'d', 4, 2, 32, 8},
+                                        {'d', 2, 4, 64, 4},  {'s', 1, 32, 32, 8},
+                                        {'s', 1, 64, 64, 8}};
+static const cuda_variant v3_double[] = {{'d', 2, 2, 32, 8}, {'d', 1, 1, 32, 8},
+                                         {'d', 1, 4, 32, 8}, {'d', 2, 4, 32, 8},
+                                         {'s', 1, 32, 32, 8}, {'s', 1, 64, 64, 4}};
+static const cuda_variant v3_heavy_float[] = {{'d', 2, 1, 32, 8}, {'d', 1, 1, 32, 8},
+                                              {'d', 4, 1, 32, 4}, {'d', 2, 2, 32, 4},
+                                              {'s', 1, 32, 32, 8}, {'s', 1, 64, 32, 4}};
+static const cuda_variant v3_heavy_double[] = {{'d', 1, 1, 32, 8}, {'d', 2, 1, 32, 8},
+                                               {'d', 1, 2, 32, 8}, {'s', 1, 32, 32, 8},
+                                               {'s', 1, 64, 32, 4}};
+static const cuda_variant v2_float[] = {{'d', 4, 4, 64, 1},  {'d', 1, 1, 128, 1},
+                                        {'d', 4, 2, 64, 1},  {'d', 2, 4, 128, 1},
+                                        {'s', 1, 32, 128, 1}, {'s', 1, 64, 256, 1}};
+static const cuda_variant v2_double[] = {{'d', 2, 2, 128, 1}, {'d', 1, 1, 128, 1},
+                                         {'d', 2, 4, 64, 1},  {'s', 1, 32, 128, 1},
+                                         {'s', 1, 64, 256, 1}};
+static const cuda_variant v1_float[] = {{'d', 4, 1, 128, 1}, {'d', 1, 1, 256, 1},
+                                        {'s', 1, 1, 256, 1}};
+static const cuda_variant v1_double[] = {{'d', 2, 1, 128, 1}, {'d', 1, 1, 256, 1},
+                                         {'s', 1, 1, 256, 1}};
+
+#define POLICY(list) {list, (int)(sizeof list / sizeof list[0])}
+
+static cuda_policy choose_policy(const km_kernel *km) {
+    int is_float = km->type_size == 4;
+    int heavy = km->ninputs + km->noutputs > CUDA_HEAVY_FIELDS;
+    if (km->dims == 3) {
+        if (heavy) return is_float ? (cuda_policy)POLICY(v3_heavy_float)
+                                   : (cuda_policy)POLICY(v3_heavy_double);
+        return is_float ? (cuda_policy)POLICY(v3_float) : (cuda_policy)POLICY(v3_double);
+    }
+    if (km->dims == 2) return is_float ? (cuda_policy)POLICY(v2_float) : (cuda_policy)POLICY(v2_double);
+    return is_float ? (cuda_policy)POLICY(v1_float) : (cuda_policy)POLICY(v1_double);
+}
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+/* An offset in the kernels' (i, mid, outer) frame. */
+static void remap(const km_kernel *km, const km_offset *o, int out[3]) {
+    out[0] = o->d[0];
+    out[1] = km->dims == 3 ? o->d[1] : 0;
+    out[2] = km->dims == 3 ? o->d[2] : km->dims == 2 ? o->d[1] : 0;
+}
+
+/* "m1", "0", "p2" */
+static void suffix(tmpl_buf *b, int d) {
+    if (d < 0) tmpl_buf_printf(b, "m%d", -d);
+    else if (d > 0) tmpl_buf_printf(b, "p%d", d);
+    else tmpl_buf_puts(b, "0");
+}
+
+/* " + 2", " - 1", "" */
+static void plus_const(tmpl_buf *b, int d) {
+    if (d > 0) tmpl_buf_printf(b, " + %d", d);
+    else if (d < 0) tmpl_buf_printf(b, " - %d", -d);
+}
+
+/* " + 2 * stenc_a.sj[3]" etc. */
+static void plus_stride(tmpl_buf *b, int d, const char *stride, int field) {
+    if (!d) return;
+    tmpl_buf_printf(b, " %c ", d < 0 ? '-' : '+');
+    if (abs(d) != 1) tmpl_buf_printf(b, "%d * ", abs(d));
+    tmpl_buf_printf(b, "stenc_a.%s[%d]", stride, field);
+}
+
+/* Per input: the row groups of the direct kernel's fast path, the column window and the
+ * shared planes of the stream kernel. */
+typedef struct row_group {
+    int dj, dk, lo, hi;
+} row_group;
+
+typedef struct input_info {
+    int field; /* index among the fields (launcher order) */
+    row_group *rows;
+    int nrows;
+    int has_column, klo, khi;           /* reads at di = dj = 0 */
+    int has_plane, plo, phi, rx, ry;    /* reads with di or dj != 0 */
+} input_info;
+
+static void *xmalloc(size_t n) {
+    void *p = calloc(n ? n : 1, 1);
+    if (!p) abort(); /* the emitter's policy: out of memory is fatal (see emit.c) */
+    return p;
+}
+
+/* ---- the data ----------------------------------------------------------------------------- */
+
+void emit_cuda_data(const km_kernel *km, const char *const *read_name,
+                    const char *const *value_name, tmpl_value *d) {
+    tmpl_set_bool(d, "cuda", 1);
+    tmpl_set_bool(d, "cu_float", km->type_size == 4);
+    /* field index of every array, -1 for scalars */
+    int *field_of = xmalloc((size_t)km->narrays * sizeof *field_of);
+    int nfields = 0, nscalars = 0;
+    tmpl_value *scalars = tmpl_set_list(d, "cu_scalars");
+    for (int a = 0; a < km->narrays; a++) {
+        if (km->arrays[a].kind == KM_SCALAR) {
+            field_of[a] = -1;
+            tmpl_value *s = tmpl_append_map(scalars);
+            tmpl_set_str(s, "name", value_name[a]);
+            tmpl_set_fmt(s, "index", "%d", nscalars++);
+        } else {
+            field_of[a] = nfields++;
+        }
+    }
+    tmpl_set_fmt(d, "cu_nscalars", "%d", nscalars > 0 ? nscalars : 1);
+    tmpl_set_fmt(d, "cu_nfields", "%d", nfields);
+
+    input_info *info = xmalloc((size_t)km->narrays * sizeof *info);
+    for (int a = 0; a < km->narrays; a++) {
+        info[a].field = field_of[a];
+        info[a].rows = xmalloc((size_t)(km->nreads + 1) * sizeof(row_group));
+    }
+    for (int r = 0; r < km->nreads; r++) {
+        input_info *in = &info[km->reads[r].array];
+        int o[3];
+        remap(km, &km->reads[r].offset, o);
+        int g = 0;
+        while (g < in->nrows && !(in->rows[g].dj == o[1] && in->rows[g].dk == o[2]))
+            g++;
+        if (g == in->nrows) in->rows[in->nrows++] = (row_group){o[1], o[2], o[0], o[0]};
+        if (o[0] < in->rows[g].lo) in->rows[g].lo = o[0];
+        if (o[0] > in->rows[g].hi) in->rows[g].hi = o[0];
+        if (o[0] == 0 && o[1] == 0) {
+            if (!in->has_column) in->has_column = 1, in->klo = in->khi = o[2];
+            if (o[2] < in->klo) in->klo = o[2];
+            if (o[2] > in->khi) in->khi = o[2];
+        } else {
+            if (!in->has_plane) in->has_plane = 1, in->plo = in->phi = o[2];
+            if (o[2] < in->plo) in->plo = o[2];
+            if (o[2] > in->phi) in->phi = o[2];
+            if (abs(o[0]) > in->rx) in->rx = abs(o[0]);
+            if (abs(o[1]) > in->ry) in->ry = abs(o[1]);
+        }
+    }
+
+    /* The fields the kernels touch: base offsets are computed for these only. */
+    tmpl_value *used = tmpl_set_list(d, "cu_used");
+    tmpl_value *outs = tmpl_set_list(d, "cu_outputs");
+    int nout = 0;
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
+        if (arr->kind == KM_SCALAR || (arr->kind == KM_INPUT && arr->noffsets == 0)) continue;
+        tmpl_value *u = tmpl_append_map(used);
+        tmpl_set_fmt(u, "field", "%d", field_of[a]);
+        if (arr->kind == KM_OUTPUT) {
+            tmpl_value *ov = tmpl_append_map(outs);
+            tmpl_set_fmt(ov, "field", "%d", field_of[a]);
+            tmpl_set_str(ov, "local", value_name[a]);
+            tmpl_set_fmt(ov, "w", "stenc_w%d", nout++);
+        }
+    }
+
+    /* Direct kernel, fast path: one buffer per (input, mid, outer) row. */
+    tmpl_value *rows = tmpl_set_list(d, "cu_rows");
+    tmpl_value *cols = tmpl_set_list(d, "cu_columns");
+    tmpl_value *planes = tmpl_set_list(d, "cu_planes");
+    int warm = 0;
+    for (int a = 0; a < km->narrays; a++) {
+        input_info *in = &info[a];
+        for (int g = 0; g < in->nrows; g++) {
+            row_group *rg = &in->rows[g];
+            tmpl_value *rv = tmpl_append_map(rows);
+            tmpl_buf b = {0};
+            tmpl_buf_printf(&b, "stenc_r%d_", in->field);
+            suffix(&b, rg->dj);
+            tmpl_buf_puts(&b, "_");
+            suffix(&b, rg->dk);
+            tmpl_set_str(rv, "name", tmpl_buf_str(&b));
+            tmpl_buf_free(&b);
+            tmpl_set_fmt(rv, "lo", "%d", rg->lo);
+            tmpl_set_fmt(rv, "hi", "%d", rg->hi);
+            tmpl_set_fmt(rv, "field", "%d", in->field);
+            tmpl_buf_printf(&b, "stenc_o%d", in->field);
+            plus_stride(&b, rg->dj, "sj", in->field);
+            tmpl_buf_printf(&b, " + (ptrdiff_t)(stenc_kk");
+            plus_const(&b, rg->dk);
+            tmpl_buf_printf(&b, ") * stenc_a.sk[%d]", in->field);
+            tmpl_set_str(rv, "offset", tmpl_buf_str(&b));
+            tmpl_buf_free(&b);
+        }
+        if (in->has_column) {
+            tmpl_value *cv = tmpl_append_map(cols);
+            int span = in->khi - in->klo;
+            if (span > warm) warm = span;
+            tmpl_set_fmt(cv, "field", "%d", in->field);
+            tmpl_set_fmt(cv, "w", "%d", span + 1);
+            tmpl_set_fmt(cv, "last", "%d", span);
+            tmpl_set_fmt(cv, "span", "%d", span);
+            tmpl_set_fmt(cv, "khi", "%d", in->khi);
+        }
+        if (in->has_plane) {
+            tmpl_value *pv = tmpl_append_map(planes);
+            int span = in->phi - in->plo;
+            if (span > warm) warm = span;
+            tmpl_set_fmt(pv, "field", "%d", in->field);
+            tmpl_set_fmt(pv, "np", "%d", span + 1);
+            tmpl_set_fmt(pv, "span", "%d", span);
+            tmpl_set_fmt(pv, "phi", "%d", in->phi);
+            tmpl_set_fmt(pv, "rx", "%d", in->rx);
+            tmpl_set_fmt(pv, "ry", "%d", in->ry);
+            tmpl_set_fmt(pv, "wx", "%d", 2 * in->rx);
+            tmpl_set_fmt(pv, "wy", "%d", 2 * in->ry);
+        }
+    }
+    tmpl_set_fmt(d, "cu_warm", "%d", warm);
+    tmpl_set_bool(d, "cu_has_planes", tmpl_list_len(planes) > 0);
+
+    /* Every read in its three forms. */
+    tmpl_value *reads = tmpl_set_list(d, "cu_reads");
+    for (int r = 0; r < km->nreads; r++) {
+        const km_read *rd = &km->reads[r];
+        const input_info *in = &info[rd->array];
+        int o[3], f = in->field;
+        remap(km, &rd->offset, o);
+        tmpl_value *rv = tmpl_append_map(reads);
+        tmpl_set_str(rv, "local", read_name[r]);
+        tmpl_buf b = {0};
+        /* fast: an element of the row buffer */
+        int lo = 0;
+        for (int g = 0; g < in->nrows; g++)
+            if (in->rows[g].dj == o[1] && in->rows[g].dk == o[2]) lo = in->rows[g].lo;
+        tmpl_buf_printf(&b, "stenc_r%d_", f);
+        suffix(&b, o[1]);
+        tmpl_buf_puts(&b, "_");
+        suffix(&b, o[2]);
+        tmpl_buf_puts(&b, "[stenc_e");
+        plus_const(&b, o[0] - lo);
+        tmpl_buf_puts(&b, "]");
+        tmpl_set_str(rv, "fast", tmpl_buf_str(&b));
+        tmpl_buf_free(&b);
+        /* slow: a scalar load */
+        tmpl_buf_printf(&b, "__ldg(stenc_a.f[%d] + stenc_q%d", f, f);
+        plus_const(&b, o[0]);
+        plus_stride(&b, o[1], "sj", f);
+        plus_stride(&b, o[2], "sk", f);
+        tmpl_buf_puts(&b, ")");
+        tmpl_set_str(rv, "slow", tmpl_buf_str(&b));
+        tmpl_buf_free(&b);
+        /* stream: the column window or the shared plane */
+        if (o[0] == 0 && o[1] == 0) {
+            tmpl_buf_printf(&b, "stenc_c%d[%d]", f, o[2] - in->klo);
+        } else {
+            tmpl_buf_printf(&b, "stenc_p%d[stenc_slot<%d>(stenc_k", f, in->phi - in->plo + 1);
+            plus_const(&b, o[2]);
+            tmpl_buf_printf(&b, ")][stenc_ty + %d][stenc_tx + %d]", in->ry + o[1], in->rx + o[0]);
+        }
+        tmpl_set_str(rv, "stream", tmpl_buf_str(&b));
+        tmpl_buf_free(&b);
+    }
+
+    /* Index variables the body uses, in the kernels' frame. */
+    tmpl_set_bool(d, "cu_use_i", km->uses_index[AST_INDEX_I]);
+    tmpl_set_bool(d, "cu_use_j", km->uses_index[AST_INDEX_J]);
+    tmpl_set_bool(d, "cu_use_k", km->uses_index[AST_INDEX_K]);
+    tmpl_set_bool(d, "cu_use_ni", km->uses_index[AST_INDEX_NI]);
+    tmpl_set_bool(d, "cu_use_nj", km->uses_index[AST_INDEX_NJ]);
+    tmpl_set_bool(d, "cu_use_nk", km->uses_index[AST_INDEX_NK]);
+
+    /* The variants. */
+    cuda_policy pol = choose_policy(km);
+    tmpl_value *vars = tmpl_set_list(d, "cu_variants");
+    for (int v = 0; v < pol.count; v++) {
+        const cuda_variant *cv = &pol.list[v];
+        tmpl_value *vv = tmpl_append_map(vars);
+        if (cv->strategy == 'd')
+            tmpl_set_fmt(vv, "name", "direct_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
+        else
+            tmpl_set_fmt(vv, "name", "stream_%dx%d_k%d", cv->bx, cv->by, cv->k);
+        tmpl_set_fmt(vv, "fn", "%s<%d, %d, %d, %d>",
+                     cv->strategy == 'd' ? "stenc_run_direct" : "stenc_run_stream", cv->v, cv->k,
+                     cv->bx, cv->by);
+    }
+    tmpl_set_fmt(d, "cu_nvariants", "%d", pol.count);
+
+    for (int a = 0; a < km->narrays; a++)
+        free(info[a].rows);
+    free(info);
+    free(field_of);
+}

@@ -1,0 +1,79 @@
+/* Printing the kernel model for people: a summary table, then per kernel the arrays. */
+#include "info.h"
+
+#include <string.h>
+
+static const char *const dim_names[AST_MAX_DIMS] = {"i", "j", "k"};
+
+void info_print_table(FILE *out, const km_kernel *kms, int n) {
+    int width = 6; /* "kernel" */
+    for (int k = 0; k < n; k++)
+        if ((int)strlen(kms[k].name) > width) width = (int)strlen(kms[k].name);
+    fprintf(out, "%-*s  dims  type    flops/pt  bytes/pt      AI\n", width, "kernel");
+    for (int k = 0; k < n; k++)
+        fprintf(out, "%-*s  %4d  %-6s  %8ld  %8ld  %6.2f\n", width, kms[k].name, kms[k].dims,
+                ast_type_name(kms[k].type), kms[k].flops, kms[k].bytes, kms[k].intensity);
+}
+
+static void print_offset(FILE *out, const km_offset *o, int dims) {
+    fputc('[', out);
+    for (int k = 0; k < dims; k++)
+        fprintf(out, "%s%d", k ? "," : "", o->d[k]);
+    fputc(']', out);
+}
+
+void info_print_kernel(FILE *out, const km_kernel *km) {
+    fprintf(out, "\nstencil %s: %d-D %s, %d scalar%s, %d input%s, %d output%s, %d let%s%s\n",
+            km->name, km->dims, ast_type_name(km->type), km->nscalars, km->nscalars == 1 ? "" : "s",
+            km->ninputs, km->ninputs == 1 ? "" : "s", km->noutputs, km->noutputs == 1 ? "" : "s",
+            km->nlets, km->nlets == 1 ? "" : "s", km->has_branches ? ", branches" : "");
+    fprintf(out, "  flops/point %ld, bytes/point %ld, arithmetic intensity %.2f\n", km->flops,
+            km->bytes, km->intensity);
+    fprintf(out, "  %-12s %-7s %6s %8s", "array", "kind", "reads", "offsets");
+    for (int k = 0; k < km->dims; k++)
+        fprintf(out, "  halo %s lo/hi", dim_names[k]);
+    fputc('\n', out);
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
+        const char *kind = arr->kind == KM_SCALAR  ? "scalar"
+                           : arr->kind == KM_INPUT ? "input"
+                           : arr->kind == KM_INOUT ? "inout"
+                                                   : "output";
+        fprintf(out, "  %-12s %-7s %6d ", arr->name, kind, arr->reads);
+        if (arr->kind != KM_INPUT && arr->kind != KM_INOUT) {
+            fprintf(out, "%8s\n", "-");
+            continue;
+        }
+        fprintf(out, "%8d", arr->noffsets);
+        for (int k = 0; k < km->dims; k++)
+            fprintf(out, "  %9d/%-4d", arr->halo_lo[k], arr->halo_hi[k]);
+        fputc('\n', out);
+    }
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
+        if ((arr->kind != KM_INPUT && arr->kind != KM_INOUT) || arr->noffsets == 0) continue;
+        fprintf(out, "  offsets of %s:", arr->name);
+        for (int o = 0; o < arr->noffsets; o++) {
+            fputc(' ', out);
+            print_offset(out, &arr->offsets[o], km->dims);
+        }
+        fputc('\n', out);
+    }
+    if (km->ncolors)
+        fprintf(out, "  colours: %d, period %d x %d x %d (each launch updates one colour)\n",
+                km->ncolors, km->color_period[0], km->color_period[1], km->color_period[2]);
+    if (km->nreduces) {
+        fprintf(out, "  reductions:");
+        for (int n = 0; n < km->st->body.nstmts; n++) {
+            const ast_stmt *s = km->st->body.stmts[n];
+            if (s->kind != AST_STMT_REDUCE) continue;
+            static const char *const ops[] = {"?", "sum", "max", "min"};
+            fprintf(out, " %s %s", ops[s->u.reduce.rop], s->u.reduce.name);
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "  halo of the kernel:");
+    for (int k = 0; k < km->dims; k++)
+        fprintf(out, " %s %d/%d", dim_names[k], km->halo_lo[k], km->halo_hi[k]);
+    fprintf(out, "  (radius %d)\n", km->radius);
+}

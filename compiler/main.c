@@ -1,0 +1,290 @@
+/* stenc: the command line. Reads every file, reports every error, and only when all files
+ * are clean analyses the stencils and prints (--info) or emits them.
+ *
+ * Exit status: 0 success, 1 errors in the input files (or emission failed), 2 bad usage. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "ast.h"
+#include "diag.h"
+#include "frontend.h"
+#include "info.h"
+#include "emit.h"
+
+
+enum { TARGET_C = 1, TARGET_CUDA = 2 }; /* the same bits as emit_target */
+
+typedef struct options {
+    const char *out_dir;
+    const char *template_dir;
+    unsigned targets;
+    ast_type precision; /* AST_TYPE_NONE: each stencil's own */
+    int info, check, line_directives, list_outputs;
+    const char **files;
+    int nfiles;
+} options;
+
+static void usage(FILE *out) {
+    fputs("usage: stenc [options] FILE...\n"
+          "Compile .stencil files into C kernels and their launchers.\n"
+          "\n"
+          "  -o DIR               write the generated files to DIR (default: .)\n"
+          "  --target LIST        targets, comma-separated: c, cuda (default: c)\n"
+          "  --precision TYPE     float or double, for every stencil (overrides 'type')\n"
+          "  --template-dir DIR   the template root holding c/ and cuda/\n"
+          "  --info               print flops, bytes, intensity and access patterns; no output\n"
+          "  --check              parse and check only; no output\n"
+          "  --list-outputs       print the names of the files that would be written\n"
+          "  --no-line            no #line directives in the generated code\n"
+          "  --version            print the version\n"
+          "  --help               print this help\n"
+          "\n"
+          "Exit status: 0 success, 1 errors in the input, 2 bad command line.\n",
+          out);
+}
+
+static int bad_usage(const char *fmt, const char *arg) {
+    fputs("stenc: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(stenc --help lists the options)\n", stderr);
+    return 2;
+}
+
+static int parse_targets(const char *list, unsigned *targets) {
+    *targets = 0;
+    const char *p = list;
+    while (1) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == 1 && strncmp(p, "c", 1) == 0) {
+            *targets |= TARGET_C;
+        } else if (n == 4 && strncmp(p, "cuda", 4) == 0) {
+            *targets |= TARGET_CUDA | TARGET_C; /* the launcher and host kernel live in _c.c */
+        } else {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(n < 40 ? n : 40), p);
+            return bad_usage("unknown target '%s' (the targets are c and cuda)", name);
+        }
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+/* Parse argv into *opt; returns 0, or the exit status (2 bad usage, -1 done: help/version). */
+static int parse_args(int argc, char **argv, options *opt) {
+    opt->out_dir = ".";
+    opt->targets = TARGET_C;
+    opt->line_directives = 1;
+    opt->files = calloc((size_t)argc, sizeof *opt->files);
+    if (!opt->files) return 2;
+    int only_files = 0;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            opt->files[opt->nfiles++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_files = 1;
+            continue;
+        }
+        /* Options with a value: "-o DIR", "-oDIR", "--name VALUE", "--name=VALUE". */
+        const char *names[] = {"-o", "--output", "--target", "--precision", "--template-dir"};
+        const char *value = NULL;
+        int which = -1;
+        for (int n = 0; n < 5 && which < 0; n++) {
+            size_t len = strlen(names[n]);
+            if (strcmp(arg, names[n]) == 0) {
+                if (a + 1 >= argc) return bad_usage("option '%s' needs a value", arg);
+                value = argv[++a];
+                which = n;
+            } else if (strncmp(arg, names[n], len) == 0 &&
+                       (n == 0 ? arg[len] != '\0' : arg[len] == '=')) {
+                value = arg + len + (n == 0 ? 0 : 1);
+                which = n;
+            }
+        }
+        if (which >= 0 && value[0] == '\0')
+            return bad_usage("option '%s' needs a value", names[which]);
+        switch (which) {
+        case 0:
+        case 1:
+            opt->out_dir = value;
+            continue;
+        case 2: {
+            int status = parse_targets(value, &opt->targets);
+            if (status) return status;
+            continue;
+        }
+        case 3:
+            if (strcmp(value, "float") == 0)
+                opt->precision = AST_TYPE_FLOAT;
+            else if (strcmp(value, "double") == 0)
+                opt->precision = AST_TYPE_DOUBLE;
+            else
+                return bad_usage("--precision is float or double, not '%s'", value);
+            continue;
+        case 4:
+            opt->template_dir = value;
+            continue;
+        default:
+            break;
+        }
+        if (strcmp(arg, "--info") == 0) {
+            opt->info = 1;
+        } else if (strcmp(arg, "--check") == 0) {
+            opt->check = 1;
+        } else if (strcmp(arg, "--list-outputs") == 0) {
+            opt->list_outputs = 1;
+        } else if (strcmp(arg, "--no-line") == 0) {
+            opt->line_directives = 0;
+        } else if (strcmp(arg, "--version") == 0) {
+            printf("stenc %s\n", STENC_VERSION);
+            return -1;
+        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return -1;
+        } else {
+            return bad_usage("unknown option '%s'", arg);
+        }
+    }
+    if (opt->nfiles == 0) return bad_usage("%s", "no input files");
+    return 0;
+}
+
+typedef struct unit {
+    const char *path;
+    char *text;
+    size_t len;
+    ast_file *file;
+} unit;
+
+/* Stencil names must be unique across all files: each becomes a C function and file names. */
+static int check_unique_names(unit *units, int nunits) {
+    int errors = 0;
+    for (int u = 0; u < nunits; u++) {
+        if (!units[u].file) continue;
+        diag d;
+        diag_init(&d, units[u].path, units[u].text, units[u].len, stderr);
+        for (int s = 0; s < units[u].file->nstencils; s++) {
+            const ast_stencil *st = units[u].file->stencils[s];
+            for (int v = 0; v < u; v++) {
+                for (int t = 0; units[v].file && t < units[v].file->nstencils; t++) {
+                    const ast_stencil *other = units[v].file->stencils[t];
+                    if (strcmp(other->name, st->name) == 0)
+                        diag_error(&d, st->loc, "stencil '%s' is already defined in %s:%d:%d",
+                                   st->name, units[v].path, other->loc.first_line,
+                                   other->loc.first_col);
+                }
+            }
+        }
+        diag_flush(&d);
+        errors += d.errors;
+    }
+    return errors;
+}
+
+static void remove_outputs(const options *opt, const km_kernel *kms, int n) {
+    for (int k = 0; k < n; k++) {
+        char name[512], path[4096];
+        for (int i = 0; emit_output_name(kms[k].name, opt->targets, i, name, sizeof name); i++) {
+            snprintf(path, sizeof path, "%s/%s", opt->out_dir, name);
+            remove(path);
+        }
+    }
+}
+
+static int emit_all(const char *argv0, const options *opt, unit *units, const km_kernel *kms,
+                    int nkms) {
+    if (mkdir(opt->out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "stenc: error: cannot create '%s': %s\n", opt->out_dir, strerror(errno));
+        return 1;
+    }
+    emit_options eo = {.out_dir = opt->out_dir,
+                       .template_dir =
+                           opt->template_dir ? opt->template_dir : emit_default_template_dir(argv0),
+                       .targets = opt->targets,
+                       .line_directives = opt->line_directives};
+    for (int k = 0; k < nkms; k++) {
+        eo.source_path = NULL;
+        for (int u = 0; units[u].path; u++)
+            for (int s = 0; units[u].file && s < units[u].file->nstencils; s++)
+                if (units[u].file->stencils[s] == kms[k].st) eo.source_path = units[u].path;
+        if (emit_stencil(kms[k].st, &kms[k], &eo, stderr) != 0) {
+            remove_outputs(opt, kms, k); /* all or nothing */
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    options opt = {0};
+    int status = parse_args(argc, argv, &opt);
+    if (status != 0) {
+        free(opt.files);
+        return status < 0 ? 0 : status;
+    }
+    unit *units = calloc((size_t)opt.nfiles + 1, sizeof *units);
+    if (!units) return 1;
+    int errors = 0, nstencils = 0;
+    for (int u = 0; u < opt.nfiles; u++) {
+        units[u].path = opt.files[u];
+        if (fe_read_file(units[u].path, &units[u].text, &units[u].len, stderr)) {
+            errors++;
+            continue;
+        }
+        errors += fe_check_source(units[u].path, units[u].text, units[u].len, stderr,
+                                  &units[u].file, NULL);
+        nstencils += units[u].file->nstencils;
+    }
+    errors += check_unique_names(units, opt.nfiles);
+
+    km_kernel *kms = calloc((size_t)nstencils + 1, sizeof *kms);
+    int nkms = 0;
+    if (!kms) errors++;
+    for (int u = 0; errors == 0 && u < opt.nfiles; u++) {
+        for (int s = 0; s < units[u].file->nstencils; s++) {
+            if (analyze_stencil(units[u].file->stencils[s], opt.precision, &kms[nkms]) != 0) {
+                fputs("stenc: error: out of memory\n", stderr);
+                errors++;
+                break;
+            }
+            nkms++;
+        }
+    }
+
+    int exit_code = errors ? 1 : 0;
+    if (errors) {
+        fprintf(stderr, "stenc: %d error%s; no files written\n", errors, errors == 1 ? "" : "s");
+    } else if (opt.info) {
+        info_print_table(stdout, kms, nkms);
+        for (int k = 0; k < nkms; k++)
+            info_print_kernel(stdout, &kms[k]);
+    } else if (opt.list_outputs) {
+        for (int k = 0; k < nkms; k++) {
+            char name[512];
+            for (int i = 0; emit_output_name(kms[k].name, opt.targets, i, name, sizeof name); i++)
+                printf("%s/%s\n", opt.out_dir, name);
+        }
+    } else if (!opt.check) {
+        exit_code = emit_all(argv[0], &opt, units, kms, nkms);
+    }
+
+    for (int k = 0; k < nkms; k++)
+        analyze_free(&kms[k]);
+    free(kms);
+    for (int u = 0; u < opt.nfiles; u++) {
+        ast_file_free(units[u].file);
+        free(units[u].text);
+    }
+    free(units);
+    free(opt.files);
+    return exit_code;
+}

@@ -1,0 +1,266 @@
+/* heat_demo: u_t = kappa * laplace(u) on the unit cube, zero Dirichlet boundaries,
+ * u0 = sin(pi x) sin(pi y) sin(pi z), stepped with the heat3d stencil (forward Euler,
+ * a = 1 - 6r, b = r, r = kappa*dt/h^2 <= 1/6) on a sequence of grids. The exact solution is
+ * exp(-3 pi^2 kappa t) u0; the scheme is second order in h at fixed r, so the maximum error
+ * should fall about 4x per refinement.
+ *
+ * Runs on the GPU when the context is a CUDA one (a device is present and the generated
+ * kernels were built with CUDA), else on the CPU. Without the generated kernels it uses the
+ * hand-written reference heat3d and says so. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stenc/stenc.h"
+#ifdef STENC_HAVE_GENERATED
+#include "heat3d.h"
+#endif
+#include "reference.h"
+
+#define HEAT_MAX_GRIDS 8
+/* The ratio of successive errors below which --check fails: second order gives about 4. */
+#define HEAT_CHECK_MIN_RATIO 3.0
+
+typedef struct heat_options {
+    int grids[HEAT_MAX_GRIDS], ngrids;
+    double kappa, t_end, r;
+    long steps; /* > 0: fixed number of steps (dt = t_end/steps must keep r <= 1/6) */
+    stenc_device device;
+    int check;
+} heat_options;
+
+static void usage(const char *prog) {
+    printf("usage: %s [--grids 16,32,64,128] [--t-end T] [--kappa K] [--r R] [--steps S]\n"
+           "          [--device auto|cpu|cuda] [--check]\n"
+           "  --grids   interior points per side of each grid, in refinement order\n"
+           "  --t-end   final time (default 0.01)\n"
+           "  --kappa   diffusivity (default 1)\n"
+           "  --r       kappa*dt/h^2, at most 1/6 (default 0.125)\n"
+           "  --steps   fixed number of steps for every grid instead of --r\n"
+           "  --check   exit 1 unless the error falls by at least %.1fx per refinement\n",
+           prog, HEAT_CHECK_MIN_RATIO);
+}
+
+static int parse_args(int argc, char **argv, heat_options *o) {
+    const int default_grids[] = {16, 32, 64, 128};
+    o->ngrids = 4;
+    memcpy(o->grids, default_grids, sizeof default_grids);
+    o->kappa = 1.0, o->t_end = 0.01, o->r = 0.125, o->steps = 0;
+    o->device = STENC_DEVICE_AUTO, o->check = 0;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+        if (strcmp(arg, "--check") == 0) {
+            o->check = 1;
+            continue;
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(argv[0]), -1;
+        if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
+        a++;
+        if (strcmp(arg, "--grids") == 0) {
+            o->ngrids = 0;
+            for (char *s = (char *)val; *s && o->ngrids < HEAT_MAX_GRIDS;) {
+                char *end;
+                long n = strtol(s, &end, 10);
+                if (end == s || n < 2 || n > 2048)
+                    return fprintf(stderr, "bad grid '%s'\n", val), -2;
+                o->grids[o->ngrids++] = (int)n;
+                s = *end == ',' ? end + 1 : end;
+                if (*end && *end != ',') return fprintf(stderr, "bad grid list '%s'\n", val), -2;
+            }
+        } else if (strcmp(arg, "--t-end") == 0)
+            o->t_end = atof(val);
+        else if (strcmp(arg, "--kappa") == 0)
+            o->kappa = atof(val);
+        else if (strcmp(arg, "--r") == 0)
+            o->r = atof(val);
+        else if (strcmp(arg, "--steps") == 0)
+            o->steps = atol(val);
+        else if (strcmp(arg, "--device") == 0) {
+            if (strcmp(val, "cpu") == 0)
+                o->device = STENC_DEVICE_CPU;
+            else if (strcmp(val, "cuda") == 0)
+                o->device = STENC_DEVICE_CUDA;
+            else if (strcmp(val, "auto") == 0)
+                o->device = STENC_DEVICE_AUTO;
+            else
+                return fprintf(stderr, "bad device '%s'\n", val), -2;
+        } else
+            return fprintf(stderr, "unknown option %s\n", arg), -2;
+    }
+    if (!(o->kappa > 0) || !(o->t_end > 0) || !(o->r > 0 && o->r <= 1.0 / 6))
+        return fprintf(stderr, "need kappa > 0, t-end > 0, 0 < r <= 1/6\n"), -2;
+    return 0;
+}
+
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        stenc_status st_ = (call);                                                                 \
+        if (st_ != STENC_OK) {                                                                     \
+            fprintf(stderr, "heat_demo: %s failed: %s\n", #call, stenc_last_error());              \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static stenc_status heat_step(stenc_ctx *ctx, double a, double b, const stenc_field *x,
+                              stenc_field *y) {
+#ifdef STENC_HAVE_GENERATED
+    return heat3d(ctx, a, b, x, y);
+#else
+    (void)ctx;
+    return ref_heat3d(a, b, x, y);
+#endif
+}
+
+/* On a CUDA context: can the heat3d launcher run on device-resident fields? (The generated
+ * kernels may have been built for the CPU only.) */
+static int cuda_kernel_available(stenc_ctx *ctx) {
+    stenc_field *x = NULL, *y = NULL;
+    int ok = stenc_field_create(ctx, &x, STENC_F32, 3, 3, 3, 3, 1) == STENC_OK &&
+             stenc_field_create(ctx, &y, STENC_F32, 3, 3, 3, 3, 1) == STENC_OK &&
+             stenc_field_upload(x) == STENC_OK && stenc_field_upload(y) == STENC_OK &&
+             heat_step(ctx, 0.5, 0.1, x, y) == STENC_OK && stenc_ctx_synchronize(ctx) == STENC_OK;
+    stenc_field_free(x);
+    stenc_field_free(y);
+    return ok;
+}
+
+typedef struct heat_result {
+    long steps;
+    double dt, r, seconds, gpts, max_error;
+} heat_result;
+
+/* Solve on an n^3 interior grid (h = 1/(n+1); the boundary sits in the halo). */
+static int solve(stenc_ctx *ctx, const heat_options *o, int n, heat_result *res) {
+    const double pi = acos(-1.0), h = 1.0 / (n + 1);
+    long steps = o->steps > 0 ? o->steps : (long)ceil(o->t_end * o->kappa / (o->r * h * h));
+    const double dt = o->t_end / (double)steps, r = o->kappa * dt / (h * h);
+    if (r > 1.0 / 6 + 1e-12) {
+        fprintf(stderr, "heat_demo: %ld steps on %d^3 give r = %.4f > 1/6 (unstable)\n", steps, n,
+                r);
+        return -1;
+    }
+    size_t count = (size_t)n * n * n;
+    float *u = malloc(count * sizeof *u);
+    stenc_field *x = NULL, *y = NULL;
+    stenc_timer *timer = NULL;
+    int ok = 0;
+    if (!u) return fprintf(stderr, "heat_demo: out of memory\n"), -1;
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                u[i + (size_t)n * (j + (size_t)n * k)] =
+                    (float)(sin(pi * (i + 1) * h) * sin(pi * (j + 1) * h) * sin(pi * (k + 1) * h));
+    TRY(stenc_field_create(ctx, &x, STENC_F32, 3, n, n, n, 1));
+    TRY(stenc_field_create(ctx, &y, STENC_F32, 3, n, n, n, 1));
+    TRY(stenc_field_copy_from(x, u));
+    /* Zero Dirichlet halos. heat3d writes only interior points, so the halos of both fields
+     * keep their zeros through every step and swap; one fill is enough. */
+    stenc_bc bc[STENC_FACE_COUNT];
+    for (int f = 0; f < STENC_FACE_COUNT; f++)
+        bc[f] = (stenc_bc){STENC_BC_DIRICHLET, 0.0};
+    TRY(stenc_field_fill_halo(x, bc));
+    TRY(stenc_field_fill_halo(y, bc));
+    TRY(stenc_field_upload(x));
+    TRY(stenc_field_upload(y));
+
+    TRY(stenc_timer_create(ctx, &timer));
+    TRY(stenc_timer_start(timer));
+    /* Progress on a terminal only, so that logs and the ctest output stay one line a grid. */
+    const int progress = isatty(STDOUT_FILENO);
+    const long report_every = steps / 4 > 0 ? steps / 4 : 1;
+    for (long s = 1; s <= steps; s++) {
+        TRY(heat_step(ctx, 1 - 6 * r, r, x, y));
+        TRY(stenc_field_swap(x, y));
+        if (progress && s % report_every == 0 && s < steps) {
+            printf("  %4d^3: step %ld/%ld\r", n, s, steps);
+            fflush(stdout);
+        }
+    }
+    double ms = 0;
+    TRY(stenc_timer_stop(timer, &ms));
+    TRY(stenc_field_download(x));
+    TRY(stenc_field_copy_to(x, u));
+
+    const double decay = exp(-3 * pi * pi * o->kappa * o->t_end);
+    double err = 0;
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double exact =
+                    decay * sin(pi * (i + 1) * h) * sin(pi * (j + 1) * h) * sin(pi * (k + 1) * h);
+                double e = fabs((double)u[i + (size_t)n * (j + (size_t)n * k)] - exact);
+                if (!(e <= err)) err = e; /* NaN propagates */
+            }
+    res->steps = steps, res->dt = dt, res->r = r, res->seconds = ms * 1e-3;
+    res->gpts = (double)count * (double)steps / (ms * 1e-3) * 1e-9;
+    res->max_error = err;
+    ok = 1;
+fail:
+    stenc_timer_destroy(timer);
+    stenc_field_free(x);
+    stenc_field_free(y);
+    free(u);
+    return ok ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    heat_options o;
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed == -1) return 0;
+    if (parsed < 0) return 2;
+    stenc_ctx *ctx = NULL;
+#ifndef STENC_HAVE_GENERATED
+    if (o.device != STENC_DEVICE_CPU) o.device = STENC_DEVICE_CPU; /* reference runs on host */
+#endif
+    if (stenc_ctx_create(&ctx, o.device) != STENC_OK) {
+        fprintf(stderr, "heat_demo: %s\n", stenc_last_error());
+        return 1;
+    }
+    if (o.device == STENC_DEVICE_AUTO && stenc_ctx_device(ctx) == STENC_DEVICE_CUDA &&
+        !cuda_kernel_available(ctx)) {
+        printf("note: heat3d cannot run on the GPU in this build (%s); using the CPU\n",
+               stenc_last_error());
+        stenc_ctx_destroy(ctx);
+        if (stenc_ctx_create(&ctx, STENC_DEVICE_CPU) != STENC_OK) {
+            fprintf(stderr, "heat_demo: %s\n", stenc_last_error());
+            return 1;
+        }
+    }
+    printf("heat_demo: u_t = kappa laplace(u) on the unit cube, kappa = %g, t = %g\n", o.kappa,
+           o.t_end);
+    printf("device: %s\n", stenc_ctx_device_name(ctx));
+#ifdef STENC_HAVE_GENERATED
+    printf("kernel: generated heat3d\n");
+#else
+    printf("kernel: hand-written reference heat3d (the generated kernels are not built)\n");
+#endif
+    printf("%8s %8s %10s %8s %10s %10s %12s %8s\n", "grid", "steps", "dt", "r", "time_s", "Gpts/s",
+           "max_error", "ratio");
+    double prev_err = 0;
+    int failed = 0;
+    for (int g = 0; g < o.ngrids; g++) {
+        heat_result res;
+        if (solve(ctx, &o, o.grids[g], &res) != 0) {
+            stenc_ctx_destroy(ctx);
+            return 1;
+        }
+        double ratio = g > 0 ? prev_err / res.max_error : 0;
+        char ratio_text[32] = "-";
+        if (g > 0) snprintf(ratio_text, sizeof ratio_text, "%.2f", ratio);
+        printf("%5d^3 %8ld %10.3e %8.4f %10.3f %10.3f %12.4e %8s\n", o.grids[g], res.steps, res.dt,
+               res.r, res.seconds, res.gpts, res.max_error, ratio_text);
+        fflush(stdout);
+        if (!isfinite(res.max_error)) failed = 1;
+        if (g > 0 && !(ratio >= HEAT_CHECK_MIN_RATIO)) failed = 1;
+        prev_err = res.max_error;
+    }
+    stenc_ctx_destroy(ctx);
+    if (o.check) {
+        printf("check: %s (error must fall by >= %.1fx per refinement)\n",
+               failed ? "FAILED" : "passed", HEAT_CHECK_MIN_RATIO);
+        return failed ? 1 : 0;
+    }
+    return 0;
+}

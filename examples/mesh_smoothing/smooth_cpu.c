@@ -1,0 +1,4 @@
+/* The CPU solver for the smoothing objective: mesh_smooth_solver_cpu() and the dispatcher. */
+#include "smooth_objective.h"
+
+STENC_NM_DEFINE_SOLVER_DIMS(mesh_smooth_solver, smooth_objective, 2, 2)

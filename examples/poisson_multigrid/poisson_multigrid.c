@@ -1,0 +1,429 @@
+/* poisson_multigrid: -laplace(u) = 2 pi^2 sin(pi x) sin(pi y) on the unit square, u = 0 on the
+ * boundary, exact solution u = sin(pi x) sin(pi y). Geometric multigrid after Thoman: V(2,1)
+ * cycles, omega-Jacobi smoothing (omega = 0.8), the residual, full-weighting restriction
+ * (stenc_mg_restrict) and bilinear prolongation added to the fine grid
+ * (stenc_mg_prolong_add), on grids of 2^L-1 interior points per side with the Dirichlet
+ * boundary in the halo (STENC_MG_GRID_INTERIOR), coarsened down to one point, where the
+ * correction is found by many smoothing steps.
+ *
+ * For each grid it prints the residual reduction of every cycle (the claim of multigrid: it
+ * does not grow with the grid), the max error against the exact solution (second order: it
+ * falls 4x per refinement), the time per V-cycle, and the time of each level. On the GPU the
+ * coarse levels, where a launch costs more than the work, run on the CPU (--switch). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mg_residual.h"
+#include "mg_smooth.h"
+#include "mg_smooth_zero.h"
+#include "stenc/stenc.h"
+
+#define MG_MAX_LEVELS 16
+#define MG_MAX_GRIDS 8
+#define MG_OMEGA 0.8     /* Thoman's smoothing weight */
+#define MG_PRE_SMOOTH 2  /* V(2,1) */
+#define MG_POST_SMOOTH 1
+#define MG_COARSE_SWEEPS 20 /* on the 1-point grid the error falls 5x per sweep */
+#define MG_MAX_CYCLES 40
+/* Levels with fewer interior points per side than this run on the CPU in a GPU solve:
+ * below it a level's kernels are shorter than their launch and synchronisation costs. */
+#define MG_DEFAULT_SWITCH 256
+/* --check: the mean reduction per cycle must stay below MG_CHECK_MAX_FACTOR on every grid and
+ * within MG_CHECK_SPREAD of each other; the error must fall by 4x (3.6..4.4) per refinement. */
+#define MG_CHECK_MAX_FACTOR 0.35
+#define MG_CHECK_SPREAD 1.5
+#define MG_CHECK_MIN_ORDER 3.6
+#define MG_CHECK_MAX_ORDER 4.4
+
+typedef struct mg_options {
+    long grids[MG_MAX_GRIDS];
+    int ngrids;
+    double tol;        /* stop when |r| / |f| falls below it */
+    int time_cycles;   /* extra cycles timed after the solve */
+    long switch_n;     /* GPU solves: levels smaller than this run on the CPU */
+    int want_cpu, want_gpu, check;
+} mg_options;
+
+typedef struct mg_level {
+    size_t n;          /* interior points per side */
+    double h;
+    int on_device;     /* where this level's work runs */
+    stenc_field *u, *tmp, *f;
+    double seconds;    /* accumulated in profiled cycles */
+} mg_level;
+
+typedef struct mg_solver {
+    stenc_ctx *ctx;
+    int nlevels, profile;
+    mg_level lv[MG_MAX_LEVELS];
+} mg_solver;
+
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        stenc_status st_ = (call);                                                                 \
+        if (st_ != STENC_OK) {                                                                     \
+            fprintf(stderr, "poisson_multigrid: %s failed: %s\n", #call, stenc_last_error());      \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Move a field to where its level runs (a no-op when it is there already). */
+static stenc_status place(stenc_field *f, int on_device) {
+    return on_device ? stenc_field_upload(f) : stenc_field_download(f);
+}
+
+/* Charge the time since *t0 to level l when profiling (after waiting for the device). */
+static stenc_status charge(mg_solver *s, int l, double *t0) {
+    if (!s->profile) return STENC_OK;
+    stenc_status st = stenc_ctx_synchronize(s->ctx);
+    double t = now_s();
+    s->lv[l].seconds += t - *t0;
+    *t0 = t;
+    return st;
+}
+
+static stenc_status smooth(mg_solver *s, mg_level *L, int steps) {
+    for (int k = 0; k < steps; k++) {
+        stenc_status st = mg_smooth(s->ctx, MG_OMEGA, L->h * L->h, L->u, L->f, L->tmp);
+        if (st != STENC_OK) return st;
+        if ((st = stenc_field_swap(L->u, L->tmp)) != STENC_OK) return st;
+    }
+    return STENC_OK;
+}
+
+/* One V(2,1) cycle on level l for the current u and f of that level. With zero_guess the
+ * level starts from u = 0 (a coarse-grid correction). */
+static stenc_status vcycle(mg_solver *s, int l, int zero_guess) {
+    mg_level *L = &s->lv[l];
+    double t0 = now_s();
+    stenc_status st;
+    int pre = l == s->nlevels - 1 ? MG_COARSE_SWEEPS : MG_PRE_SMOOTH;
+    if (zero_guess) {
+        if ((st = place(L->u, L->on_device)) != STENC_OK) return st;
+        if ((st = mg_smooth_zero(s->ctx, MG_OMEGA, L->h * L->h, L->f, L->u)) != STENC_OK)
+            return st;
+        pre--;
+    }
+    if ((st = smooth(s, L, pre)) != STENC_OK) return st;
+    if (l == s->nlevels - 1) return charge(s, l, &t0);
+
+    mg_level *C = &s->lv[l + 1];
+    /* r = f - A u into tmp, restricted into the coarse right-hand side (moved to this level's
+     * side for the call, then to the coarse level's side). */
+    if ((st = mg_residual(s->ctx, 1.0 / (L->h * L->h), L->u, L->f, L->tmp)) != STENC_OK)
+        return st;
+    if ((st = place(C->f, L->on_device)) != STENC_OK) return st;
+    if ((st = stenc_mg_restrict(C->f, L->tmp, STENC_MG_GRID_INTERIOR, STENC_MG_FULL_WEIGHTING)) !=
+        STENC_OK)
+        return st;
+    if ((st = place(C->f, C->on_device)) != STENC_OK) return st;
+    if ((st = charge(s, l, &t0)) != STENC_OK) return st;
+
+    if ((st = vcycle(s, l + 1, 1)) != STENC_OK) return st;
+
+    t0 = now_s();
+    /* u += P e; the coarse halo holds the correction's zero boundary. */
+    if ((st = place(C->u, L->on_device)) != STENC_OK) return st;
+    if ((st = stenc_mg_prolong_add(L->u, C->u, STENC_MG_GRID_INTERIOR)) != STENC_OK) return st;
+    if ((st = smooth(s, L, MG_POST_SMOOTH)) != STENC_OK) return st;
+    return charge(s, l, &t0);
+}
+
+static void solver_free(mg_solver *s) {
+    for (int l = 0; l < s->nlevels; l++) {
+        stenc_field_free(s->lv[l].u);
+        stenc_field_free(s->lv[l].tmp);
+        stenc_field_free(s->lv[l].f);
+    }
+    s->nlevels = 0;
+}
+
+/* Build the hierarchy for an n x n grid; levels with n >= switch_n run on the device when
+ * on_gpu. Every halo is zero (the Dirichlet boundary of u, and of every correction) and no
+ * kernel writes a halo, so one zero fill at creation is enough. */
+static int solver_init(mg_solver *s, stenc_ctx *ctx, size_t n, int on_gpu, long switch_n) {
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    for (size_t m = n;; s->nlevels++) {
+        if (s->nlevels == MG_MAX_LEVELS) return fprintf(stderr, "too many levels\n"), -1;
+        mg_level *L = &s->lv[s->nlevels];
+        L->n = m, L->h = 1.0 / (double)(m + 1);
+        L->on_device = on_gpu && (long)m >= switch_n;
+        TRY(stenc_field_create(ctx, &L->u, STENC_F64, 2, m, m, 1, MG_SMOOTH_HALO));
+        TRY(stenc_field_create(ctx, &L->tmp, STENC_F64, 2, m, m, 1, MG_SMOOTH_HALO));
+        TRY(stenc_field_create(ctx, &L->f, STENC_F64, 2, m, m, 1, 0));
+        if (L->on_device) {
+            TRY(stenc_field_upload(L->u));
+            TRY(stenc_field_upload(L->tmp));
+            TRY(stenc_field_upload(L->f));
+        }
+        if (m == 1) break;
+        TRY(stenc_mg_coarse_extent(STENC_MG_GRID_INTERIOR, m, &m));
+    }
+    s->nlevels++;
+    return 0;
+fail:
+    s->nlevels++;
+    solver_free(s);
+    return -1;
+}
+
+typedef struct mg_result {
+    int cycles, converged;
+    double factor[MG_MAX_CYCLES], mean_factor, rel_residual, max_error, ms_per_cycle;
+    int nlevels;
+    size_t level_n[MG_MAX_LEVELS];
+    int level_gpu[MG_MAX_LEVELS];
+    double level_ms[MG_MAX_LEVELS]; /* one profiled cycle */
+} mg_result;
+
+/* |f - A u| / |f| on the finest level (uses its tmp). */
+static stenc_status rel_residual(mg_solver *s, double norm_f, double *rel) {
+    mg_level *L = &s->lv[0];
+    stenc_status st = mg_residual(s->ctx, 1.0 / (L->h * L->h), L->u, L->f, L->tmp);
+    double r = 0;
+    if (st == STENC_OK) st = stenc_field_norm2(L->tmp, &r);
+    *rel = r / norm_f;
+    return st;
+}
+
+static int solve(stenc_ctx *ctx, const mg_options *o, size_t n, int on_gpu, mg_result *res) {
+    const double pi = acos(-1.0);
+    mg_solver s;
+    if (solver_init(&s, ctx, n, on_gpu, o->switch_n) != 0) return -1;
+    mg_level *L = &s.lv[0];
+    double *dense = malloc(n * n * sizeof *dense);
+    int ok = 0;
+    if (!dense) goto fail;
+    memset(res, 0, sizeof *res);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++)
+            dense[i + n * j] = 2 * pi * pi * sin(pi * (double)(i + 1) * L->h) *
+                               sin(pi * (double)(j + 1) * L->h);
+    TRY(stenc_field_download(L->f));
+    TRY(stenc_field_copy_from(L->f, dense));
+    TRY(place(L->f, L->on_device));
+
+    double norm_f, rel = 1, prev = 1, log_sum = 0;
+    TRY(stenc_field_norm2(L->f, &norm_f));
+    while (res->cycles < MG_MAX_CYCLES && !(rel < o->tol)) {
+        TRY(vcycle(&s, 0, 0));
+        TRY(rel_residual(&s, norm_f, &rel));
+        res->factor[res->cycles] = rel / prev;
+        log_sum += log(rel / prev);
+        prev = rel;
+        res->cycles++;
+    }
+    res->converged = rel < o->tol;
+    res->rel_residual = rel;
+    res->mean_factor = exp(log_sum / res->cycles);
+
+    TRY(stenc_field_download(L->u));
+    TRY(stenc_field_copy_to(L->u, dense));
+    res->max_error = 0;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            double e = fabs(dense[i + n * j] - sin(pi * (double)(i + 1) * L->h) *
+                                                   sin(pi * (double)(j + 1) * L->h));
+            if (!(e <= res->max_error)) res->max_error = e; /* NaN propagates */
+        }
+    TRY(place(L->u, L->on_device));
+
+    /* Timing: one warm-up cycle, then time_cycles cycles; then one profiled cycle for the
+     * time of each level (it waits for the device after every level, so it is slower). */
+    TRY(vcycle(&s, 0, 0));
+    TRY(stenc_ctx_synchronize(ctx));
+    double t0 = now_s();
+    for (int c = 0; c < o->time_cycles; c++)
+        TRY(vcycle(&s, 0, 0));
+    TRY(stenc_ctx_synchronize(ctx));
+    res->ms_per_cycle = (now_s() - t0) * 1e3 / o->time_cycles;
+    s.profile = 1;
+    TRY(vcycle(&s, 0, 0));
+    res->nlevels = s.nlevels;
+    for (int l = 0; l < s.nlevels; l++) {
+        res->level_n[l] = s.lv[l].n;
+        res->level_gpu[l] = s.lv[l].on_device;
+        res->level_ms[l] = s.lv[l].seconds * 1e3;
+    }
+    ok = 1;
+fail:
+    free(dense);
+    solver_free(&s);
+    return ok ? 0 : -1;
+}
+
+static void usage(const char *prog) {
+    printf("usage: %s [--grids 63,127,...] [--device cpu|cuda|all] [--tol T] [--time-cycles K]\n"
+           "          [--switch N] [--check]\n"
+           "  --grids   interior points per side, each 2^L-1 (default 63,127,255,511,1023)\n"
+           "  --device  cpu, cuda, or all (default: the CPU, then the GPU when there is one)\n"
+           "  --tol     stop when |f - A u| / |f| < T (default 1e-10)\n"
+           "  --switch  GPU solves: levels with fewer points per side run on the CPU (default "
+           "%d; 0: all on the GPU)\n"
+           "  --check   exit 1 unless every grid converges, the reduction per cycle is below "
+           "%.2f\n"
+           "            and within %.1fx across grids, and the error falls %.1f..%.1fx per "
+           "refinement\n",
+           prog, MG_DEFAULT_SWITCH, MG_CHECK_MAX_FACTOR, MG_CHECK_SPREAD, MG_CHECK_MIN_ORDER,
+           MG_CHECK_MAX_ORDER);
+}
+
+static int parse_args(int argc, char **argv, mg_options *o) {
+    const long defaults[] = {63, 127, 255, 511, 1023};
+    memset(o, 0, sizeof *o);
+    memcpy(o->grids, defaults, sizeof defaults);
+    o->ngrids = 5, o->tol = 1e-10, o->time_cycles = 5, o->switch_n = MG_DEFAULT_SWITCH;
+    o->want_cpu = o->want_gpu = 1;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+        if (strcmp(arg, "--check") == 0) {
+            o->check = 1;
+            continue;
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(argv[0]), -1;
+        if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
+        a++;
+        if (strcmp(arg, "--grids") == 0) {
+            o->ngrids = 0;
+            for (const char *p = val; *p;) {
+                char *end;
+                long n = strtol(p, &end, 10);
+                if (end == p || n < 3 || n > 65535 || ((n + 1) & n) != 0 ||
+                    o->ngrids == MG_MAX_GRIDS)
+                    return fprintf(stderr, "bad grid list '%s' (each 2^L-1, 3..65535)\n", val), -2;
+                o->grids[o->ngrids++] = n;
+                p = *end == ',' ? end + 1 : end;
+                if (*end && *end != ',') return fprintf(stderr, "bad grid list '%s'\n", val), -2;
+            }
+        } else if (strcmp(arg, "--tol") == 0) {
+            o->tol = atof(val);
+            if (!(o->tol > 0)) return fprintf(stderr, "bad tol '%s'\n", val), -2;
+        } else if (strcmp(arg, "--time-cycles") == 0) {
+            o->time_cycles = atoi(val);
+            if (o->time_cycles < 1) return fprintf(stderr, "bad time-cycles '%s'\n", val), -2;
+        } else if (strcmp(arg, "--switch") == 0)
+            o->switch_n = atol(val);
+        else if (strcmp(arg, "--device") == 0) {
+            o->want_cpu = strcmp(val, "cpu") == 0 || strcmp(val, "all") == 0;
+            o->want_gpu = strcmp(val, "cuda") == 0 || strcmp(val, "all") == 0;
+            if (!o->want_cpu && !o->want_gpu) return fprintf(stderr, "bad device '%s'\n", val), -2;
+        } else
+            return fprintf(stderr, "unknown option %s\n", arg), -2;
+    }
+    return 0;
+}
+
+/* On a CUDA context: do the example's stencils run on device-resident fields in this build? */
+static int cuda_kernels_available(stenc_ctx *ctx) {
+    stenc_field *u = NULL, *f = NULL, *r = NULL;
+    int ok = stenc_field_create(ctx, &u, STENC_F64, 2, 3, 3, 1, 1) == STENC_OK &&
+             stenc_field_create(ctx, &f, STENC_F64, 2, 3, 3, 1, 1) == STENC_OK &&
+             stenc_field_create(ctx, &r, STENC_F64, 2, 3, 3, 1, 1) == STENC_OK &&
+             stenc_field_upload(u) == STENC_OK && stenc_field_upload(f) == STENC_OK &&
+             stenc_field_upload(r) == STENC_OK && mg_smooth(ctx, 0.8, 1, u, f, r) == STENC_OK &&
+             mg_smooth_zero(ctx, 0.8, 1, f, r) == STENC_OK &&
+             mg_residual(ctx, 1, u, f, r) == STENC_OK && stenc_ctx_synchronize(ctx) == STENC_OK;
+    stenc_field_free(u);
+    stenc_field_free(f);
+    stenc_field_free(r);
+    return ok;
+}
+
+/* Solve every grid on ctx; returns the number of failed checks, -1 on an error. */
+static int run_device(stenc_ctx *ctx, const mg_options *o, int on_gpu) {
+    int failures = 0;
+    double prev_err = 0, fmin = INFINITY, fmax = 0;
+    printf("\n== %s: %s\n", on_gpu ? "GPU" : "CPU", stenc_ctx_device_name(ctx));
+    if (on_gpu)
+        printf("   levels with n >= %ld on the GPU, smaller ones on the CPU (--switch)\n",
+               o->switch_n);
+    for (int g = 0; g < o->ngrids; g++) {
+        mg_result r;
+        size_t n = (size_t)o->grids[g];
+        printf("grid %zu^2 (h = 1/%zu)\n", n, n + 1);
+        if (solve(ctx, o, n, on_gpu, &r) != 0) return -1;
+        printf("    |r|/|f| reduction per cycle:");
+        for (int c = 0; c < r.cycles; c++)
+            printf(" %.3f", r.factor[c]);
+        double ratio = g > 0 ? prev_err / r.max_error : 0;
+        printf("\n    cycles %d, |r|/|f| %.2e%s, mean reduction %.3f, max error %.3e", r.cycles,
+               r.rel_residual, r.converged ? "" : " (NOT converged)", r.mean_factor, r.max_error);
+        if (g > 0) printf(" (%.2fx smaller)", ratio);
+        printf(", %.3f ms per V-cycle\n", r.ms_per_cycle);
+        printf("key=value example=poisson_multigrid target=%s n=%zu cycles=%d mean_reduction=%.4f "
+               "max_error=%.4e ms_per_vcycle=%.4f\n",
+               on_gpu ? "cuda" : "cpu", n, r.cycles, r.mean_factor, r.max_error, r.ms_per_cycle);
+        double total = 0;
+        for (int l = 0; l < r.nlevels; l++)
+            total += r.level_ms[l];
+        printf("    time per level (one more cycle, waiting for the device after each level: "
+               "%.3f ms)\n",
+               total);
+        printf("    %6s %8s %6s %10s %7s\n", "level", "n", "where", "ms", "share");
+        for (int l = 0; l < r.nlevels; l++)
+            printf("    %6d %8zu %6s %10.4f %6.1f%%\n", l, r.level_n[l],
+                   r.level_gpu[l] ? "gpu" : "cpu", r.level_ms[l], 100 * r.level_ms[l] / total);
+        fflush(stdout);
+        if (!r.converged || !(r.mean_factor < MG_CHECK_MAX_FACTOR)) failures++;
+        if (g > 0 && !(ratio >= MG_CHECK_MIN_ORDER && ratio <= MG_CHECK_MAX_ORDER)) failures++;
+        fmin = fmin < r.mean_factor ? fmin : r.mean_factor;
+        fmax = fmax > r.mean_factor ? fmax : r.mean_factor;
+        prev_err = r.max_error;
+    }
+    if (!(fmax <= MG_CHECK_SPREAD * fmin)) failures++;
+    printf("mean reduction per cycle across grids: %.3f .. %.3f\n", fmin, fmax);
+    return failures;
+}
+
+int main(int argc, char **argv) {
+    mg_options o;
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed == -1) return 0;
+    if (parsed < 0) return 2;
+    printf("poisson_multigrid: -laplace u = 2 pi^2 sin(pi x) sin(pi y) on (0,1)^2, u = 0 on the "
+           "boundary\n"
+           "V(%d,%d) cycles, omega-Jacobi (omega = %.1f), full weighting, bilinear prolongation, "
+           "down to 1 point (%d sweeps)\n",
+           MG_PRE_SMOOTH, MG_POST_SMOOTH, MG_OMEGA, MG_COARSE_SWEEPS);
+    int failures = 0;
+    stenc_ctx *ctx = NULL;
+    if (o.want_cpu) {
+        if (stenc_ctx_create(&ctx, STENC_DEVICE_CPU) != STENC_OK) {
+            fprintf(stderr, "poisson_multigrid: %s\n", stenc_last_error());
+            return 1;
+        }
+        int f = run_device(ctx, &o, 0);
+        stenc_ctx_destroy(ctx);
+        if (f < 0) return 1;
+        failures += f;
+    }
+    if (o.want_gpu) {
+        if (stenc_ctx_create(&ctx, STENC_DEVICE_CUDA) != STENC_OK)
+            printf("\nnote: no GPU run (%s)\n", stenc_last_error());
+        else if (!cuda_kernels_available(ctx)) {
+            printf("\nnote: the stencils cannot run on the GPU in this build (%s); no GPU run\n",
+                   stenc_last_error());
+            stenc_ctx_destroy(ctx);
+        } else {
+            int f = run_device(ctx, &o, 1);
+            stenc_ctx_destroy(ctx);
+            if (f < 0) return 1;
+            failures += f;
+        }
+    }
+    if (o.check) {
+        printf("check: %s\n", failures ? "FAILED" : "passed");
+        return failures ? 1 : 0;
+    }
+    return 0;
+}

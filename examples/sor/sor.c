@@ -1,0 +1,328 @@
+/* sor: Jacobi, red-black SOR and SSOR on the 2-D Laplace problem of Di et al.,
+ * 4u - u[-1,0] - u[1,0] - u[0,-1] - u[0,1] = 0 on the unit square with boundary values
+ * u = sin(pi x) on y = 1 and 0 elsewhere, whose exact solution is the harmonic function
+ * u = sin(pi x) sinh(pi y) / sinh(pi). The grid has n x n unknowns, h = 1/(n+1); the boundary
+ * sits in the halo.
+ *
+ *  Jacobi   the generated lap_jacobi stencil (eq. 3), two fields swapped every step;
+ *  RB-SOR   the generated sor_rb colour sweep: in place, red points then black points, with
+ *           the optimal omega = 2 / (1 + sin(pi h));
+ *  SSOR     a lexicographic forward sweep (eq. 4) and a backward sweep (eq. 5) per
+ *           iteration, hand-written here (it is sequential: CPU only), with Young's
+ *           omega = 2 / (1 + 2 sin(pi h / 2)).
+ *
+ * Each runs until |r| / |r0| < tol for the residual r of eq. 2 (the generated lap_residual).
+ * Jacobi needs O(n^2) iterations, the two SOR variants O(n). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lap_jacobi.h"
+#include "lap_residual.h"
+#include "stenc/stenc.h"
+
+#define SOR_MAX_GRIDS 8
+#define SOR_DEFAULT_TOL 1e-9
+/* --check: SOR and SSOR each need at most this fraction of Jacobi's iterations (n >= 15),
+ * the three solutions agree to SOR_CHECK_AGREE, and the error against the exact solution
+ * falls by 3.5..4.5x per refinement (second order). */
+#define SOR_CHECK_MAX_FRACTION 0.1
+#define SOR_CHECK_AGREE 1e-7
+#define SOR_CHECK_MIN_ORDER 3.5
+#define SOR_CHECK_MAX_ORDER 4.5
+
+typedef enum sor_method { SOR_JACOBI = 0, SOR_SSOR, SOR_METHOD_COUNT } sor_method;
+static const char *const sor_method_name[SOR_METHOD_COUNT] = {"Jacobi", "SSOR"};
+/* Sweeps over the grid per iteration. */
+static const int sor_method_sweeps[SOR_METHOD_COUNT] = {1, 2};
+
+typedef struct sor_options {
+    long grids[SOR_MAX_GRIDS];
+    int ngrids;
+    double tol;
+    long max_iters;
+    stenc_device device;
+    int check;
+} sor_options;
+
+typedef struct sor_result {
+    long iters;
+    int converged;
+    double omega, rel_residual, max_error, seconds;
+    double *solution; /* n*n, i fastest */
+} sor_result;
+
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        stenc_status st_ = (call);                                                                 \
+        if (st_ != STENC_OK) {                                                                     \
+            fprintf(stderr, "sor: %s failed: %s\n", #call, stenc_last_error());                    \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double exact(double x, double y) {
+    const double pi = acos(-1.0);
+    return sin(pi * x) * sinh(pi * y) / sinh(pi);
+}
+
+/* A zero n x n field with the problem's boundary values in its halo. */
+static stenc_status make_field(stenc_ctx *ctx, size_t n, stenc_field **out) {
+    const double pi = acos(-1.0), h = 1.0 / (double)(n + 1);
+    stenc_field *u = NULL;
+    stenc_bc bc[STENC_FACE_COUNT];
+    for (int f = 0; f < STENC_FACE_COUNT; f++)
+        bc[f] = (stenc_bc){STENC_BC_DIRICHLET, 0.0};
+    bc[STENC_FACE_J_HI].kind = STENC_BC_NONE; /* y = 1: set below */
+    stenc_status st = stenc_field_create(ctx, &u, STENC_F64, 2, n, n, 1, 1);
+    if (st == STENC_OK) st = stenc_field_fill_halo(u, bc);
+    for (long i = -1; st == STENC_OK && i <= (long)n; i++)
+        st = stenc_field_set(u, i, (long)n, 0, sin(pi * (double)(i + 1) * h));
+    if (st != STENC_OK) {
+        stenc_field_free(u);
+        return st;
+    }
+    *out = u;
+    return STENC_OK;
+}
+
+/* One SSOR iteration in place on a host field: a forward lexicographic sweep (eq. 4), then a
+ * backward one (eq. 5). */
+static stenc_status ssor_iteration(stenc_field *u, double omega) {
+    stenc_field_layout L;
+    stenc_status st = stenc_field_get_layout(u, &L);
+    if (st != STENC_OK) return st;
+    double *p = stenc_field_host_origin(u);
+    const ptrdiff_t nx = (ptrdiff_t)L.n[0], ny = (ptrdiff_t)L.n[1], sj = L.stride[1];
+    for (ptrdiff_t j = 0; j < ny; j++)
+        for (ptrdiff_t i = 0; i < nx; i++) {
+            double *c = p + i + j * sj;
+            *c = (1 - omega) * *c + omega * 0.25 * (c[-1] + c[1] + c[-sj] + c[sj]);
+        }
+    for (ptrdiff_t j = ny - 1; j >= 0; j--)
+        for (ptrdiff_t i = nx - 1; i >= 0; i--) {
+            double *c = p + i + j * sj;
+            *c = (1 - omega) * *c + omega * 0.25 * (c[-1] + c[1] + c[-sj] + c[sj]);
+        }
+    return STENC_OK;
+}
+
+/* Solve with one method on an n x n grid. */
+static int solve(stenc_ctx *ctx, const sor_options *o, sor_method m, size_t n, sor_result *res) {
+    const double pi = acos(-1.0), h = 1.0 / (double)(n + 1);
+    stenc_field *u = NULL, *tmp = NULL, *r = NULL;
+    int ok = 0;
+    memset(res, 0, sizeof *res);
+    res->omega = m == SOR_SSOR ? 2 / (1 + 2 * sin(pi * h / 2)) : 1;
+    res->solution = malloc(n * n * sizeof *res->solution);
+    if (!res->solution) return fprintf(stderr, "sor: out of memory\n"), -1;
+    TRY(make_field(ctx, n, &u));
+    TRY(make_field(ctx, n, &tmp));
+    TRY(stenc_field_create(ctx, &r, STENC_F64, 2, n, n, 1, 0));
+    if (m != SOR_SSOR) { /* SSOR is a sequential host sweep */
+        TRY(stenc_field_upload(u));
+        TRY(stenc_field_upload(tmp));
+        TRY(stenc_field_upload(r));
+    }
+    double r0, rn;
+    TRY(lap_residual(ctx, u, r));
+    TRY(stenc_field_norm2(r, &r0));
+    rn = r0;
+    double t0 = now_s();
+    while (res->iters < o->max_iters && !(rn < o->tol * r0)) {
+        switch (m) {
+        case SOR_JACOBI:
+            TRY(lap_jacobi(ctx, u, tmp));
+            TRY(stenc_field_swap(u, tmp));
+            break;
+        case SOR_SSOR:
+            TRY(ssor_iteration(u, res->omega));
+            break;
+        default:
+            goto fail;
+        }
+        res->iters++;
+        TRY(lap_residual(ctx, u, r));
+        TRY(stenc_field_norm2(r, &rn));
+    }
+    TRY(stenc_ctx_synchronize(ctx));
+    res->seconds = now_s() - t0;
+    res->converged = rn < o->tol * r0;
+    res->rel_residual = rn / r0;
+    TRY(stenc_field_download(u));
+    TRY(stenc_field_copy_to(u, res->solution));
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            double e = fabs(res->solution[i + n * j] -
+                            exact((double)(i + 1) * h, (double)(j + 1) * h));
+            if (!(e <= res->max_error)) res->max_error = e;
+        }
+    ok = 1;
+fail:
+    stenc_field_free(u);
+    stenc_field_free(tmp);
+    stenc_field_free(r);
+    return ok ? 0 : -1;
+}
+
+static void usage(const char *prog) {
+    printf("usage: %s [--grids 31,63,127] [--tol T] [--max-iters N] [--device auto|cpu|cuda]\n"
+           "          [--check]\n"
+           "  --grids  unknowns per side of each grid (default 31,63,127)\n"
+           "  --tol    stop when |r| / |r0| < T (default %g)\n"
+           "  --check  exit 1 unless every method converges, SOR and SSOR each need at most\n"
+           "           %.0f%% of Jacobi's iterations, the solutions agree, and the error falls\n"
+           "           as h^2\n",
+           prog, SOR_DEFAULT_TOL, 100 * SOR_CHECK_MAX_FRACTION);
+}
+
+static int parse_args(int argc, char **argv, sor_options *o) {
+    const long defaults[] = {31, 63, 127};
+    memset(o, 0, sizeof *o);
+    memcpy(o->grids, defaults, sizeof defaults);
+    o->ngrids = 3, o->tol = SOR_DEFAULT_TOL, o->max_iters = 10000000;
+    o->device = STENC_DEVICE_AUTO;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+        if (strcmp(arg, "--check") == 0) {
+            o->check = 1;
+            continue;
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(argv[0]), -1;
+        if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
+        a++;
+        if (strcmp(arg, "--grids") == 0) {
+            o->ngrids = 0;
+            for (const char *p = val; *p;) {
+                char *end;
+                long n = strtol(p, &end, 10);
+                if (end == p || n < 2 || n > 8191 || o->ngrids == SOR_MAX_GRIDS)
+                    return fprintf(stderr, "bad grid list '%s' (2..8191)\n", val), -2;
+                o->grids[o->ngrids++] = n;
+                p = *end == ',' ? end + 1 : end;
+                if (*end && *end != ',') return fprintf(stderr, "bad grid list '%s'\n", val), -2;
+            }
+        } else if (strcmp(arg, "--tol") == 0) {
+            o->tol = atof(val);
+            if (!(o->tol > 0 && o->tol < 1)) return fprintf(stderr, "bad tol '%s'\n", val), -2;
+        } else if (strcmp(arg, "--max-iters") == 0) {
+            o->max_iters = atol(val);
+            if (o->max_iters < 1) return fprintf(stderr, "bad max-iters '%s'\n", val), -2;
+        } else if (strcmp(arg, "--device") == 0) {
+            if (strcmp(val, "cpu") == 0)
+                o->device = STENC_DEVICE_CPU;
+            else if (strcmp(val, "cuda") == 0)
+                o->device = STENC_DEVICE_CUDA;
+            else if (strcmp(val, "auto") == 0)
+                o->device = STENC_DEVICE_AUTO;
+            else
+                return fprintf(stderr, "bad device '%s'\n", val), -2;
+        } else
+            return fprintf(stderr, "unknown option %s\n", arg), -2;
+    }
+    return 0;
+}
+
+/* On a CUDA context: do the stencils run on device-resident fields in this build? */
+static int cuda_kernels_available(stenc_ctx *ctx) {
+    stenc_field *u = NULL, *r = NULL;
+    int ok = stenc_field_create(ctx, &u, STENC_F64, 2, 3, 3, 1, 1) == STENC_OK &&
+             stenc_field_create(ctx, &r, STENC_F64, 2, 3, 3, 1, 1) == STENC_OK &&
+             stenc_field_upload(u) == STENC_OK && stenc_field_upload(r) == STENC_OK &&
+             lap_jacobi(ctx, u, r) == STENC_OK && lap_residual(ctx, u, r) == STENC_OK &&
+             stenc_ctx_synchronize(ctx) == STENC_OK;
+    stenc_field_free(u);
+    stenc_field_free(r);
+    return ok;
+}
+
+int main(int argc, char **argv) {
+    sor_options o;
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed == -1) return 0;
+    if (parsed < 0) return 2;
+    stenc_ctx *ctx = NULL;
+    if (stenc_ctx_create(&ctx, o.device) != STENC_OK) {
+        fprintf(stderr, "sor: %s\n", stenc_last_error());
+        return 1;
+    }
+    if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA && !cuda_kernels_available(ctx)) {
+        printf("note: the stencils cannot run on the GPU in this build (%s); using the CPU\n",
+               stenc_last_error());
+        stenc_ctx_destroy(ctx);
+        if (stenc_ctx_create(&ctx, STENC_DEVICE_CPU) != STENC_OK) {
+            fprintf(stderr, "sor: %s\n", stenc_last_error());
+            return 1;
+        }
+    }
+    printf("sor: 5-point Laplace on the unit square, u = sin(pi x) on y = 1, exact u = sin(pi x) "
+           "sinh(pi y)/sinh(pi)\n"
+           "device: %s (Jacobi and red-black SOR; SSOR is a sequential CPU sweep), tol %g\n",
+           stenc_ctx_device_name(ctx), o.tol);
+    printf("%6s %-8s %8s %10s %8s %10s %12s %10s\n", "n", "method", "omega", "iterations",
+           "sweeps", "|r|/|r0|", "max_error", "time_s");
+    int failures = 0;
+    double prev_err = 0;
+    for (int g = 0; g < o.ngrids; g++) {
+        size_t n = (size_t)o.grids[g];
+        sor_result res[SOR_METHOD_COUNT];
+        memset(res, 0, sizeof res);
+        for (int m = 0; m < SOR_METHOD_COUNT; m++) {
+            if (solve(ctx, &o, (sor_method)m, n, &res[m]) != 0) {
+                for (int k = 0; k <= m; k++)
+                    free(res[k].solution);
+                stenc_ctx_destroy(ctx);
+                return 1;
+            }
+            printf("%6zu %-8s %8.4f %10ld %8ld %10.2e %12.4e %10.4f%s\n", n, sor_method_name[m],
+                   res[m].omega, res[m].iters, res[m].iters * sor_method_sweeps[m],
+                   res[m].rel_residual, res[m].max_error, res[m].seconds,
+                   res[m].converged ? "" : "  NOT converged");
+            printf("key=value example=sor n=%zu method=%s omega=%.6f iterations=%ld "
+                   "max_error=%.4e seconds=%.4f\n",
+                   n, sor_method_name[m], res[m].omega, res[m].iters, res[m].max_error,
+                   res[m].seconds);
+            failures += !res[m].converged;
+        }
+        /* the ordering: SOR variants far fewer iterations than Jacobi */
+        for (int m = 1; m < SOR_METHOD_COUNT; m++)
+            if (!(res[m].iters <= SOR_CHECK_MAX_FRACTION * res[SOR_JACOBI].iters)) {
+                printf("  %s needs %ld iterations, more than %.0f%% of Jacobi's %ld\n",
+                       sor_method_name[m], res[m].iters, 100 * SOR_CHECK_MAX_FRACTION,
+                       res[SOR_JACOBI].iters);
+                failures++;
+            }
+        /* one discrete solution */
+        double agree = 0;
+        for (int m = 1; m < SOR_METHOD_COUNT; m++)
+            for (size_t p = 0; p < n * n; p++) {
+                double d = fabs(res[m].solution[p] - res[SOR_JACOBI].solution[p]);
+                if (!(d <= agree)) agree = d;
+            }
+        printf("  solutions agree to %.2e", agree);
+        failures += !(agree <= SOR_CHECK_AGREE);
+        if (g > 0) {
+            double ratio = prev_err / res[SOR_JACOBI].max_error;
+            printf("; error %.2fx smaller than on the previous grid", ratio);
+            failures += !(ratio >= SOR_CHECK_MIN_ORDER && ratio <= SOR_CHECK_MAX_ORDER);
+        }
+        printf("\n");
+        prev_err = res[SOR_JACOBI].max_error;
+        for (int m = 0; m < SOR_METHOD_COUNT; m++)
+            free(res[m].solution);
+    }
+    stenc_ctx_destroy(ctx);
+    if (o.check) {
+        printf("check: %s\n", failures ? "FAILED" : "passed");
+        return failures ? 1 : 0;
+    }
+    return 0;
+}

@@ -1,0 +1,294 @@
+/* Fields: layout, creation, host accessors, residence (upload/download) and swap.
+ *
+ * Layout: each row holds `lead` elements before interior i = 0 (lead = halo rounded up to the
+ * alignment in elements), then the interior, then the high halo, and is padded to a multiple
+ * of the alignment. The allocation is 128-byte aligned on the host and on the device, so the
+ * first interior element of every row is aligned on both, with the same strides. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "field_internal.h"
+
+#define STENC_FIELD_MAX_HALO 16
+
+static size_t round_up(size_t x, size_t to) {
+    return (x + to - 1) / to * to;
+}
+
+static int dim_used(const stenc_field_layout *layout, int d) {
+    return d < layout->dims;
+}
+
+/* Fill in the layout for a field of this type and shape; fails on size overflow. */
+static stenc_status compute_layout(stenc_field_layout *L, stenc_type type, int dims,
+                                   const size_t n[3], int halo) {
+    size_t esize = stenc_type_size(type);
+    size_t align = STENC_FIELD_ALIGN / esize; /* elements */
+    size_t h = (size_t)halo;
+    memset(L, 0, sizeof *L);
+    L->type = type;
+    L->dims = dims;
+    L->halo = halo;
+    for (int d = 0; d < 3; d++)
+        L->n[d] = n[d];
+
+    size_t lead = round_up(h, align);
+    if (n[0] > SIZE_MAX - lead - h - align) goto overflow;
+    size_t pitch = round_up(lead + n[0] + h, align);
+    size_t rows = n[1], planes = n[2];
+    if (dims >= 2) {
+        if (n[1] > SIZE_MAX - 2 * h) goto overflow;
+        rows += 2 * h;
+    }
+    if (dims >= 3) {
+        if (n[2] > SIZE_MAX - 2 * h) goto overflow;
+        planes += 2 * h;
+    }
+    size_t plane_elems, alloc_elems, bytes;
+    if (!stenc_mul_size(pitch, rows, &plane_elems) ||
+        !stenc_mul_size(plane_elems, planes, &alloc_elems) ||
+        !stenc_mul_size(alloc_elems, esize, &bytes) || bytes > (size_t)PTRDIFF_MAX)
+        goto overflow;
+    L->stride[0] = 1;
+    L->stride[1] = (ptrdiff_t)pitch;
+    L->stride[2] = (ptrdiff_t)plane_elems;
+    L->alloc_elems = alloc_elems;
+    L->origin_elems = lead + (dims >= 2 ? h * pitch : 0) + (dims >= 3 ? h * plane_elems : 0);
+    return STENC_OK;
+overflow:
+    return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY,
+                       "stenc_field_create: a %s field of %zu x %zu x %zu with halo %d is too "
+                       "large to address",
+                       stenc_type_name(type), n[0], n[1], n[2], halo);
+}
+
+stenc_status stenc_field_create(stenc_ctx *ctx, stenc_field **out, stenc_type type, int dims,
+                                size_t nx, size_t ny, size_t nz, int halo) {
+    STENC_REQUIRE(out != NULL, "stenc_field_create: field pointer is NULL");
+    *out = NULL;
+    STENC_REQUIRE(ctx != NULL, "stenc_field_create: ctx is NULL");
+    STENC_REQUIRE((unsigned)type < STENC_TYPE_COUNT, "stenc_field_create: invalid type %d",
+                  (int)type);
+    if (type != STENC_F32 && type != STENC_F64)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                           "stenc_field_create: type %s; fields hold float or double",
+                           stenc_type_name(type));
+    if (dims < 1 || dims > 3)
+        return STENC_ERROR(STENC_ERR_SHAPE, "stenc_field_create: dims = %d, must be 1, 2 or 3",
+                           dims);
+    if (halo < 0 || halo > STENC_FIELD_MAX_HALO)
+        return STENC_ERROR(STENC_ERR_SHAPE, "stenc_field_create: halo = %d, must be 0..%d", halo,
+                           STENC_FIELD_MAX_HALO);
+    const size_t n[3] = {nx, ny, nz};
+    for (int d = 0; d < 3; d++) {
+        if (d < dims && n[d] == 0)
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "stenc_field_create: extent %c = 0 (shape %zu x %zu x %zu); "
+                               "extents must be at least 1",
+                               "xyz"[d], nx, ny, nz);
+        if (d >= dims && n[d] != 1)
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "stenc_field_create: a %d-D field needs n%c = 1, got %zu", dims,
+                               "xyz"[d], n[d]);
+    }
+
+    stenc_field_layout layout;
+    STENC_TRY(compute_layout(&layout, type, dims, n, halo));
+    stenc_field *field = calloc(1, sizeof *field);
+    if (!field) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_field_create: no memory");
+    field->ctx = ctx;
+    field->layout = layout;
+    field->elem_size = stenc_type_size(type);
+    field->location = STENC_ON_HOST;
+    size_t bytes = stenc_field_bytes(field);
+    field->host = stenc_host_alloc(bytes);
+    if (!field->host) {
+        free(field);
+        return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY,
+                           "stenc_field_create: %zu bytes of host memory for a %zu x %zu x %zu "
+                           "field",
+                           bytes, nx, ny, nz);
+    }
+    memset(field->host, 0, bytes);
+    *out = field;
+    return STENC_OK;
+}
+
+void stenc_field_free(stenc_field *field) {
+    if (!field) return;
+    if (field->device) stenc_field_cuda_release(field);
+    stenc_host_free(field->host);
+    free(field);
+}
+
+stenc_status stenc_field_get_layout(const stenc_field *field, stenc_field_layout *layout) {
+    STENC_REQUIRE(field != NULL && layout != NULL, "stenc_field_get_layout: %s is NULL",
+                  field ? "layout" : "field");
+    *layout = field->layout;
+    return STENC_OK;
+}
+
+stenc_location stenc_field_location(const stenc_field *field) {
+    return field ? field->location : STENC_ON_HOST;
+}
+
+stenc_ctx *stenc_field_ctx(const stenc_field *field) {
+    return field ? field->ctx : NULL;
+}
+
+void *stenc_field_host_origin(const stenc_field *field) {
+    if (!field) return NULL;
+    return (char *)field->host + field->layout.origin_elems * field->elem_size;
+}
+
+void *stenc_field_device_origin(const stenc_field *field) {
+    if (!field || !field->device) return NULL;
+    return (char *)field->device + field->layout.origin_elems * field->elem_size;
+}
+
+/* ---- residence --------------------------------------------------------------------------- */
+
+stenc_status stenc_field_upload(stenc_field *field) {
+    STENC_REQUIRE(field != NULL, "stenc_field_upload: field is NULL");
+    /* A CPU context has no device: the field stays where kernels will look for it. */
+    if (field->location == STENC_ON_DEVICE || stenc_ctx_device(field->ctx) != STENC_DEVICE_CUDA)
+        return STENC_OK;
+    if (!field->device) STENC_TRY(stenc_field_cuda_alloc(field));
+    STENC_TRY(stenc_field_cuda_upload(field));
+    field->location = STENC_ON_DEVICE;
+    return STENC_OK;
+}
+
+stenc_status stenc_field_download(stenc_field *field) {
+    STENC_REQUIRE(field != NULL, "stenc_field_download: field is NULL");
+    if (field->location == STENC_ON_HOST) return STENC_OK;
+    /* On failure the host copy is undefined and the field stays on the device. */
+    STENC_TRY(stenc_field_cuda_download(field));
+    field->location = STENC_ON_HOST;
+    return STENC_OK;
+}
+
+/* ---- host accessors ---------------------------------------------------------------------- */
+
+static stenc_status require_host(const stenc_field *field, const char *fn) {
+    STENC_REQUIRE(field != NULL, "%s: field is NULL", fn);
+    if (field->location != STENC_ON_HOST)
+        return STENC_ERROR(STENC_ERR_LOCATION,
+                           "%s: the field lives on the device; call stenc_field_download first",
+                           fn);
+    return STENC_OK;
+}
+
+/* Offset of (i, j, k) from the origin, or an error when the point is outside interior+halo. */
+static stenc_status point_offset(const stenc_field *field, long i, long j, long k,
+                                 ptrdiff_t *offset, const char *fn) {
+    const stenc_field_layout *L = &field->layout;
+    const long idx[3] = {i, j, k};
+    ptrdiff_t off = 0;
+    for (int d = 0; d < 3; d++) {
+        long lo = dim_used(L, d) ? -(long)L->halo : 0;
+        /* n[d] fits in a ptrdiff_t (the allocation does), so the comparison is exact. */
+        long long hi = dim_used(L, d) ? (long long)L->n[d] + L->halo : 1;
+        if (idx[d] < lo || (long long)idx[d] >= hi)
+            return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                               "%s: point (%ld, %ld, %ld) is outside the field (%zu x %zu x %zu, "
+                               "halo %d)",
+                               fn, i, j, k, L->n[0], L->n[1], L->n[2], L->halo);
+        off += (ptrdiff_t)idx[d] * L->stride[d];
+    }
+    *offset = off;
+    return STENC_OK;
+}
+
+stenc_status stenc_field_fill(stenc_field *field, double value) {
+    STENC_TRY(require_host(field, "stenc_field_fill"));
+    size_t count = field->layout.alloc_elems;
+    if (field->layout.type == STENC_F32) {
+        float *p = field->host, v = (float)value;
+        for (size_t e = 0; e < count; e++)
+            p[e] = v;
+    } else {
+        double *p = field->host;
+        for (size_t e = 0; e < count; e++)
+            p[e] = value;
+    }
+    return STENC_OK;
+}
+
+stenc_status stenc_field_set(stenc_field *field, long i, long j, long k, double value) {
+    STENC_TRY(require_host(field, "stenc_field_set"));
+    ptrdiff_t off = 0;
+    STENC_TRY(point_offset(field, i, j, k, &off, "stenc_field_set"));
+    if (field->layout.type == STENC_F32)
+        ((float *)stenc_field_host_origin(field))[off] = (float)value;
+    else
+        ((double *)stenc_field_host_origin(field))[off] = value;
+    return STENC_OK;
+}
+
+stenc_status stenc_field_get(const stenc_field *field, long i, long j, long k, double *value) {
+    STENC_TRY(require_host(field, "stenc_field_get"));
+    STENC_REQUIRE(value != NULL, "stenc_field_get: value pointer is NULL");
+    ptrdiff_t off = 0;
+    STENC_TRY(point_offset(field, i, j, k, &off, "stenc_field_get"));
+    if (field->layout.type == STENC_F32)
+        *value = ((const float *)stenc_field_host_origin(field))[off];
+    else
+        *value = ((const double *)stenc_field_host_origin(field))[off];
+    return STENC_OK;
+}
+
+/* Copy the interior row by row between the field and a dense array; to_field picks the way. */
+static void copy_interior(const stenc_field *field, void *dense, int to_field) {
+    const stenc_field_layout *L = &field->layout;
+    size_t row_bytes = L->n[0] * field->elem_size;
+    char *origin = stenc_field_host_origin(field);
+    char *d = dense;
+    for (size_t k = 0; k < L->n[2]; k++)
+        for (size_t j = 0; j < L->n[1]; j++) {
+            char *row = origin + ((ptrdiff_t)j * L->stride[1] + (ptrdiff_t)k * L->stride[2]) *
+                                     (ptrdiff_t)field->elem_size;
+            if (to_field)
+                memcpy(row, d, row_bytes);
+            else
+                memcpy(d, row, row_bytes);
+            d += row_bytes;
+        }
+}
+
+stenc_status stenc_field_copy_from(stenc_field *field, const void *src) {
+    STENC_TRY(require_host(field, "stenc_field_copy_from"));
+    STENC_REQUIRE(src != NULL, "stenc_field_copy_from: source array is NULL");
+    copy_interior(field, (void *)src, 1);
+    return STENC_OK;
+}
+
+stenc_status stenc_field_copy_to(const stenc_field *field, void *dst) {
+    STENC_TRY(require_host(field, "stenc_field_copy_to"));
+    STENC_REQUIRE(dst != NULL, "stenc_field_copy_to: destination array is NULL");
+    copy_interior(field, dst, 0);
+    return STENC_OK;
+}
+
+stenc_status stenc_field_swap(stenc_field *a, stenc_field *b) {
+    STENC_REQUIRE(a != NULL && b != NULL, "stenc_field_swap: field %s is NULL", a ? "b" : "a");
+    if (a == b) return STENC_OK;
+    const stenc_field_layout *la = &a->layout, *lb = &b->layout;
+    if (a->ctx != b->ctx)
+        return STENC_ERROR(STENC_ERR_SHAPE, "stenc_field_swap: the fields belong to different "
+                                            "contexts");
+    if (la->type != lb->type || la->dims != lb->dims || la->halo != lb->halo ||
+        la->n[0] != lb->n[0] || la->n[1] != lb->n[1] || la->n[2] != lb->n[2])
+        return STENC_ERROR(STENC_ERR_SHAPE,
+                           "stenc_field_swap: a is %s %dD %zu x %zu x %zu halo %d, b is %s %dD "
+                           "%zu x %zu x %zu halo %d",
+                           stenc_type_name(la->type), la->dims, la->n[0], la->n[1], la->n[2],
+                           la->halo, stenc_type_name(lb->type), lb->dims, lb->n[0], lb->n[1],
+                           lb->n[2], lb->halo);
+    /* Same type, shape and halo give the same layout, so only the storage moves. */
+    void *host = a->host, *device = a->device;
+    stenc_location location = a->location;
+    a->host = b->host, a->device = b->device, a->location = b->location;
+    b->host = host, b->device = device, b->location = location;
+    return STENC_OK;
+}

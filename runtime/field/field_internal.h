@@ -1,0 +1,48 @@
+/* The inside of a stenc_field, and the bridge between the C half of the field module
+ * (field.c, halo.c) and its CUDA half (field_cuda.cu, or field_no_cuda.c without CUDA).
+ * Not installed. */
+#ifndef STENC_FIELD_INTERNAL_H
+#define STENC_FIELD_INTERNAL_H
+
+#include "internal.h"
+#include "stenc/field.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct stenc_field {
+    stenc_ctx *ctx;
+    stenc_field_layout layout;
+    size_t elem_size;        /* bytes per element */
+    void *host;              /* start of the host allocation (alloc_elems elements) */
+    void *device;            /* start of the device allocation, NULL until the first upload */
+    stenc_location location; /* where the current data lives */
+};
+
+/* Bytes of the whole allocation, halo and padding included. */
+static inline size_t stenc_field_bytes(const stenc_field *field) {
+    return field->layout.alloc_elems * field->elem_size;
+}
+
+/* Transfers at or above this size go through pinned staging buffers, in chunks of
+ * STENC_FIELD_STAGING_CHUNK bytes, two buffers in flight; smaller ones are one plain copy. */
+#define STENC_FIELD_STAGING_MIN ((size_t)1 << 20)
+#define STENC_FIELD_STAGING_CHUNK ((size_t)4 << 20)
+
+/* The CUDA half. Without CUDA these return STENC_ERR_NO_DEVICE. */
+stenc_status stenc_field_cuda_alloc(stenc_field *field);
+void stenc_field_cuda_release(stenc_field *field);
+/* Whole-allocation copies; blocking; large ones staged through pinned memory. */
+stenc_status stenc_field_cuda_upload(stenc_field *field);
+stenc_status stenc_field_cuda_download(stenc_field *field);
+/* Fill the halos of dimension `dim` (0, 1, 2) on the device; the arguments are already checked.
+ * Ordered on the context's stream, asynchronous. */
+stenc_status stenc_field_cuda_fill_halo_dim(stenc_field *field, int dim, const stenc_bc *lo,
+                                            const stenc_bc *hi);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STENC_FIELD_INTERNAL_H */

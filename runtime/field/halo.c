@@ -1,0 +1,89 @@
+/* Halo fills on the host, and the checks and dispatch shared with the device.
+ *
+ * Dimension d is filled over the whole allocated range (halo included) of the other
+ * dimensions, in the order i, j, k. So an edge or corner point ends up with the rule of the
+ * last dimension in whose halo it lies, applied to values the earlier dimensions already
+ * filled: periodic corners wrap twice, Dirichlet corners take the later face's value. */
+#include "field_internal.h"
+
+static const char *const face_names[STENC_FACE_COUNT] = {"i-lo", "i-hi", "j-lo",
+                                                         "j-hi", "k-lo", "k-hi"};
+
+static stenc_status check_bcs(const stenc_field_layout *L, const stenc_bc bc[STENC_FACE_COUNT]) {
+    for (int d = 0; d < L->dims; d++) {
+        const stenc_bc *lo = &bc[2 * d], *hi = &bc[2 * d + 1];
+        for (int s = 0; s < 2; s++) {
+            unsigned kind = (unsigned)bc[2 * d + s].kind;
+            STENC_REQUIRE(kind <= STENC_BC_PERIODIC,
+                          "stenc_field_fill_halo: face %s has unknown kind %u",
+                          face_names[2 * d + s], kind);
+        }
+        STENC_REQUIRE((lo->kind == STENC_BC_PERIODIC) == (hi->kind == STENC_BC_PERIODIC),
+                      "stenc_field_fill_halo: face %s is %speriodic but face %s is %speriodic; "
+                      "both faces of a dimension must agree",
+                      face_names[2 * d], lo->kind == STENC_BC_PERIODIC ? "" : "not ",
+                      face_names[2 * d + 1], hi->kind == STENC_BC_PERIODIC ? "" : "not ");
+    }
+    return STENC_OK;
+}
+
+/* Below this many lines (points of the other two dimensions) a fill is too small to be worth
+ * starting threads for. */
+enum { HALO_FILL_PARALLEL_MIN_LINES = 4096 };
+
+/* Interior index that halo index `idx` (< 0 or >= n) takes its value from. */
+static long source_index(stenc_bc_kind kind, long idx, long n) {
+    if (kind == STENC_BC_NEUMANN) return idx < 0 ? 0 : n - 1;
+    return ((idx % n) + n) % n; /* periodic */
+}
+
+/* The host fill of one dimension, for element type T. */
+#define DEFINE_FILL_DIM(T, SUFFIX)                                                                 \
+    static void fill_dim_##SUFFIX(const stenc_field_layout *L, T *origin, int d,                   \
+                                  const stenc_bc *lo, const stenc_bc *hi) {                        \
+        const int o1 = d == 0 ? 1 : 0, o2 = d == 2 ? 1 : 2; /* the other two dimensions */         \
+        const long h = L->halo, n = (long)L->n[d];                                                 \
+        const long h1 = o1 < L->dims ? h : 0, h2 = o2 < L->dims ? h : 0;                           \
+        const long n1 = (long)L->n[o1], n2 = (long)L->n[o2];                                       \
+        const ptrdiff_t sd = L->stride[d], s1 = L->stride[o1], s2 = L->stride[o2];                 \
+        const T lo_value = (T)lo->value, hi_value = (T)hi->value;                                  \
+        const long lines = (n1 + 2 * h1) * (n2 + 2 * h2);                                          \
+        _Pragma("omp parallel for collapse(2) if (lines > HALO_FILL_PARALLEL_MIN_LINES)") for (    \
+            long b = -h2; b < n2 + h2; b++) for (long a = -h1; a < n1 + h1; a++) {                 \
+            T *line = origin + a * s1 + b * s2;                                                    \
+            for (long m = 1; m <= h; m++) {                                                        \
+                const long ilo = -m, ihi = n - 1 + m;                                              \
+                if (lo->kind == STENC_BC_DIRICHLET)                                                \
+                    line[ilo * sd] = lo_value;                                                     \
+                else if (lo->kind != STENC_BC_NONE)                                                \
+                    line[ilo * sd] = line[source_index(lo->kind, ilo, n) * sd];                    \
+                if (hi->kind == STENC_BC_DIRICHLET)                                                \
+                    line[ihi * sd] = hi_value;                                                     \
+                else if (hi->kind != STENC_BC_NONE)                                                \
+                    line[ihi * sd] = line[source_index(hi->kind, ihi, n) * sd];                    \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+DEFINE_FILL_DIM(float, f32)
+DEFINE_FILL_DIM(double, f64)
+
+stenc_status stenc_field_fill_halo(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT]) {
+    STENC_REQUIRE(field != NULL && bc != NULL, "stenc_field_fill_halo: %s is NULL",
+                  field ? "bc" : "field");
+    const stenc_field_layout *L = &field->layout;
+    STENC_TRY(check_bcs(L, bc));
+    if (L->halo == 0) return STENC_OK;
+    for (int d = 0; d < L->dims; d++) {
+        const stenc_bc *lo = &bc[2 * d], *hi = &bc[2 * d + 1];
+        if (lo->kind == STENC_BC_NONE && hi->kind == STENC_BC_NONE) continue;
+        if (field->location == STENC_ON_DEVICE) {
+            STENC_TRY(stenc_field_cuda_fill_halo_dim(field, d, lo, hi));
+        } else if (L->type == STENC_F32) {
+            fill_dim_f32(L, stenc_field_host_origin(field), d, lo, hi);
+        } else {
+            fill_dim_f64(L, stenc_field_host_origin(field), d, lo, hi);
+        }
+    }
+    return STENC_OK;
+}

@@ -1,0 +1,168 @@
+/* stenc launch: what generated launchers share. A generated launcher describes its stencil
+ * in a constant table (stenc_launch_desc) and calls stenc_launch_check() once; that one
+ * function checks every argument and hands back, per field, the pointer and strides the
+ * kernel indexes with. Users call the generated launchers, not these functions. */
+#ifndef STENC_LAUNCH_H
+#define STENC_LAUNCH_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "stenc/core.h"
+#include "stenc/field.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernels that stenc_compiler can generate for a stencil (bits of stenc_launch_desc.targets). */
+#define STENC_TARGET_C 1u
+#define STENC_TARGET_CUDA 2u
+
+/* Most field arguments one stencil may take. */
+#define STENC_LAUNCH_MAX_FIELDS 256
+
+/* An inout is read at offsets (it needs its halo) and written in place (it may alias nothing). */
+typedef enum stenc_arg_kind { STENC_ARG_INPUT = 0, STENC_ARG_OUTPUT, STENC_ARG_INOUT } stenc_arg_kind;
+
+/* One field argument of a stencil, in the launcher's order. */
+typedef struct stenc_launch_arg {
+    const char *name; /* as declared in the .stencil file */
+    stenc_arg_kind kind;
+    int halo;                /* ghost layers the stencil reads beyond the interior (inputs) */
+    const char *widest_read; /* a read that needs all of `halo`, as written: "x[-1,0,0]" */
+} stenc_launch_arg;
+
+/* A stencil, as its launcher checks its arguments. */
+typedef struct stenc_launch_desc {
+    const char *name; /* the stencil's name */
+    int dims;         /* 1, 2 or 3 */
+    stenc_type type;  /* STENC_F32 or STENC_F64: the precision it was generated for */
+    unsigned targets; /* STENC_TARGET_* bits: the kernels generated */
+    int nargs;
+    const stenc_launch_arg *args;
+} stenc_launch_desc;
+
+/* What a kernel needs of one field. */
+typedef struct stenc_launch_field {
+    void *origin;        /* interior element (0,0,0), on the host or the device */
+    ptrdiff_t stride[3]; /* in elements; stride[0] == 1 */
+} stenc_launch_field;
+
+/* Where and over what the kernel runs. */
+typedef struct stenc_launch_shape {
+    stenc_location location; /* where every field lives */
+    size_t n[3];             /* interior extents shared by all fields; 1 in unused dimensions */
+} stenc_launch_shape;
+
+/* Check a launch of `desc` on `ctx` with fields[0..desc->nargs) (in desc->args order) and fill
+ * out[] and *shape. Fails, with a message naming the stencil and the field, when: ctx or a
+ * field is NULL or belongs to another context (STENC_ERR_INVALID_ARGUMENT); a field's dims or
+ * type differ from the stencil's, the interiors differ, or an input's halo is narrower than
+ * the stencil reads (STENC_ERR_SHAPE); an output is also an input or another output
+ * (STENC_ERR_INVALID_ARGUMENT); the fields do not all live in one place, or they live on the
+ * device and no CUDA kernel was generated (STENC_ERR_LOCATION). Writes nothing on failure. */
+stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *ctx,
+                                const stenc_field *const fields[], stenc_launch_field out[],
+                                stenc_launch_shape *shape);
+
+/* ---- CUDA variants ------------------------------------------------------------------------ */
+/* The cuda target generates several kernels per stencil (strategy, block shape, points per
+ * thread); each is a variant with a name and a run function. The launcher picks one with
+ * stenc_launch_select(). See docs/cuda.md. */
+
+/* Run one variant on checked arguments (device pointers). scalars[] in declaration order,
+ * as double; NULL when the stencil has none. */
+typedef stenc_status (*stenc_launch_variant_fn)(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                                const stenc_launch_field *f,
+                                                const double *scalars);
+
+typedef struct stenc_launch_variant {
+    const char *name; /* "direct_v4_k4_32x8", "stream_32x8_k32" */
+    stenc_launch_variant_fn run;
+} stenc_launch_variant;
+
+/* A stencil's variants; list[0] is the default. */
+typedef struct stenc_launch_variants {
+    const char *stencil;
+    stenc_type type;
+    int count;
+    const stenc_launch_variant *list;
+} stenc_launch_variants;
+
+/* Run the variant named `variant`, or with variant == NULL: the tune cache's choice for this
+ * stencil, size, precision and device (stenc/tune.h); with no entry and tuning on, time every
+ * variant on these fields (overwriting the outputs several times), store the fastest and run
+ * it; with tuning off, list[0]. Fails with STENC_ERR_INVALID_ARGUMENT for an unknown name
+ * (the message lists the variants), with a variant's error (STENC_ERR_CUDA, with CUDA's
+ * message and the launch site) otherwise. When tuning fails the outputs are undefined. */
+stenc_status stenc_launch_select(stenc_ctx *ctx, const stenc_launch_variants *vs,
+                                 const char *variant, const stenc_launch_shape *shape,
+                                 const stenc_launch_field *f, const double *scalars);
+
+/* The name of variant `index`, NULL when out of range. */
+const char *stenc_launch_variant_name(const stenc_launch_variants *vs, int index);
+
+/* ---- reductions of generated kernels -------------------------------------------------------- */
+/* A kernel's `reduce sum|max|min` accumulates, per tile of its loop, into one stenc_launch_acc
+ * and combines the tiles in a fixed order (see docs/language.md). Sums are Neumaier's
+ * compensated summation over Knuth's exact TwoSum, as in stenc_field_sum (stenc/reduce.h):
+ * the error stays near one rounding of the result whatever the number of terms. Max and min
+ * use `s` only and propagate NaN. Must not be compiled with reassociation (-ffast-math). */
+typedef struct stenc_launch_acc {
+    double s; /* the running (naive) sum, or the max / min */
+    double c; /* sums: the rounding errors of s, summed */
+} stenc_launch_acc;
+
+#define STENC_LAUNCH_SUM_INIT {0.0, 0.0}
+#define STENC_LAUNCH_MAX_INIT {-INFINITY, 0.0}
+#define STENC_LAUNCH_MIN_INIT {INFINITY, 0.0}
+
+static inline void stenc_launch_sum_add(stenc_launch_acc *acc, double x) {
+    double t = acc->s + x;
+    double bp = t - acc->s;
+    (void)bp;
+    acc->s = t;
+}
+static inline void stenc_launch_sum_merge(stenc_launch_acc *acc, const stenc_launch_acc *part) {
+    stenc_launch_sum_add(acc, part->s);
+    acc->c += part->c;
+}
+/* A non-finite naive sum is the honest answer (its compensation would be NaN). */
+static inline double stenc_launch_sum_result(const stenc_launch_acc *acc) {
+    return isfinite(acc->s) ? acc->s + acc->c : acc->s;
+}
+
+static inline void stenc_launch_max_add(stenc_launch_acc *acc, double x) {
+    if (isnan(x) || x > acc->s) acc->s = isnan(acc->s) ? acc->s : x;
+}
+static inline void stenc_launch_max_merge(stenc_launch_acc *acc, const stenc_launch_acc *part) {
+    stenc_launch_max_add(acc, part->s);
+}
+static inline double stenc_launch_max_result(const stenc_launch_acc *acc) {
+    return acc->s;
+}
+
+static inline void stenc_launch_min_add(stenc_launch_acc *acc, double x) {
+    if (isnan(x) || x < acc->s) acc->s = isnan(acc->s) ? acc->s : x;
+}
+static inline void stenc_launch_min_merge(stenc_launch_acc *acc, const stenc_launch_acc *part) {
+    stenc_launch_min_add(acc, part->s);
+}
+static inline double stenc_launch_min_result(const stenc_launch_acc *acc) {
+    return acc->s;
+}
+
+/* Tell the compiler that a row start is aligned to STENC_FIELD_ALIGN bytes (true of the first
+ * interior element of every row of every field). */
+#if defined(__GNUC__) || defined(__clang__)
+#define STENC_ASSUME_ALIGNED(ptr) __builtin_assume_aligned((ptr), STENC_FIELD_ALIGN)
+#else
+#define STENC_ASSUME_ALIGNED(ptr) (ptr)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STENC_LAUNCH_H */

@@ -1,0 +1,63 @@
+/* stenc sort: an in-place, comparison-based bitonic sort (Peters & Schulz-Hildebrandt).
+ *
+ * Keys are sorted where they lie, with an optional value array moved along with them. No
+ * scratch memory proportional to n is allocated on either device. On a CUDA context the
+ * pointers are device pointers; on a CPU context they are host pointers.
+ *
+ * Keys: STENC_U32, STENC_I32, STENC_U64, STENC_I64, STENC_F32, STENC_F64. Floating-point keys
+ * use a total order: -inf < ... < -0 < +0 < ... < +inf < NaN (every NaN, whatever its sign or
+ * payload, after every number; the bits of each key are kept). STENC_SORT_DESCENDING is the
+ * exact reverse of that order (NaNs first, +0 before -0).
+ * Values: STENC_U32 or STENC_U64 (any 4- or 8-byte payload may be passed as these).
+ * The sort is not stable: the order of equal keys (and of their values) is unspecified.
+ */
+#ifndef STENC_SORT_H
+#define STENC_SORT_H
+
+#include "stenc/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum stenc_sort_order { STENC_SORT_ASCENDING = 0, STENC_SORT_DESCENDING } stenc_sort_order;
+
+/* Sort keys[0..n) in place; when `values` is not NULL, values[i] moves with keys[i]
+ * (`value_type` is ignored when `values` is NULL). On failure the arrays are unchanged
+ * unless the message says that a CUDA error happened during the sort, after which their
+ * content is undefined (but still a permutation of the input if the kernels ran). */
+stenc_status stenc_sort(stenc_ctx *ctx, stenc_type key_type, void *keys, stenc_type value_type,
+                        void *values, size_t n, stenc_sort_order order);
+
+/* Sort `num_segments` independent segments of `segment_len` elements each, stored one after
+ * the other (segment s is keys[s*segment_len .. (s+1)*segment_len)), in one call. */
+stenc_status stenc_sort_segments(stenc_ctx *ctx, stenc_type key_type, void *keys,
+                                 stenc_type value_type, void *values, size_t segment_len,
+                                 size_t num_segments, stenc_sort_order order);
+
+/* ---- advanced: tuning and analysis of the CUDA path ------------------------------------- */
+
+/* Tunables of the CUDA path. A zero field takes its default. */
+typedef struct stenc_sort_policy {
+    int tile_log2;  /* elements held in shared memory per block: 2^tile_log2 (max) */
+    int chunk_log2; /* contiguous elements per run in strided global passes (coalescing) */
+    int threads;    /* threads per block */
+} stenc_sort_policy;
+
+/* As stenc_sort_segments, with an explicit policy (NULL: defaults). The CPU path ignores it. */
+stenc_status stenc_sort_segments_ex(stenc_ctx *ctx, stenc_type key_type, void *keys,
+                                    stenc_type value_type, void *values, size_t segment_len,
+                                    size_t num_segments, stenc_sort_order order,
+                                    const stenc_sort_policy *policy);
+
+/* The number of global-memory passes (kernel launches, each reading and writing every
+ * element once) that the CUDA path makes for this problem and policy (NULL: defaults). */
+stenc_status stenc_sort_global_passes(stenc_ctx *ctx, stenc_type key_type, stenc_type value_type,
+                                      int has_values, size_t segment_len, size_t num_segments,
+                                      const stenc_sort_policy *policy, int *passes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STENC_SORT_H */

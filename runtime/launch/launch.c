@@ -1,0 +1,120 @@
+/* Argument checks for generated launchers: one table-driven function instead of the same
+ * checks pasted into every generated file. */
+#include "stenc/launch.h"
+
+#include <stdio.h>
+
+#include "internal.h"
+
+static const char *location_name(stenc_location where) {
+    return where == STENC_ON_DEVICE ? "the device" : "the host";
+}
+
+static void format_extents(char *buf, size_t size, const stenc_field_layout *lay) {
+    if (lay->dims == 1)
+        snprintf(buf, size, "%zu", lay->n[0]);
+    else if (lay->dims == 2)
+        snprintf(buf, size, "%zux%zu", lay->n[0], lay->n[1]);
+    else
+        snprintf(buf, size, "%zux%zux%zu", lay->n[0], lay->n[1], lay->n[2]);
+}
+
+/* Checks of one field on its own: present, same context, dims, type, halo. */
+static stenc_status check_field(const stenc_launch_desc *desc, const stenc_ctx *ctx,
+                                const stenc_launch_arg *arg, const stenc_field *field,
+                                stenc_field_layout *lay) {
+    STENC_REQUIRE(field != NULL, "%s: field '%s' is NULL", desc->name, arg->name);
+    STENC_REQUIRE(stenc_field_ctx(field) == ctx, "%s: field '%s' belongs to another context",
+                  desc->name, arg->name);
+    STENC_TRY(stenc_field_get_layout(field, lay));
+    if (lay->dims != desc->dims)
+        return STENC_ERROR(STENC_ERR_SHAPE, "%s: field '%s' is %d-D but the stencil is %d-D",
+                           desc->name, arg->name, lay->dims, desc->dims);
+    if (lay->type != desc->type)
+        return STENC_ERROR(
+            STENC_ERR_SHAPE, "%s: field '%s' holds %s but the stencil was generated for %s",
+            desc->name, arg->name, stenc_type_name(lay->type), stenc_type_name(desc->type));
+    if (arg->kind != STENC_ARG_OUTPUT && lay->halo < arg->halo)
+        return STENC_ERROR(STENC_ERR_SHAPE, "%s: field '%s' has halo %d but the stencil reads %s",
+                           desc->name, arg->name, lay->halo, arg->widest_read);
+    return STENC_OK;
+}
+
+static const char *arg_kind_name(stenc_arg_kind kind) {
+    return kind == STENC_ARG_INPUT ? "input" : kind == STENC_ARG_INOUT ? "inout" : "output";
+}
+
+/* An output or inout may not be any other argument: the kernel reads while it writes. */
+static stenc_status check_aliasing(const stenc_launch_desc *desc,
+                                   const stenc_field *const fields[]) {
+    for (int a = 0; a < desc->nargs; a++) {
+        if (desc->args[a].kind == STENC_ARG_INPUT) continue;
+        for (int b = 0; b < desc->nargs; b++) {
+            if (b == a || fields[b] != fields[a]) continue;
+            const stenc_launch_arg *other = &desc->args[b];
+            if (other->kind != STENC_ARG_INPUT && b < a) continue; /* reported for b */
+            return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: %s '%s' is the same field as %s '%s'",
+                               desc->name, arg_kind_name(desc->args[a].kind), desc->args[a].name,
+                               arg_kind_name(other->kind), other->name);
+        }
+    }
+    return STENC_OK;
+}
+
+stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *ctx,
+                                const stenc_field *const fields[], stenc_launch_field out[],
+                                stenc_launch_shape *shape) {
+    STENC_REQUIRE(desc != NULL && fields != NULL && out != NULL && shape != NULL,
+                  "stenc_launch_check: NULL argument");
+    STENC_REQUIRE(ctx != NULL, "%s: ctx is NULL", desc->name);
+    STENC_REQUIRE(desc->nargs >= 0 && desc->nargs <= STENC_LAUNCH_MAX_FIELDS,
+                  "%s: %d field arguments (at most %d)", desc->name, desc->nargs,
+                  STENC_LAUNCH_MAX_FIELDS);
+    stenc_launch_shape found = {STENC_ON_HOST, {1, 1, 1}};
+    stenc_field_layout first = {0};
+    for (int a = 0; a < desc->nargs; a++) {
+        const stenc_launch_arg *arg = &desc->args[a];
+        stenc_field_layout lay;
+        STENC_TRY(check_field(desc, ctx, arg, fields[a], &lay));
+        stenc_location where = stenc_field_location(fields[a]);
+        if (a == 0) {
+            first = lay;
+            found.location = where;
+            for (int d = 0; d < 3; d++)
+                found.n[d] = lay.n[d];
+            continue;
+        }
+        if (lay.n[0] != first.n[0] || lay.n[1] != first.n[1] || lay.n[2] != first.n[2]) {
+            char mine[96], theirs[96];
+            format_extents(mine, sizeof mine, &lay);
+            format_extents(theirs, sizeof theirs, &first);
+            return STENC_ERROR(STENC_ERR_SHAPE, "%s: field '%s' has interior %s but '%s' has %s",
+                               desc->name, arg->name, mine, desc->args[0].name, theirs);
+        }
+        if (where != found.location)
+            return STENC_ERROR(STENC_ERR_LOCATION, "%s: field '%s' lives on %s but '%s' on %s",
+                               desc->name, arg->name, location_name(where), desc->args[0].name,
+                               location_name(found.location));
+    }
+    STENC_TRY(check_aliasing(desc, fields));
+    if (found.location == STENC_ON_DEVICE && !(desc->targets & STENC_TARGET_CUDA))
+        return STENC_ERROR(STENC_ERR_LOCATION,
+                           "%s: the fields live on the device, but the stencil was generated "
+                           "without the cuda target (stenc --target cuda)",
+                           desc->name);
+    if (found.location == STENC_ON_HOST && !(desc->targets & STENC_TARGET_C))
+        return STENC_ERROR(STENC_ERR_LOCATION,
+                           "%s: the fields live on the host, but the stencil was generated "
+                           "without the c target (stenc --target c)",
+                           desc->name);
+    for (int a = 0; a < desc->nargs; a++) {
+        stenc_field_layout lay;
+        STENC_TRY(stenc_field_get_layout(fields[a], &lay));
+        out[a].origin = found.location == STENC_ON_DEVICE ? stenc_field_device_origin(fields[a])
+                                                          : stenc_field_host_origin(fields[a]);
+        for (int d = 0; d < 3; d++)
+            out[a].stride[d] = lay.stride[d];
+    }
+    *shape = found;
+    return STENC_OK;
+}

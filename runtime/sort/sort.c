@@ -1,0 +1,359 @@
+/* The sort's public entry points: argument checks, the dispatch between the CPU and CUDA
+ * paths, the pass plan of the CUDA path, and the CPU path.
+ *
+ * The CPU path maps the keys in place to order-preserving unsigned integers (a bijection,
+ * so nothing is lost), sorts them with an in-place introsort (quicksort parallelised with
+ * OpenMP tasks, heapsort below a depth limit, insertion sort for short ranges) carrying the
+ * values along, and maps them back. It allocates nothing proportional to n. */
+#include <string.h>
+
+#include "sort_internal.h"
+
+/* ---- keys and arguments ------------------------------------------------------------------ */
+
+static int key_kind(stenc_type type, stsort_kind *kind) {
+    switch (type) {
+    case STENC_U32:
+    case STENC_U64:
+        *kind = STSORT_UNSIGNED;
+        return 1;
+    case STENC_I32:
+    case STENC_I64:
+        *kind = STSORT_SIGNED;
+        return 1;
+    case STENC_F32:
+    case STENC_F64:
+        *kind = STSORT_FLOAT;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static stenc_status check_types(const char *fn, stenc_type key_type, stenc_type value_type,
+                                int has_values, stsort_kind *kind, int *key_bytes,
+                                int *value_bytes) {
+    if (key_type < 0 || key_type >= STENC_TYPE_COUNT)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: invalid key type %d", fn,
+                           (int)key_type);
+    if (!key_kind(key_type, kind))
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "%s: keys of type %s are not supported", fn,
+                           stenc_type_name(key_type));
+    *key_bytes = (int)stenc_type_size(key_type);
+    *value_bytes = 0;
+    if (has_values) {
+        if (value_type < 0 || value_type >= STENC_TYPE_COUNT)
+            return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: invalid value type %d", fn,
+                               (int)value_type);
+        if (value_type != STENC_U32 && value_type != STENC_U64)
+            return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                               "%s: values of type %s are not supported (u32 or u64)", fn,
+                               stenc_type_name(value_type));
+        *value_bytes = (int)stenc_type_size(value_type);
+    }
+    return STENC_OK;
+}
+
+/* ---- the CUDA path's plan ----------------------------------------------------------------- */
+
+stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t elem_bytes,
+                              int sm_count, size_t smem_optin, const stenc_sort_policy *policy,
+                              stsort_config *cfg) {
+    stenc_sort_policy p = {0, 0, 0};
+    if (policy) p = *policy;
+    STENC_REQUIRE(p.tile_log2 >= 0 && p.tile_log2 <= STSORT_MAX_TILE_LOG2 &&
+                      (p.tile_log2 == 0 || p.tile_log2 >= 6),
+                  "stenc_sort: policy tile_log2 %d outside [6, %d]", p.tile_log2,
+                  (int)STSORT_MAX_TILE_LOG2);
+    STENC_REQUIRE(p.chunk_log2 >= 0 && p.chunk_log2 < 16, "stenc_sort: policy chunk_log2 %d",
+                  p.chunk_log2);
+    STENC_REQUIRE(p.threads >= 0 && p.threads <= STSORT_MAX_THREADS && p.threads % 32 == 0,
+                  "stenc_sort: policy threads %d (a multiple of 32, at most %d)", p.threads,
+                  (int)STSORT_MAX_THREADS);
+    int seg_log2 = stsort_ceil_log2(segment_len);
+    int space_log2 = seg_log2 + stsort_ceil_log2(num_segments ? num_segments : 1);
+    int tile = p.tile_log2;
+    if (tile == 0) {
+        tile = STSORT_TILE_BYTES_LOG2 - stsort_ceil_log2(elem_bytes);
+        /* Small sorts: shrink the tile so that every SM gets work, down to a floor. */
+        if (sm_count > 0) {
+            int spread = space_log2 - stsort_ceil_log2((size_t)sm_count) - STSORT_TILES_PER_SM_LOG2;
+            if (spread < STSORT_MIN_TILE_LOG2) spread = STSORT_MIN_TILE_LOG2;
+            if (spread < tile) tile = spread;
+        }
+    }
+    const int reg_log2 = stsort_reg_log2(elem_bytes);
+    /* A block holds the tile in registers, 2^reg_log2 elements per thread. */
+    if (tile - reg_log2 > stsort_ceil_log2(STSORT_MAX_THREADS))
+        return STENC_ERROR(STENC_ERR_CAPACITY,
+                           "stenc_sort: a tile of 2^%d elements of %zu bytes needs %d threads per "
+                           "block, the kernel allows %d",
+                           tile, elem_bytes, 1 << (tile - reg_log2), (int)STSORT_MAX_THREADS);
+    if (smem_optin > 0 && stsort_smem_slots(tile) * elem_bytes > smem_optin)
+        return STENC_ERROR(STENC_ERR_CAPACITY,
+                           "stenc_sort: a tile of 2^%d elements of %zu bytes needs %zu bytes of "
+                           "shared memory, the device allows %zu",
+                           tile, elem_bytes, stsort_smem_slots(tile) * elem_bytes, smem_optin);
+    if (tile > space_log2) tile = space_log2;
+    /* Never fewer elements than one thread's registers (the rest are virtual +infinity). */
+    if (tile < reg_log2) tile = reg_log2;
+    cfg->seg_log2 = seg_log2;
+    cfg->tile_log2 = tile;
+    cfg->chunk_log2 = p.chunk_log2 ? p.chunk_log2 : STSORT_CHUNK_LOG2;
+    if (cfg->chunk_log2 > tile - 1) cfg->chunk_log2 = tile - 1;
+    cfg->reg_log2 = reg_log2;
+    return STENC_OK;
+}
+
+int stsort_plan(const stsort_config *cfg, size_t num_segments, stsort_pass *out, int cap) {
+    (void)num_segments;
+    int k = cfg->seg_log2, t = cfg->tile_log2, count = 0;
+    if (k == 0) return 0;
+#define STSORT_EMIT(pf, pl, lo, hlo, hb)                                                           \
+    do {                                                                                           \
+        if (count >= cap) return -1;                                                               \
+        out[count].phase_first = (pf), out[count].phase_last = (pl);                               \
+        out[count].low_bits = (lo), out[count].high_lo = (hlo), out[count].high_bits = (hb);       \
+        count++;                                                                                   \
+    } while (0)
+    /* Phases 1..min(k, t): whole tiles in shared memory, one launch. */
+    STSORT_EMIT(1, k < t ? k : t, t, t, 0);
+    int per_pass = t - cfg->chunk_log2; /* high bits one strided tile can hold */
+    for (int q = t + 1; q <= k; q++) {
+        /* Steps on bits q-1 .. t: strided tiles, balanced, from the top bit down. */
+        int m = q - t, npass = (m + per_pass - 1) / per_pass, hi = q - 1;
+        for (int i = 0; i < npass; i++) {
+            int h = m / npass + (i < m % npass ? 1 : 0);
+            STSORT_EMIT(q, q, t - h, hi - h + 1, h);
+            hi -= h;
+        }
+        /* Steps on bits t-1 .. 0: contiguous tiles. */
+        STSORT_EMIT(q, q, t, t, 0);
+    }
+#undef STSORT_EMIT
+    return count;
+}
+
+static size_t elem_bytes_of(int key_bytes, int value_bytes) {
+    return (size_t)key_bytes + (size_t)value_bytes;
+}
+
+/* ---- the CPU path ------------------------------------------------------------------------- */
+
+enum {
+    CPU_INSERTION_MAX = 24,      /* ranges this short: insertion sort */
+    CPU_TASK_MIN = 1 << 14,      /* ranges this long: a new OpenMP task */
+    CPU_SEGMENTS_PER_TASK = 4096 /* elements per task when sorting many segments */
+};
+
+/* An introsort on mapped unsigned keys K, carrying values V when HAS_V. */
+#define STSORT_DEFINE_CPU(NAME, K, V, HAS_V)                                                       \
+    static void NAME##_swap(K *k, V *v, size_t i, size_t j) {                                      \
+        K tk = k[i];                                                                               \
+        k[i] = k[j], k[j] = tk;                                                                    \
+        if (HAS_V) {                                                                               \
+            V tv = v[i];                                                                           \
+            v[i] = v[j], v[j] = tv;                                                                \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_insertion(K *k, V *v, size_t n) {                                           \
+        for (size_t i = 1; i < n; i++)                                                             \
+            for (size_t j = i; j > 0 && k[j - 1] > k[j]; j--)                                      \
+                NAME##_swap(k, v, j - 1, j);                                                       \
+    }                                                                                              \
+    static void NAME##_sift(K *k, V *v, size_t root, size_t n) {                                   \
+        for (;;) {                                                                                 \
+            size_t child = 2 * root + 1;                                                           \
+            if (child >= n) return;                                                                \
+            if (child + 1 < n && k[child + 1] > k[child]) child++;                                 \
+            if (!(k[child] > k[root])) return;                                                     \
+            NAME##_swap(k, v, root, child);                                                        \
+            root = child;                                                                          \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_heapsort(K *k, V *v, size_t n) {                                            \
+        for (size_t i = n / 2; i-- > 0;)                                                           \
+            NAME##_sift(k, v, i, n);                                                               \
+        for (size_t end = n; end-- > 1;) {                                                         \
+            NAME##_swap(k, v, 0, end);                                                             \
+            NAME##_sift(k, v, 0, end);                                                             \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_intro(K *k, V *v, size_t n, int depth) {                                    \
+        while (n > CPU_INSERTION_MAX) {                                                            \
+            if (depth-- == 0) {                                                                    \
+                NAME##_heapsort(k, v, n);                                                          \
+                return;                                                                            \
+            }                                                                                      \
+            /* Median of three into k[0]; then Hoare partition around it. */                       \
+            size_t mid = n / 2;                                                                    \
+            if (k[mid] < k[0]) NAME##_swap(k, v, mid, 0);                                          \
+            if (k[n - 1] < k[0]) NAME##_swap(k, v, n - 1, 0);                                      \
+            if (k[n - 1] < k[mid]) NAME##_swap(k, v, n - 1, mid);                                  \
+            NAME##_swap(k, v, 0, mid);                                                             \
+            K pivot = k[0];                                                                        \
+            size_t i = 0, j = n;                                                                   \
+            for (;;) {                                                                             \
+                do                                                                                 \
+                    i++;                                                                           \
+                while (i < n && k[i] < pivot);                                                     \
+                do                                                                                 \
+                    j--;                                                                           \
+                while (k[j] > pivot);                                                              \
+                if (i >= j) break;                                                                 \
+                NAME##_swap(k, v, i, j);                                                           \
+            }                                                                                      \
+            NAME##_swap(k, v, 0, j);                                                               \
+            /* [0, j) <= pivot, k[j] == pivot, (j, n) >= pivot. */                                 \
+            size_t left = j, right = n - j - 1;                                                    \
+            K *rk = k + j + 1;                                                                     \
+            V *rv = HAS_V ? v + j + 1 : v;                                                         \
+            if (left >= CPU_TASK_MIN && right >= CPU_TASK_MIN) {                                   \
+                _Pragma("omp task firstprivate(k, v, left, depth)")                                \
+                    NAME##_intro(k, v, left, depth);                                               \
+                k = rk, v = rv, n = right;                                                         \
+            } else if (left < right) {                                                             \
+                NAME##_intro(k, v, left, depth);                                                   \
+                k = rk, v = rv, n = right;                                                         \
+            } else {                                                                               \
+                NAME##_intro(rk, rv, right, depth);                                                \
+                n = left;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        NAME##_insertion(k, v, n);                                                                 \
+    }
+
+STSORT_DEFINE_CPU(cpu32, uint32_t, uint32_t, 0)
+STSORT_DEFINE_CPU(cpu32v32, uint32_t, uint32_t, 1)
+STSORT_DEFINE_CPU(cpu32v64, uint32_t, uint64_t, 1)
+STSORT_DEFINE_CPU(cpu64, uint64_t, uint32_t, 0)
+STSORT_DEFINE_CPU(cpu64v32, uint64_t, uint32_t, 1)
+STSORT_DEFINE_CPU(cpu64v64, uint64_t, uint64_t, 1)
+
+static int depth_limit(size_t n) {
+    return 2 * stsort_ceil_log2(n + 1) + 4;
+}
+
+/* Map (or unmap) keys in place: ascending order of the result is the requested order. */
+static void cpu_map_keys(void *keys, int key_bytes, stsort_kind kind, int descending, size_t n,
+                         int forward) {
+    if (key_bytes == 4) {
+        uint32_t *k = keys, flip = descending ? UINT32_MAX : 0;
+        for (size_t i = 0; i < n; i++)
+            k[i] = forward ? stsort_map32(k[i], kind) ^ flip : stsort_unmap32(k[i] ^ flip, kind);
+    } else {
+        uint64_t *k = keys, flip = descending ? UINT64_MAX : 0;
+        for (size_t i = 0; i < n; i++)
+            k[i] = forward ? stsort_map64(k[i], kind) ^ flip : stsort_unmap64(k[i] ^ flip, kind);
+    }
+}
+
+static void cpu_sort_segment(void *keys, int key_bytes, stsort_kind kind, void *values,
+                             int value_bytes, size_t n, int descending) {
+    cpu_map_keys(keys, key_bytes, kind, descending, n, 1);
+    int d = depth_limit(n);
+    /* The introsort spawns tasks: wait for all of them before mapping the keys back. */
+#pragma omp taskgroup
+    if (key_bytes == 4) {
+        if (value_bytes == 0)
+            cpu32_intro(keys, NULL, n, d);
+        else if (value_bytes == 4)
+            cpu32v32_intro(keys, values, n, d);
+        else
+            cpu32v64_intro(keys, values, n, d);
+    } else {
+        if (value_bytes == 0)
+            cpu64_intro(keys, NULL, n, d);
+        else if (value_bytes == 4)
+            cpu64v32_intro(keys, values, n, d);
+        else
+            cpu64v64_intro(keys, values, n, d);
+    }
+    cpu_map_keys(keys, key_bytes, kind, descending, n, 0);
+}
+
+static void cpu_sort(void *keys, int key_bytes, stsort_kind kind, void *values, int value_bytes,
+                     size_t segment_len, size_t num_segments, int descending) {
+    size_t per_task = CPU_SEGMENTS_PER_TASK / segment_len + 1;
+#pragma omp parallel
+#pragma omp single
+    {
+#pragma omp taskloop grainsize(per_task)
+        for (size_t s = 0; s < num_segments; s++) {
+            char *k = (char *)keys + s * segment_len * (size_t)key_bytes;
+            char *v = values ? (char *)values + s * segment_len * (size_t)value_bytes : NULL;
+            cpu_sort_segment(k, key_bytes, kind, v, value_bytes, segment_len, descending);
+        }
+    }
+}
+
+/* ---- public entry points ------------------------------------------------------------------ */
+
+stenc_status stenc_sort_segments_ex(stenc_ctx *ctx, stenc_type key_type, void *keys,
+                                    stenc_type value_type, void *values, size_t segment_len,
+                                    size_t num_segments, stenc_sort_order order,
+                                    const stenc_sort_policy *policy) {
+    STENC_REQUIRE(ctx, "stenc_sort: ctx is NULL");
+    STENC_REQUIRE(order == STENC_SORT_ASCENDING || order == STENC_SORT_DESCENDING,
+                  "stenc_sort: invalid order %d", (int)order);
+    stsort_kind kind = STSORT_UNSIGNED;
+    int key_bytes = 0, value_bytes = 0;
+    STENC_TRY(check_types("stenc_sort", key_type, value_type, values != NULL, &kind, &key_bytes,
+                          &value_bytes));
+    size_t total;
+    STENC_REQUIRE(stenc_mul_size(segment_len, num_segments, &total) &&
+                      stenc_mul_size(total, (size_t)key_bytes + (size_t)value_bytes, &total),
+                  "stenc_sort: %zu segments of %zu elements overflow size_t", num_segments,
+                  segment_len);
+    STENC_REQUIRE(segment_len <= ((size_t)1 << 62), "stenc_sort: segment_len %zu too large",
+                  segment_len);
+    if (total == 0) return STENC_OK;
+    STENC_REQUIRE(keys, "stenc_sort: keys is NULL for %zu elements", segment_len * num_segments);
+    int descending = order == STENC_SORT_DESCENDING;
+    if (ctx->device == STENC_DEVICE_CUDA) {
+        stsort_config cfg;
+        STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes_of(key_bytes, value_bytes),
+                                   ctx->sm_count, ctx->smem_optin, policy, &cfg));
+        if (segment_len < 2) return STENC_OK;
+        return stsort_cuda_sort(ctx, key_bytes, kind, keys, value_bytes, values, segment_len,
+                                num_segments, descending, &cfg);
+    }
+    if (segment_len < 2) return STENC_OK;
+    cpu_sort(keys, key_bytes, kind, values, value_bytes, segment_len, num_segments, descending);
+    return STENC_OK;
+}
+
+stenc_status stenc_sort_segments(stenc_ctx *ctx, stenc_type key_type, void *keys,
+                                 stenc_type value_type, void *values, size_t segment_len,
+                                 size_t num_segments, stenc_sort_order order) {
+    return stenc_sort_segments_ex(ctx, key_type, keys, value_type, values, segment_len,
+                                  num_segments, order, NULL);
+}
+
+stenc_status stenc_sort(stenc_ctx *ctx, stenc_type key_type, void *keys, stenc_type value_type,
+                        void *values, size_t n, stenc_sort_order order) {
+    return stenc_sort_segments_ex(ctx, key_type, keys, value_type, values, n, 1, order, NULL);
+}
+
+stenc_status stenc_sort_global_passes(stenc_ctx *ctx, stenc_type key_type, stenc_type value_type,
+                                      int has_values, size_t segment_len, size_t num_segments,
+                                      const stenc_sort_policy *policy, int *passes) {
+    STENC_REQUIRE(ctx && passes, "stenc_sort_global_passes: ctx or passes is NULL");
+    stsort_kind kind = STSORT_UNSIGNED;
+    int key_bytes = 0, value_bytes = 0;
+    STENC_TRY(check_types("stenc_sort_global_passes", key_type, value_type, has_values, &kind,
+                          &key_bytes, &value_bytes));
+    *passes = 0;
+    if (segment_len < 2 || num_segments == 0) return STENC_OK;
+    stsort_config cfg;
+    STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes_of(key_bytes, value_bytes),
+                               ctx->sm_count, ctx->smem_optin, policy, &cfg));
+    stsort_pass plan[STSORT_MAX_PASSES];
+    int count = stsort_plan(&cfg, num_segments, plan, STSORT_MAX_PASSES);
+    if (count < 0)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                           "stenc_sort_global_passes: more than %d passes with tiles of 2^%d",
+                           (int)STSORT_MAX_PASSES, cfg.tile_log2);
+    *passes = count;
+    return STENC_OK;
+}

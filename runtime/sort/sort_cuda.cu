@@ -1,0 +1,541 @@
+// The CUDA path of the sort: a bitonic network over a virtual index space, run tile by tile.
+//
+// Each segment of length L is sorted as a bitonic network over 2^k >= L virtual elements;
+// the missing ones are +infinity. Phase q (sorting runs of 2^q) sorts the run holding virtual
+// index i ascending iff bit q of i equals bit q of L-1, so the run that holds both the last
+// real and the first missing element is always ascending: a comparator there never moves a
+// missing element (it is >= everything and already at the higher index), and runs wholly
+// beyond L are all equal. Missing elements therefore never move and are never stored.
+//
+// One launch = one pass over global memory over tiles of 2^t elements of the virtual index
+// space, either contiguous (all steps on bits < t of one or more phases) or strided:
+// contiguous runs of 2^low elements (coalesced) at offsets varying in `high_bits` higher bits,
+// for the steps on those bits. A block of 2^(t-RB) threads holds the tile in registers, 2^RB
+// elements per thread, loaded straight from global memory. A step whose bit is one of the
+// thread's register bits is a compare-exchange inside the thread; when the next step's bit is
+// not, the tile moves through shared memory into the layout that holds it (one barrier, or
+// only __syncwarp between the two layouts that keep a warp's elements in the warp). Keys are
+// mapped to order-preserving unsigned integers on the load, and the keys of descending runs
+// are complemented for the duration of a phase, so every compare-exchange is an ascending
+// min/max.
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "cuda_check.h"
+#include "sort_internal.h"
+
+// Helpers are __host__ __device__ so that a host simulation (tests/sort/sim_sort.cu) runs the
+// very same code on every thread of a block.
+#define SORT_HD __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
+#define SORT_UNROLL _Pragma("unroll")
+#else
+#define SORT_UNROLL
+#endif
+
+namespace {
+
+struct NoValue {};
+
+struct PassArgs {
+    unsigned long long seg_len, num_segs;
+    int seg_log2;
+    int low_bits, high_lo, high_bits;
+    int phase_first, phase_last;
+};
+
+template <class K> SORT_HD K map_key(K x, int kind);
+template <> SORT_HD uint32_t map_key<uint32_t>(uint32_t x, int kind) {
+    return stsort_map32(x, kind);
+}
+template <> SORT_HD uint64_t map_key<uint64_t>(uint64_t x, int kind) {
+    return stsort_map64(x, kind);
+}
+template <class K> SORT_HD K unmap_key(K x, int kind);
+template <> SORT_HD uint32_t unmap_key<uint32_t>(uint32_t x, int kind) {
+    return stsort_unmap32(x, kind);
+}
+template <> SORT_HD uint64_t unmap_key<uint64_t>(uint64_t x, int kind) {
+    return stsort_unmap64(x, kind);
+}
+
+// Shared-memory slot of tile position s: one pad word per 32 keeps the layouts below off a
+// single bank (registers 32 apart, or lanes 32 apart).
+SORT_HD uint32_t padded(uint32_t s) {
+    return s + (s >> 5);
+}
+
+template <class V> __host__ __device__ constexpr bool has_values() {
+    return !std::is_same<V, NoValue>::value;
+}
+
+// log2 of the elements a thread holds in registers (the host side: stsort_reg_log2).
+template <class K, class V> __host__ __device__ constexpr int reg_log2() {
+    return sizeof(K) + (has_values<V>() ? sizeof(V) : 0) <= 8 ? STSORT_REG_LOG2
+                                                              : STSORT_REG_LOG2_WIDE;
+}
+
+// Keys-only 4-byte sorts fit in 64 registers: let two 512-thread blocks share an SM.
+template <class K, class V> __host__ __device__ constexpr int min_blocks() {
+    return sizeof(K) == 4 && !has_values<V>() ? 2 : 1;
+}
+
+struct TileMap {
+    unsigned long long block_v, low_mask;
+    int low_bits, high_lo, high_bits;
+    SORT_HD unsigned long long vindex(uint32_t s) const {
+        return block_v | (s & low_mask) | ((unsigned long long)(s >> low_bits) << high_lo);
+    }
+    // The tile bit that holds virtual bit q, or -1 if q is a bit of the block index.
+    SORT_HD int tile_bit(int q) const {
+        if (q < low_bits) return q;
+        if (q >= high_lo && q < high_lo + high_bits) return low_bits + q - high_lo;
+        return -1;
+    }
+};
+
+// A layout r gives each thread E = 2^RB elements: the tile positions whose bits r..r+RB-1 are
+// the register index m and whose other bits are the thread index, in order. Layouts 0 and 5
+// give a warp the same 2^(RB+5) positions, so moving between them needs only __syncwarp.
+template <int RB> SORT_HD uint32_t layout_base(uint32_t tid, int r) {
+    return (tid & ((1u << r) - 1)) | ((tid >> r) << (r + RB));
+}
+
+// Slots between registers m and m+1 of layout r (padded() is linear there), or 0 if not.
+SORT_HD uint32_t slot_stride(int r) {
+    return r == 0 ? 1u : r >= 5 ? (1u << r) + (1u << (r - 5)) : 0u;
+}
+
+// Bit m set: register m of layout r holds an element of a descending run of phase q. Runs go
+// ascending iff bit q of the virtual index equals bit q of L-1 (see the top of this file).
+template <int RB>
+SORT_HD uint32_t desc_bits(int q, int r, uint32_t base, const TileMap &map,
+                                              unsigned long long seg_len, int seg_log2) {
+    if (q >= seg_log2) return 0;
+    const int sb = map.tile_bit(q);
+    uint32_t pat;
+    if (sb < 0) {
+        pat = ((map.block_v >> q) & 1) ? ~0u : 0u;
+    } else if (sb >= r && sb < r + RB) {
+        switch (sb - r) { // the registers whose index has bit sb - r set
+        case 0: pat = 0xAAAAAAAAu; break;
+        case 1: pat = 0xCCCCCCCCu; break;
+        case 2: pat = 0xF0F0F0F0u; break;
+        case 3: pat = 0xFF00FF00u; break;
+        default: pat = 0xFFFF0000u; break;
+        }
+    } else {
+        pat = ((base >> sb) & 1) ? ~0u : 0u;
+    }
+    return (((seg_len - 1) >> q) & 1) ? ~pat : pat;
+}
+
+// Keys of descending runs are complemented, so that every compare-exchange sorts ascending.
+template <int E, class K> SORT_HD void flip_desc(K (&k)[E], uint32_t bits) {
+SORT_UNROLL
+    for (int m = 0; m < E; m++)
+        k[m] ^= K(0) - K((bits >> m) & 1u);
+}
+
+// XOR with the descending-run masks of phase q and of phase `next` (-1: none): entering a
+// phase (at the load), moving from q to next, or leaving the last phase (before the store).
+template <int RB, class K>
+SORT_HD void flip_phases(K (&k)[1 << RB], uint32_t tid, int r, int q, int next,
+                         const TileMap &map, const PassArgs &a) {
+    const uint32_t base = layout_base<RB>(tid, r);
+    uint32_t bits = desc_bits<RB>(q, r, base, map, a.seg_len, a.seg_log2);
+    if (next >= 0) bits ^= desc_bits<RB>(next, r, base, map, a.seg_len, a.seg_log2);
+    flip_desc<1 << RB>(k, bits);
+}
+
+template <class K, class V>
+SORT_HD void compare_exchange(K &a, K &b, V &va, V &vb) {
+    if constexpr (has_values<V>()) {
+        const bool c = a > b;
+        const K ka = c ? b : a, kb = c ? a : b;
+        const V xa = c ? vb : va, xb = c ? va : vb;
+        a = ka, b = kb, va = xa, vb = xb;
+    } else {
+        const K lo = a < b ? a : b, hi = a < b ? b : a;
+        a = lo, b = hi;
+    }
+}
+
+// One step on register bit J: all compare-exchanges inside a thread, no memory traffic.
+template <int J, int E, class K, class V>
+SORT_HD void step_regs(K (&k)[E], V (&v)[E]) {
+SORT_UNROLL
+    for (int m = 0; m < E; m++)
+        if (!(m & (1 << J))) compare_exchange(k[m], k[m | (1 << J)], v[m], v[m | (1 << J)]);
+}
+template <int RB, class K, class V>
+SORT_HD void run_step(int j, K (&k)[1 << RB], V (&v)[1 << RB]) {
+    constexpr int E = 1 << RB;
+    switch (j) {
+    case 0: step_regs<0, E>(k, v); break;
+    case 1: step_regs<1, E>(k, v); break;
+    case 2: step_regs<2, E>(k, v); break;
+    case 3: step_regs<3, E>(k, v); break;
+    default: step_regs<(RB > 4 ? 4 : 0), E>(k, v); break;
+    }
+}
+
+// This thread's registers in layout r to shared memory (and back, read_layout).
+template <int RB, class K, class V>
+SORT_HD void write_layout(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv,
+                          uint32_t tid, int r) {
+    constexpr int E = 1 << RB;
+    const uint32_t base = layout_base<RB>(tid, r), stride = slot_stride(r);
+    if (stride) {
+        const uint32_t p = padded(base);
+SORT_UNROLL
+        for (int m = 0; m < E; m++) {
+            sk[p + m * stride] = k[m];
+            if constexpr (has_values<V>()) sv[p + m * stride] = v[m];
+        }
+    } else {
+SORT_UNROLL
+        for (int m = 0; m < E; m++) {
+            const uint32_t p = padded(base | ((uint32_t)m << r));
+            sk[p] = k[m];
+            if constexpr (has_values<V>()) sv[p] = v[m];
+        }
+    }
+}
+template <int RB, class K, class V>
+SORT_HD void read_layout(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V *sv,
+                         uint32_t tid, int r) {
+    constexpr int E = 1 << RB;
+    const uint32_t base = layout_base<RB>(tid, r), stride = slot_stride(r);
+    if (stride) {
+        const uint32_t p = padded(base);
+SORT_UNROLL
+        for (int m = 0; m < E; m++) {
+            k[m] = sk[p + m * stride];
+            if constexpr (has_values<V>()) v[m] = sv[p + m * stride];
+        }
+    } else {
+SORT_UNROLL
+        for (int m = 0; m < E; m++) {
+            const uint32_t p = padded(base | ((uint32_t)m << r));
+            k[m] = sk[p];
+            if constexpr (has_values<V>()) v[m] = sv[p];
+        }
+    }
+}
+
+// Registers of layout r -> shared memory -> registers of layout nr. Each slot written here
+// was last read by this same thread (when it read layout r), so no barrier comes before.
+template <int RB, class K, class V>
+__device__ __forceinline__ void exchange_layouts(K (&k)[1 << RB], V (&v)[1 << RB], K *sk, V *sv,
+                                         uint32_t tid, int r, int nr, bool warp_local) {
+    write_layout<RB>(k, v, sk, sv, tid, r);
+    if (warp_local)
+        __syncwarp();
+    else
+        __syncthreads();
+    read_layout<RB>(k, v, sk, sv, tid, nr);
+}
+
+// The layout that holds step bit s (and the bits just below it) in registers; top_r = t - RB.
+template <int RB> SORT_HD int layout_for(int s, int top_r) {
+    if (s < RB) return 0;
+    if (top_r >= 5 && s >= 5 && s < 5 + RB) return 5;
+    return s - RB + 1;
+}
+// Layouts 0 and 5 give each warp the same elements (when a block has whole warps).
+SORT_HD bool warp_local_move(int r, int nr, int top_r) {
+    return top_r >= 5 && r + nr == 5 && (r == 0 || nr == 0);
+}
+
+// The global positions of this thread's elements in layout r. When the registers map to
+// evenly spaced virtual indices of one segment (always, unless a tile holds several
+// segments), element m is at g0 + (m << shift) and exists iff m < count; else `general`.
+struct Span {
+    unsigned long long g0;
+    int shift;
+    uint32_t count;
+    bool general;
+};
+template <int RB>
+SORT_HD Span span_of(uint32_t base, int r, const TileMap &map,
+                                        const PassArgs &a) {
+    constexpr int E = 1 << RB;
+    Span sp{0, 0, 0, true};
+    const unsigned long long v0 = map.vindex(base);
+    int shift = -1;
+    if (r + RB <= map.low_bits) shift = r;
+    else if (r >= map.low_bits) shift = r - map.low_bits + map.high_lo;
+    if (shift < 0) return sp;
+    const unsigned long long last = v0 + ((unsigned long long)(E - 1) << shift);
+    if ((v0 >> a.seg_log2) != (last >> a.seg_log2)) return sp;
+    const unsigned long long seg = v0 >> a.seg_log2, i0 = v0 & ((1ull << a.seg_log2) - 1);
+    sp.general = false;
+    sp.shift = shift;
+    if (seg < a.num_segs && i0 < a.seg_len) {
+        const unsigned long long c = ((a.seg_len - 1 - i0) >> shift) + 1;
+        sp.count = c < (unsigned long long)E ? (uint32_t)c : (uint32_t)E;
+        sp.g0 = seg * a.seg_len + i0;
+    }
+    return sp;
+}
+// The global index of tile position s, or false if it is a missing (+infinity) element.
+SORT_HD bool global_index(uint32_t s, const TileMap &map, const PassArgs &a,
+                                             size_t *g) {
+    const unsigned long long v = map.vindex(s), seg = v >> a.seg_log2,
+                             i = v & ((1ull << a.seg_log2) - 1);
+    *g = (size_t)(seg * a.seg_len + i);
+    return seg < a.num_segs && i < a.seg_len;
+}
+
+template <int RB, class K, int KIND, class V>
+SORT_HD void sort_load(K (&k)[1 << RB], V (&v)[1 << RB], const K *keys,
+                                     const V *values, uint32_t tid, int r, const TileMap &map,
+                                     const PassArgs &a, K flip) {
+    constexpr int E = 1 << RB;
+    const uint32_t base = layout_base<RB>(tid, r);
+    const Span sp = span_of<RB>(base, r, map, a);
+    if (!sp.general) {
+        const K *pk = keys + sp.g0;
+        const V *pv = has_values<V>() ? values + sp.g0 : values;
+SORT_UNROLL
+        for (int m = 0; m < E; m++) {
+            const size_t o = (size_t)m << sp.shift;
+            if ((uint32_t)m < sp.count) {
+                k[m] = map_key<K>(pk[o], KIND) ^ flip;
+                if constexpr (has_values<V>()) v[m] = pv[o];
+            } else {
+                k[m] = ~K(0); // missing: +infinity
+                if constexpr (has_values<V>()) v[m] = V(0);
+            }
+        }
+        return;
+    }
+SORT_UNROLL
+    for (int m = 0; m < E; m++) {
+        size_t g;
+        if (global_index(base | ((uint32_t)m << r), map, a, &g)) {
+            k[m] = map_key<K>(keys[g], KIND) ^ flip;
+            if constexpr (has_values<V>()) v[m] = values[g];
+        } else {
+            k[m] = ~K(0); // missing: +infinity
+            if constexpr (has_values<V>()) v[m] = V(0);
+        }
+    }
+}
+
+template <int RB, class K, int KIND, class V>
+SORT_HD void sort_store(const K (&k)[1 << RB], const V (&v)[1 << RB], K *keys,
+                                      V *values, uint32_t tid, int r, const TileMap &map,
+                                      const PassArgs &a, K flip) {
+    constexpr int E = 1 << RB;
+    const uint32_t base = layout_base<RB>(tid, r);
+    const Span sp = span_of<RB>(base, r, map, a);
+    if (!sp.general) {
+        K *pk = keys + sp.g0;
+        V *pv = has_values<V>() ? values + sp.g0 : values;
+SORT_UNROLL
+        for (int m = 0; m < E; m++) {
+            if ((uint32_t)m >= sp.count) break;
+            const size_t o = (size_t)m << sp.shift;
+            pk[o] = unmap_key<K>(k[m] ^ flip, KIND);
+            if constexpr (has_values<V>()) pv[o] = v[m];
+        }
+        return;
+    }
+SORT_UNROLL
+    for (int m = 0; m < E; m++) {
+        size_t g;
+        if (global_index(base | ((uint32_t)m << r), map, a, &g)) {
+            keys[g] = unmap_key<K>(k[m] ^ flip, KIND);
+            if constexpr (has_values<V>()) values[g] = v[m];
+        }
+    }
+}
+
+// The block's view of a pass.
+struct PassShape {
+    TileMap map;
+    int t, top_r, io_r, bottom;
+    SORT_HD int phase_top(int q) const {
+        return map.high_bits == 0 ? (q < map.low_bits ? q : map.low_bits) - 1 : t - 1;
+    }
+};
+template <int RB> SORT_HD PassShape pass_shape(const PassArgs &a, unsigned long long block) {
+    PassShape sh;
+    sh.t = a.low_bits + a.high_bits;
+    sh.top_r = sh.t - RB;                         // the highest layout
+    sh.io_r = sh.top_r < 5 ? sh.top_r : 5;        // the lowest layout with contiguous lanes
+    sh.bottom = a.high_bits == 0 ? 0 : a.low_bits; // the lowest step bit of every phase
+    const int gap_bits = a.high_lo - a.low_bits;  // block bits between the low and high bits
+    sh.map.low_bits = a.low_bits;
+    sh.map.high_lo = a.high_lo;
+    sh.map.high_bits = a.high_bits;
+    sh.map.low_mask = (1ull << a.low_bits) - 1;
+    sh.map.block_v = ((block & ((1ull << gap_bits) - 1)) << a.low_bits) |
+                     ((block >> gap_bits) << (a.high_lo + a.high_bits));
+    return sh;
+}
+
+// The schedule of a pass, the same for every thread: load, register steps, layout changes
+// through shared memory, direction flips at phase boundaries, store. `ops` runs each action
+// for one thread (the kernel) or for every thread of a block in turn (the host simulation).
+template <int RB, class Ops> SORT_HD void run_pass(const PassArgs &a, const PassShape &sh, Ops &ops) {
+    int r = layout_for<RB>(sh.phase_top(a.phase_first), sh.top_r);
+    if (r < sh.io_r) r = sh.io_r; // load with coalesced lanes
+    ops.load(r);
+    ops.flip(r, a.phase_first, -1);
+    for (int q = a.phase_first; q <= a.phase_last; q++) {
+        for (int s = sh.phase_top(q); s >= sh.bottom; s--) {
+            if (s < r || s >= r + RB) {
+                const int nr = layout_for<RB>(s, sh.top_r);
+                ops.exchange(r, nr, warp_local_move(r, nr, sh.top_r));
+                r = nr;
+            }
+            ops.step(s - r);
+        }
+        ops.flip(r, q, q < a.phase_last ? q + 1 : -1);
+    }
+    if (r < sh.io_r) {
+        ops.exchange(r, sh.io_r, warp_local_move(r, sh.io_r, sh.top_r));
+        r = sh.io_r;
+    }
+    ops.store(r);
+}
+
+// The actions of run_pass for one thread's registers.
+template <int RB, class K, int KIND, class V> struct ThreadOps {
+    K (&k)[1 << RB];
+    V (&v)[1 << RB];
+    K *keys, *sk;
+    V *values, *sv;
+    uint32_t tid;
+    const PassArgs &a;
+    const PassShape &sh;
+    K flip_key;
+    __device__ __forceinline__ void load(int r) {
+        sort_load<RB, K, KIND, V>(k, v, keys, values, tid, r, sh.map, a, flip_key);
+    }
+    __device__ __forceinline__ void store(int r) {
+        sort_store<RB, K, KIND, V>(k, v, keys, values, tid, r, sh.map, a, flip_key);
+    }
+    __device__ __forceinline__ void step(int j) { run_step<RB>(j, k, v); }
+    __device__ __forceinline__ void exchange(int r, int nr, bool warp_local) {
+        exchange_layouts<RB>(k, v, sk, sv, tid, r, nr, warp_local);
+    }
+    __device__ __forceinline__ void flip(int r, int q, int next) {
+        flip_phases<RB>(k, tid, r, q, next, sh.map, a);
+    }
+};
+
+// One pass: every thread runs the schedule on its registers.
+template <class K, int KIND, class V>
+__global__ void __launch_bounds__(STSORT_MAX_THREADS, min_blocks<K, V>())
+    sort_pass_kernel(K *keys, V *values, PassArgs a, K flip, uint32_t value_offset) {
+    constexpr int RB = reg_log2<K, V>();
+    extern __shared__ unsigned long long smem_raw[];
+    K *sk = reinterpret_cast<K *>(smem_raw);
+    V *sv = reinterpret_cast<V *>(reinterpret_cast<char *>(smem_raw) + value_offset);
+    const PassShape sh = pass_shape<RB>(a, blockIdx.x);
+    K k[1 << RB];
+    V v[1 << RB];
+    ThreadOps<RB, K, KIND, V> ops{k, v, keys, sk, values, sv, threadIdx.x, a, sh, flip};
+    run_pass<RB>(a, sh, ops);
+}
+
+template <class K, int KIND, class V>
+stenc_status run_plan(stenc_ctx *ctx, void *keys, void *values, size_t segment_len,
+                      size_t num_segments, int descending, const stsort_config *cfg) {
+    constexpr size_t value_bytes = has_values<V>() ? sizeof(V) : 0;
+    constexpr int RB = reg_log2<K, V>();
+    if (cfg->reg_log2 != RB || cfg->tile_log2 < RB ||
+        cfg->tile_log2 - RB > stsort_ceil_log2(STSORT_MAX_THREADS))
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "stenc_sort: tile 2^%d with 2^%d registers does not fit the kernel",
+                           cfg->tile_log2, cfg->reg_log2);
+    stsort_pass passes[STSORT_MAX_PASSES];
+    int count = stsort_plan(cfg, num_segments, passes, STSORT_MAX_PASSES);
+    if (count < 0)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                           "stenc_sort: segments of 2^%d elements need more than %d passes "
+                           "with tiles of 2^%d",
+                           cfg->seg_log2, (int)STSORT_MAX_PASSES, cfg->tile_log2);
+    const size_t slots = stsort_smem_slots(cfg->tile_log2);
+    const size_t value_offset = (slots * sizeof(K) + 15) / 16 * 16;
+    const size_t smem = value_offset + slots * value_bytes;
+    auto kernel = sort_pass_kernel<K, KIND, V>;
+    STENC_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const unsigned long long space = (unsigned long long)num_segments << cfg->seg_log2;
+    const K flip = descending ? ~K(0) : K(0);
+    const unsigned threads = 1u << (cfg->tile_log2 - RB);
+    for (int i = 0; i < count; i++) {
+        const stsort_pass &p = passes[i];
+        PassArgs a;
+        a.seg_len = segment_len;
+        a.num_segs = num_segments;
+        a.seg_log2 = cfg->seg_log2;
+        a.low_bits = p.low_bits;
+        a.high_lo = p.high_lo;
+        a.high_bits = p.high_bits;
+        a.phase_first = p.phase_first;
+        a.phase_last = p.phase_last;
+        const int tile_bits = p.low_bits + p.high_bits;
+        const unsigned long long tiles = (space + (1ull << tile_bits) - 1) >> tile_bits;
+        if (tiles > 0x7FFFFFFFull)
+            return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_sort: %llu tiles exceed the grid",
+                               tiles);
+        kernel<<<(unsigned)tiles, threads, smem, stenc_stream(ctx)>>>(
+            static_cast<K *>(keys), static_cast<V *>(values), a, flip, (uint32_t)value_offset);
+        STENC_CUDA_CHECK_LAUNCH("sort_pass_kernel");
+    }
+    return STENC_OK;
+}
+
+#ifndef STSORT_SIM /* the host simulation includes the helpers above only */
+template <class K, int KIND>
+stenc_status run_keys(stenc_ctx *ctx, void *keys, int value_bytes, void *values, size_t segment_len,
+                      size_t num_segments, int descending, const stsort_config *cfg) {
+    if (value_bytes == 4)
+        return run_plan<K, KIND, uint32_t>(ctx, keys, values, segment_len, num_segments, descending,
+                                           cfg);
+    if (value_bytes == 8)
+        return run_plan<K, KIND, uint64_t>(ctx, keys, values, segment_len, num_segments, descending,
+                                           cfg);
+    return run_plan<K, KIND, NoValue>(ctx, keys, nullptr, segment_len, num_segments, descending,
+                                      cfg);
+}
+
+template <class K>
+stenc_status run_kind(stenc_ctx *ctx, stsort_kind kind, void *keys, int value_bytes, void *values,
+                      size_t segment_len, size_t num_segments, int descending,
+                      const stsort_config *cfg) {
+    switch (kind) {
+    case STSORT_SIGNED:
+        return run_keys<K, STSORT_SIGNED>(ctx, keys, value_bytes, values, segment_len, num_segments,
+                                          descending, cfg);
+    case STSORT_FLOAT:
+        return run_keys<K, STSORT_FLOAT>(ctx, keys, value_bytes, values, segment_len, num_segments,
+                                         descending, cfg);
+    default:
+        return run_keys<K, STSORT_UNSIGNED>(ctx, keys, value_bytes, values, segment_len,
+                                            num_segments, descending, cfg);
+    }
+}
+
+} // namespace
+
+extern "C" stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind,
+                                         void *keys, int value_bytes, void *values,
+                                         size_t segment_len, size_t num_segments, int descending,
+                                         const stsort_config *cfg) {
+    if (key_bytes == 4)
+        return run_kind<uint32_t>(ctx, kind, keys, value_bytes, values, segment_len, num_segments,
+                                  descending, cfg);
+    return run_kind<uint64_t>(ctx, kind, keys, value_bytes, values, segment_len, num_segments,
+                              descending, cfg);
+}
+#else
+} // namespace
+#endif

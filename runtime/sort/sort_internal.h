@@ -1,0 +1,132 @@
+/* Internals of the sort (prefix stsort_): the order-preserving key maps shared by the CPU and
+ * CUDA paths, the pass plan of the bitonic network, and the bridge to the CUDA half. */
+#ifndef STENC_SORT_INTERNAL_H
+#define STENC_SORT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stenc/sort.h"
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__CUDACC__)
+#define STSORT_HD static __host__ __device__ __forceinline__
+#else
+#define STSORT_HD static inline
+#endif
+
+/* How a key's bits are read. */
+typedef enum stsort_kind { STSORT_UNSIGNED = 0, STSORT_SIGNED = 1, STSORT_FLOAT = 2 } stsort_kind;
+
+/* Bijective maps from key bits to unsigned integers whose unsigned order is the key order.
+ * Floats: the usual sign flip gives -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN; a
+ * rotation by the count of negative NaNs then moves those to the top, so every NaN is last.
+ * Bijective, so the mapped keys can be stored and mapped back without losing NaN payloads. */
+#define STSORT_F32_NEG_NANS 0x007FFFFFu
+#define STSORT_F64_NEG_NANS 0x000FFFFFFFFFFFFFull
+
+STSORT_HD uint32_t stsort_map32(uint32_t x, int kind) {
+    if (kind == STSORT_SIGNED) return x ^ 0x80000000u;
+    if (kind == STSORT_FLOAT)
+        return ((x & 0x80000000u) ? ~x : (x | 0x80000000u)) - STSORT_F32_NEG_NANS;
+    return x;
+}
+STSORT_HD uint32_t stsort_unmap32(uint32_t u, int kind) {
+    if (kind == STSORT_SIGNED) return u ^ 0x80000000u;
+    if (kind == STSORT_FLOAT) {
+        u += STSORT_F32_NEG_NANS;
+        return (u & 0x80000000u) ? (u & 0x7FFFFFFFu) : ~u;
+    }
+    return u;
+}
+STSORT_HD uint64_t stsort_map64(uint64_t x, int kind) {
+    const uint64_t top = 0x8000000000000000ull;
+    if (kind == STSORT_SIGNED) return x ^ top;
+    if (kind == STSORT_FLOAT) return ((x & top) ? ~x : (x | top)) - STSORT_F64_NEG_NANS;
+    return x;
+}
+STSORT_HD uint64_t stsort_unmap64(uint64_t u, int kind) {
+    const uint64_t top = 0x8000000000000000ull;
+    if (kind == STSORT_SIGNED) return u ^ top;
+    if (kind == STSORT_FLOAT) {
+        u += STSORT_F64_NEG_NANS;
+        return (u & top) ? (u & ~top) : ~u;
+    }
+    return u;
+}
+
+/* One launch of the CUDA path. A block holds a tile of 2^(low_bits + high_bits) elements of
+ * the virtual index space: its low_bits lowest index bits vary (contiguous runs), plus
+ * high_bits bits starting at bit high_lo (>= low_bits); the other bits come from the block
+ * index. It runs phases phase_first..phase_last of the network; in each phase q, the steps on
+ * bits min(q, low_bits)-1 .. 0 when high_bits == 0 (a contiguous tile), else the steps on the
+ * bits high_lo + high_bits - 1 .. high_lo (a strided tile, one phase). */
+typedef struct stsort_pass {
+    int phase_first, phase_last;
+    int low_bits, high_lo, high_bits;
+} stsort_pass;
+
+/* Enough for any segment with the default policy (tiles of at least 2^10, runs of 2^5). */
+#define STSORT_MAX_PASSES 512
+
+/* The resolved launch parameters for one problem. */
+typedef struct stsort_config {
+    int seg_log2;   /* the network sorts 2^seg_log2 virtual elements per segment */
+    int tile_log2;  /* largest tile of this problem */
+    int chunk_log2; /* smallest contiguous run in a strided tile */
+    int reg_log2;   /* elements per thread: a block of 2^t has 2^(t - reg_log2) threads */
+} stsort_config;
+
+/* Defaults of the CUDA path (see docs/sort.md for why). */
+enum {
+    STSORT_TILE_BYTES_LOG2 = 16,  /* 64 KiB of keys+values per block */
+    STSORT_MIN_TILE_LOG2 = 10,    /* smallest tile chosen to spread a small sort over SMs */
+    STSORT_TILES_PER_SM_LOG2 = 1, /* shrink tiles until there are ~2 per SM (above the min) */
+    STSORT_CHUNK_LOG2 = 5,        /* 32 contiguous elements: >= 128 B per warp access */
+    STSORT_MAX_THREADS = 512,     /* __launch_bounds__ of the kernel */
+    STSORT_MAX_TILE_LOG2 = 16,
+    STSORT_REG_LOG2 = 5,      /* elements per thread (registers) for elements of <= 8 bytes */
+    STSORT_REG_LOG2_WIDE = 4  /* ... and for 16-byte elements (u64 keys + u64 values) */
+};
+
+/* log2 of the elements each thread holds in registers; a block has tile / 2^this threads. */
+static inline int stsort_reg_log2(size_t elem_bytes) {
+    return elem_bytes <= 8 ? STSORT_REG_LOG2 : STSORT_REG_LOG2_WIDE;
+}
+
+/* ceil(log2(x)) for x >= 1. */
+static inline int stsort_ceil_log2(size_t x) {
+    int k = 0;
+    while (k < 63 && ((size_t)1 << k) < x)
+        k++;
+    return k;
+}
+
+/* Resolve the policy for a problem (elem_bytes: key + value bytes; sm_count 0: unknown). */
+stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t elem_bytes,
+                              int sm_count, size_t smem_optin, const stenc_sort_policy *policy,
+                              stsort_config *cfg);
+
+/* Write the passes for `cfg` into out[0..cap) and return their count (-1 if cap is short). */
+int stsort_plan(const stsort_config *cfg, size_t num_segments, stsort_pass *out, int cap);
+
+/* Padded shared-memory slots for a tile of 2^tile_log2 elements (one pad per 32 slots). */
+static inline size_t stsort_smem_slots(int tile_log2) {
+    size_t e = (size_t)1 << tile_log2;
+    return e + e / 32 + 1;
+}
+
+/* The CUDA half (sort_cuda.cu; sort_no_cuda.c without CUDA). Arguments are checked. */
+stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind, void *keys,
+                              int value_bytes, void *values, size_t segment_len,
+                              size_t num_segments, int descending, const stsort_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STENC_SORT_INTERNAL_H */

@@ -1,0 +1,897 @@
+// The CUDA half of the batched tridiagonal solvers.
+//
+// Kernels (all one-block-per-group-of-systems unless said otherwise):
+//   tpcr      THOMAS_PCR: each thread runs Thomas-like elimination over a chunk of rows held in
+//             shared memory, leaving two boundary equations per chunk; PCR solves the reduced
+//             system of chunk ends; each thread then substitutes back. Several small systems
+//             share a block. With one chunk per system it is plain Thomas from shared memory.
+//   crpcr     CR (bank-padded, in place) down to `switch` equations, PCR on those, CR back
+//             substitution. switch 1 is plain CR, switch >= n is plain PCR.
+//   pcrthomas PCR until the system splits into `switch` interleaved subsystems, then one thread
+//             per subsystem runs Thomas.
+//   thomas_il one thread per system on interleaved data: every load and store is coalesced.
+//   gp_*      systems larger than shared memory: the chunk elimination of tpcr over tiles of
+//             global memory, a recursive solve of the reduced system, then back substitution.
+// The chapter's kernels pad to the next power of two with identity rows (a=0, b=1, c=0, d=0),
+// which decouple exactly, so any n works. Interleaved batches too small for thomas_il are
+// transposed, solved contiguously and transposed back.
+//
+// Zero pivots: every division checks its divisor and every solution is checked for being
+// finite; a failing system's index goes into a device flag with atomicMin (one atomic per
+// failing system or thread, none on the good path).
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+#include "tridiag_internal.h"
+
+namespace {
+
+// ---- tunables ----------------------------------------------------------------------------
+
+struct tdg_policy {
+    static constexpr int block_threads = 128;      // threads a tpcr block aims for
+    static constexpr int max_threads = 1024;       // CUDA's per-block limit
+    // THOMAS_PCR rows per thread (switch): measured best at 1024 x 1024 and 1024 x 16384 on
+    // the H100 (bench/tridiag/RESULTS.md): 16 in float, 8 in double.
+    static constexpr int thomas_pcr_rows_f32 = 16;
+    static constexpr int thomas_pcr_rows_f64 = 8;
+    static constexpr int cr_pcr_switch = 128;      // CR_PCR: chapter's best switch point
+    static constexpr int pcr_thomas_switch = 64;   // PCR_THOMAS: subsystems for Thomas
+    static constexpr int chapter_max_threads = 512; // block size cap for crpcr / pcrthomas
+    static constexpr int global_rows = 16;         // gp_*: rows per thread
+    static constexpr int global_threads = 128;     // gp_*: threads per block
+    static constexpr int interleaved_threads = 128;
+    // Interleaved one-thread-per-system Thomas needs many systems and short ones: at n = 1024
+    // the transpose + THOMAS_PCR path measured 2x faster, at n <= 256 Thomas won.
+    static constexpr long long interleaved_min_batch = 8192;
+    static constexpr int interleaved_max_n = 512;
+    static constexpr int transpose_tile = 32;
+    static constexpr int transpose_rows = 8;
+    static constexpr size_t default_smem = 48 * 1024; // above this a kernel must opt in
+    static constexpr unsigned long long pool_keep_bytes = 1ull << 30; // see keep_pool()
+};
+
+// ---- device helpers ----------------------------------------------------------------------
+
+// One pad element per 32 removes CR's power-of-two-stride bank conflicts (chapter 11.4.5).
+__device__ __forceinline__ int padi(int i) { return i + (i >> 5); }
+__host__ __device__ inline int padded_len(int n) { return n + ((n - 1) >> 5) + 1; }
+
+template <class T> __device__ __forceinline__ bool bad_pivot(T v) {
+    return !(fabs(v) > T(0)) || isinf(v);
+}
+
+__device__ __forceinline__ void flag_system(unsigned long long *flag, long long sys) {
+    atomicMin(flag, (unsigned long long)sys);
+}
+
+// Rows [0, L) of a chunk, reached through idx(i) = off + padi(r0 + i). Leaves interior rows as
+//   a'_i x_0 + x_i + c'_i x_{L-1} = d'_i   (a', c', d' in A, C, D; B unchanged)
+// and returns the chunk's boundary equations in out[0] (first row: on x_{-1}, x_0, x_{L-1})
+// and out[1] (last row: on x_0, x_{L-1}, x_L). Rows 0 and L-1 keep their original values.
+template <class T>
+__device__ void chunk_reduce(T *A, T *B, T *C, T *D, int off, int r0, int L, T out[2][4],
+                             bool &bad) {
+    auto at = [&](int i) { return off + padi(r0 + i); };
+    if (L <= 2) {
+        for (int q = 0; q < L; q++) {
+            int k = at(q);
+            out[q][0] = A[k], out[q][1] = B[k], out[q][2] = C[k], out[q][3] = D[k];
+        }
+        return;
+    }
+    // Forward: eliminate the sub-diagonal of rows 1 .. L-2, keeping the coupling to x_0.
+    int k1 = at(1);
+    T b1 = B[k1];
+    bad |= bad_pivot(b1);
+    T ap = A[k1] / b1, cp = C[k1] / b1, dp = D[k1] / b1;
+    A[k1] = ap, C[k1] = cp, D[k1] = dp;
+    for (int i = 2; i < L - 1; i++) {
+        int k = at(i);
+        T ai = A[k], piv = B[k] - ai * cp;
+        bad |= bad_pivot(piv);
+        T r = T(1) / piv;
+        ap = -ai * ap * r;
+        cp = C[k] * r;
+        dp = (D[k] - ai * dp) * r;
+        A[k] = ap, C[k] = cp, D[k] = dp;
+    }
+    int kl = at(L - 1);
+    T al = A[kl];
+    out[1][0] = -al * ap;
+    out[1][1] = B[kl] - al * cp;
+    out[1][2] = C[kl];
+    out[1][3] = D[kl] - al * dp;
+    // Backward: eliminate the super-diagonal of rows L-3 .. 1 in favour of x_{L-1}.
+    for (int i = L - 3; i >= 1; i--) {
+        int k = at(i);
+        T ci = C[k];
+        D[k] -= ci * dp;
+        A[k] -= ci * ap;
+        C[k] = cp = -ci * cp;
+        ap = A[k], dp = D[k];
+    }
+    // Here ap, cp, dp are row 1's final coefficients.
+    int k0 = at(0);
+    T c0 = C[k0];
+    out[0][0] = A[k0];
+    out[0][1] = B[k0] - c0 * ap;
+    out[0][2] = -c0 * cp;
+    out[0][3] = D[k0] - c0 * dp;
+}
+
+// With x_0 and x_{L-1} known, the interior rows give their unknowns; all go into D.
+template <class T>
+__device__ void chunk_substitute(const T *A, const T *C, T *D, int off, int r0, int L, T x0,
+                                 T xl, bool &bad) {
+    D[off + padi(r0)] = x0;
+    if (L >= 2) D[off + padi(r0 + L - 1)] = xl;
+    for (int i = 1; i < L - 1; i++) {
+        int k = off + padi(r0 + i);
+        T xi = D[k] - A[k] * x0 - C[k] * xl;
+        bad |= !isfinite(xi);
+        D[k] = xi;
+    }
+    bad |= !isfinite(x0) || !isfinite(xl);
+}
+
+// Number of reduced equations of n rows cut into chunks of m rows: two per chunk, one for a
+// trailing chunk of one row.
+__host__ __device__ inline int reduced_rows(int n, int m) {
+    int p = (n + m - 1) / m, last = n - (p - 1) * m;
+    return 2 * (p - 1) + (last >= 2 ? 2 : 1);
+}
+
+// One PCR step over rows [0, rows) of a system stored contiguously in src (4 arrays at stride
+// `ld`), written to dst. Threads tid, tid+nt, ... take the rows.
+template <class T>
+__device__ void pcr_step(const T *src, T *dst, int ld, int rows, int s, int tid, int nt,
+                         bool &bad) {
+    const T *a = src, *b = src + ld, *c = src + 2 * ld, *d = src + 3 * ld;
+    for (int r = tid; r < rows; r += nt) {
+        T k1 = 0, k2 = 0, am = 0, cm = 0, dm = 0, ap = 0, cp = 0, dp = 0;
+        if (r - s >= 0) {
+            T bm = b[r - s];
+            bad |= bad_pivot(bm);
+            k1 = a[r] / bm, am = a[r - s], cm = c[r - s], dm = d[r - s];
+        }
+        if (r + s < rows) {
+            T bp = b[r + s];
+            bad |= bad_pivot(bp);
+            k2 = c[r] / bp, ap = a[r + s], cp = c[r + s], dp = d[r + s];
+        }
+        dst[r] = -am * k1;
+        dst[ld + r] = b[r] - cm * k1 - ap * k2;
+        dst[2 * ld + r] = -cp * k2;
+        dst[3 * ld + r] = d[r] - dm * k1 - dp * k2;
+    }
+}
+
+// PCR to completion on `rows` equations with ping-pong buffers buf[0], buf[1] (4*ld each).
+// Leaves x in buf[0]'s d array. All threads of the block must call it.
+template <class T>
+__device__ void pcr_solve(T *buf0, T *buf1, int ld, int rows, int tid, int nt, bool &bad) {
+    T *src = buf0, *dst = buf1;
+    for (int s = 1; s < rows; s <<= 1) {
+        pcr_step(src, dst, ld, rows, s, tid, nt, bad);
+        __syncthreads();
+        T *t = src;
+        src = dst, dst = t;
+    }
+    for (int r = tid; r < rows; r += nt) {
+        T b = src[ld + r];
+        bad |= bad_pivot(b);
+        buf0[3 * ld + r] = src[3 * ld + r] / b;
+    }
+    __syncthreads();
+}
+
+// ---- THOMAS_PCR in shared memory ---------------------------------------------------------
+
+struct tpcr_shape {
+    int m;    // rows per thread
+    int tps;  // threads per system
+    int spb;  // systems per block
+    int np;   // padded smem stride of one system
+    int rmax; // reduced-system capacity per system
+    size_t smem;
+};
+
+// Shared memory: A,B,C,D (spb * np each), then two ping-pong reduced buffers of 4*spb*rmax,
+// then spb failure flags.
+template <class T> __host__ size_t tpcr_smem(int np, int rmax, int spb) {
+    return (size_t)spb * (4 * (size_t)np + 8 * (size_t)rmax) * sizeof(T) + spb * sizeof(int);
+}
+
+template <class T>
+__global__ void tpcr_kernel(int n, long long batch, tpcr_shape sh, const T *__restrict__ a,
+                            const T *__restrict__ b, const T *__restrict__ c,
+                            const T *d, T *x, unsigned long long *flag) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *A = reinterpret_cast<T *>(smem_raw);
+    const int np = sh.np, spb = sh.spb, tps = sh.tps, m = sh.m, rmax = sh.rmax;
+    T *B = A + spb * np, *C = B + spb * np, *D = C + spb * np;
+    T *R0 = D + spb * np, *R1 = R0 + 4 * spb * rmax;
+    int *sbad = reinterpret_cast<int *>(R1 + 4 * spb * rmax);
+    const long long sys0 = (long long)blockIdx.x * spb;
+    const int nsys = (int)min((long long)spb, batch - sys0);
+    const long long base = sys0 * n;
+    const int total = nsys * n;
+    if (threadIdx.x < spb) sbad[threadIdx.x] = 0;
+    for (int k = threadIdx.x; k < total; k += blockDim.x) {
+        int g = k / n, i = k - g * n, s = g * np + padi(i);
+        A[s] = i > 0 ? a[base + k] : T(0);
+        B[s] = b[base + k];
+        C[s] = i < n - 1 ? c[base + k] : T(0);
+        D[s] = d[base + k];
+    }
+    __syncthreads();
+
+    const int g = threadIdx.x / tps, lt = threadIdx.x - g * tps;
+    const int r0 = lt * m, L = max(0, min(m, n - r0));
+    const bool active = g < nsys && L > 0;
+    bool bad = false;
+    // Reduced rows of system g live at stride spb*rmax in R0 (as one ld-strided system each).
+    const int ld = spb * rmax;
+    T *Rg0 = R0 + g * rmax, *Rg1 = R1 + g * rmax;
+    if (active) {
+        T out[2][4];
+        chunk_reduce(A, B, C, D, g * np, r0, L, out, bad);
+        for (int q = 0; q < (L >= 2 ? 2 : 1); q++)
+            for (int j = 0; j < 4; j++) Rg0[j * ld + 2 * lt + q] = out[q][j];
+    }
+    __syncthreads();
+    // PCR on each system's reduced rows; every thread of the block joins the barriers.
+    const int rows = reduced_rows(n, m);
+    {
+        const T *src = Rg0;
+        T *dst = Rg1;
+        for (int s = 1; s < rows; s <<= 1) {
+            if (g < nsys) pcr_step(src, dst, ld, rows, s, lt, tps, bad);
+            __syncthreads();
+            const T *t = src;
+            src = dst, dst = const_cast<T *>(t);
+        }
+        if (g < nsys)
+            for (int r = lt; r < rows; r += tps) {
+                T bb = src[ld + r];
+                bad |= bad_pivot(bb);
+                Rg0[3 * ld + r] = src[3 * ld + r] / bb;
+            }
+        __syncthreads();
+    }
+    if (active) {
+        T x0 = Rg0[3 * ld + 2 * lt], xl = L >= 2 ? Rg0[3 * ld + 2 * lt + 1] : x0;
+        chunk_substitute(A, C, D, g * np, r0, L, x0, xl, bad);
+    }
+    if (bad) atomicOr(&sbad[g], 1);
+    __syncthreads();
+    for (int k = threadIdx.x; k < total; k += blockDim.x) {
+        int gg = k / n, i = k - gg * n;
+        x[base + k] = D[gg * np + padi(i)];
+    }
+    if (threadIdx.x < nsys && sbad[threadIdx.x]) flag_system(flag, sys0 + threadIdx.x);
+}
+
+// ---- the chapter's kernels: CR-PCR (CR, PCR) and PCR-Thomas --------------------------------
+
+// Load one system padded to N rows with identity rows; idx maps a row to its smem slot.
+template <class T, class Idx>
+__device__ void load_padded(int n, int N, const T *a, const T *b, const T *c, const T *d, T *A,
+                            T *B, T *C, T *D, Idx idx) {
+    for (int i = threadIdx.x; i < N; i += blockDim.x) {
+        int k = idx(i);
+        bool in = i < n;
+        A[k] = in && i > 0 ? a[i] : T(0);
+        B[k] = in ? b[i] : T(1);
+        C[k] = in && i < n - 1 ? c[i] : T(0);
+        D[k] = in ? d[i] : T(0);
+    }
+}
+
+// Smem: A,B,C,D padded (4*padded_len(N)), then PCR ping-pong 8*S, then one flag.
+template <class T>
+__global__ void crpcr_kernel(int n, int N, int S, const T *__restrict__ a,
+                             const T *__restrict__ b, const T *__restrict__ c,
+                             const T *d, T *x, unsigned long long *flag) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const int np = padded_len(N);
+    T *A = reinterpret_cast<T *>(smem_raw), *B = A + np, *C = B + np, *D = C + np;
+    T *P0 = D + np, *P1 = P0 + 4 * S;
+    int *sbad = reinterpret_cast<int *>(P1 + 4 * S);
+    const long long sys = blockIdx.x, off = sys * n;
+    const int tid = threadIdx.x, nt = blockDim.x;
+    if (tid == 0) *sbad = 0;
+    load_padded(n, N, a + off, b + off, c + off, d + off, A, B, C, D, padi);
+    __syncthreads();
+    bool bad = false;
+    int size = N, s = 1;
+    // CR forward reduction: equations 2s*k + 2s - 1 absorb their neighbours at +-s.
+    while (size > S) {
+        for (int k = tid; k < size / 2; k += nt) {
+            int i = 2 * s * k + 2 * s - 1, im = i - s, ip = i + s;
+            int ki = padi(i), km = padi(im);
+            T bm = B[km];
+            bad |= bad_pivot(bm);
+            T k1 = A[ki] / bm;
+            T na = -A[km] * k1, nb = B[ki] - C[km] * k1, nc = 0, nd = D[ki] - D[km] * k1;
+            if (ip < N) {
+                int kp = padi(ip);
+                T bp = B[kp];
+                bad |= bad_pivot(bp);
+                T k2 = C[ki] / bp;
+                nb -= A[kp] * k2;
+                nc = -C[kp] * k2;
+                nd -= D[kp] * k2;
+            }
+            A[ki] = na, B[ki] = nb, C[ki] = nc, D[ki] = nd;
+        }
+        s *= 2;
+        size /= 2;
+        __syncthreads();
+    }
+    // PCR on the intermediate system: rows s*k + s - 1, copied to a contiguous buffer.
+    for (int k = tid; k < size; k += nt) {
+        int ki = padi(s * k + s - 1);
+        P0[k] = A[ki], P0[S + k] = B[ki], P0[2 * S + k] = C[ki], P0[3 * S + k] = D[ki];
+    }
+    __syncthreads();
+    pcr_solve(P0, P1, S, size, tid, nt, bad);
+    for (int k = tid; k < size; k += nt) D[padi(s * k + s - 1)] = P0[3 * S + k];
+    __syncthreads();
+    // CR back substitution: the equations eliminated at stride s, from coarse to fine.
+    while (s > 1) {
+        s /= 2;
+        for (int k = tid; k < N / (2 * s); k += nt) {
+            int i = 2 * s * k + s - 1, ki = padi(i);
+            T xm = i - s >= 0 ? D[padi(i - s)] : T(0), xp = D[padi(i + s)];
+            T bi = B[ki];
+            bad |= bad_pivot(bi);
+            D[ki] = (D[ki] - A[ki] * xm - C[ki] * xp) / bi;
+        }
+        __syncthreads();
+    }
+    for (int i = tid; i < n; i += nt) {
+        T xi = D[padi(i)];
+        bad |= !isfinite(xi);
+        x[off + i] = xi;
+    }
+    if (bad) atomicOr(sbad, 1);
+    __syncthreads();
+    if (tid == 0 && *sbad) flag_system(flag, sys);
+}
+
+// Smem: two ping-pong systems of N rows (8N), then one flag.
+template <class T>
+__global__ void pcrthomas_kernel(int n, int N, int S, const T *__restrict__ a,
+                                 const T *__restrict__ b, const T *__restrict__ c,
+                                 const T *d, T *x, unsigned long long *flag) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *P0 = reinterpret_cast<T *>(smem_raw), *P1 = P0 + 4 * N;
+    int *sbad = reinterpret_cast<int *>(P1 + 4 * N);
+    const long long sys = blockIdx.x, off = sys * n;
+    const int tid = threadIdx.x, nt = blockDim.x;
+    if (tid == 0) *sbad = 0;
+    load_padded(n, N, a + off, b + off, c + off, d + off, P0, P0 + N, P0 + 2 * N, P0 + 3 * N,
+                [](int i) { return i; });
+    __syncthreads();
+    bool bad = false;
+    T *src = P0, *dst = P1;
+    // PCR steps until the system splits into S interleaved subsystems.
+    for (int s = 1; s < S; s <<= 1) {
+        pcr_step(src, dst, N, N, s, tid, nt, bad);
+        __syncthreads();
+        T *t = src;
+        src = dst, dst = t;
+    }
+    T *A = src, *B = src + N, *C = src + 2 * N, *D = src + 3 * N;
+    // Thomas on subsystem j: rows j, j+S, ...; strided access is free of bank conflicts.
+    for (int j = tid; j < S; j += nt) {
+        T beta = B[j];
+        bad |= bad_pivot(beta);
+        T cp = C[j] / beta, dp = D[j] / beta;
+        C[j] = cp, D[j] = dp;
+        for (int i = j + S; i < N; i += S) {
+            beta = B[i] - A[i] * cp;
+            bad |= bad_pivot(beta);
+            cp = C[i] / beta;
+            dp = (D[i] - A[i] * dp) / beta;
+            C[i] = cp, D[i] = dp;
+        }
+        T xn = dp;
+        for (int i = N - S + j - S; i >= 0; i -= S) {
+            xn = D[i] - C[i] * xn;
+            D[i] = xn;
+        }
+    }
+    __syncthreads();
+    for (int i = tid; i < n; i += nt) {
+        T xi = D[i];
+        bad |= !isfinite(xi);
+        x[off + i] = xi;
+    }
+    if (bad) atomicOr(sbad, 1);
+    __syncthreads();
+    if (tid == 0 && *sbad) flag_system(flag, sys);
+}
+
+// ---- one thread per system on interleaved data -------------------------------------------
+
+// The modified rhs goes into x, the modified super-diagonal into cp (n*batch scratch).
+template <class T>
+__global__ void thomas_il_kernel(int n, long long batch, const T *__restrict__ a,
+                                 const T *__restrict__ b, const T *__restrict__ c, const T *d,
+                                 T *x, T *__restrict__ cps, unsigned long long *flag) {
+    long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= batch) return;
+    bool bad = false;
+    T beta = b[s];
+    bad |= bad_pivot(beta);
+    T cp = n > 1 ? c[s] / beta : T(0), dp = d[s] / beta;
+    cps[s] = cp;
+    x[s] = dp;
+#pragma unroll 4
+    for (int i = 1; i < n; i++) {
+        long long k = (long long)i * batch + s;
+        beta = b[k] - a[k] * cp;
+        bad |= bad_pivot(beta);
+        T r = T(1) / beta;
+        cp = i < n - 1 ? c[k] * r : T(0);
+        dp = (d[k] - a[k] * dp) * r;
+        cps[k] = cp;
+        x[k] = dp;
+    }
+    T xn = dp;
+    bad |= !isfinite(xn);
+#pragma unroll 4
+    for (int i = n - 2; i >= 0; i--) {
+        long long k = (long long)i * batch + s;
+        xn = x[k] - cps[k] * xn;
+        bad |= !isfinite(xn);
+        x[k] = xn;
+    }
+    if (bad) flag_system(flag, s);
+}
+
+// ---- multi-block partition for systems larger than shared memory ------------------------
+
+// Tile of rows [t0, t0 + rows) of system `sys` into smem; a[0] and c[n-1] zeroed.
+template <class T>
+__device__ void gp_load(int n, long long sys, int t0, int rows, const T *a, const T *b,
+                        const T *c, const T *d, T *A, T *B, T *C, T *D) {
+    const long long base = sys * n + t0;
+    for (int k = threadIdx.x; k < rows; k += blockDim.x) {
+        int i = t0 + k, s = padi(k);
+        A[s] = i > 0 ? a[base + k] : T(0);
+        B[s] = b[base + k];
+        C[s] = i < n - 1 ? c[base + k] : T(0);
+        D[s] = d[base + k];
+    }
+}
+
+// Reduced system of each system: R rows at red + sys*R (4 arrays at stride batch*R).
+template <class T>
+__global__ void gp_reduce_kernel(int n, int m, int tiles, int R, const T *__restrict__ a,
+                                 const T *__restrict__ b, const T *__restrict__ c,
+                                 const T *d, T *red, long long red_ld,
+                                 unsigned long long *flag) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const int tile_rows = m * blockDim.x, np = padded_len(tile_rows);
+    T *A = reinterpret_cast<T *>(smem_raw), *B = A + np, *C = B + np, *D = C + np;
+    const long long sys = blockIdx.x / tiles;
+    const int tile = blockIdx.x - (int)(sys * tiles), t0 = tile * tile_rows;
+    const int rows = min(tile_rows, n - t0);
+    gp_load(n, sys, t0, rows, a, b, c, d, A, B, C, D);
+    __syncthreads();
+    const int r0 = threadIdx.x * m, L = max(0, min(m, rows - r0));
+    if (L == 0) return;
+    bool bad = false;
+    T out[2][4];
+    chunk_reduce(A, B, C, D, 0, r0, L, out, bad);
+    const long long q = (long long)tile * blockDim.x + threadIdx.x, at = sys * R + 2 * q;
+    for (int h = 0; h < (L >= 2 ? 2 : 1); h++)
+        for (int j = 0; j < 4; j++) red[j * red_ld + at + h] = out[h][j];
+    if (bad) flag_system(flag, sys);
+}
+
+template <class T>
+__global__ void gp_finish_kernel(int n, int m, int tiles, int R, const T *__restrict__ a,
+                                 const T *__restrict__ b, const T *__restrict__ c,
+                                 const T *d, const T *__restrict__ xr, T *x,
+                                 unsigned long long *flag) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const int tile_rows = m * blockDim.x, np = padded_len(tile_rows);
+    T *A = reinterpret_cast<T *>(smem_raw), *B = A + np, *C = B + np, *D = C + np;
+    const long long sys = blockIdx.x / tiles;
+    const int tile = blockIdx.x - (int)(sys * tiles), t0 = tile * tile_rows;
+    const int rows = min(tile_rows, n - t0);
+    gp_load(n, sys, t0, rows, a, b, c, d, A, B, C, D);
+    __syncthreads();
+    const int r0 = threadIdx.x * m, L = max(0, min(m, rows - r0));
+    bool bad = false;
+    if (L > 0) {
+        T out[2][4];
+        chunk_reduce(A, B, C, D, 0, r0, L, out, bad); // the same arithmetic as gp_reduce
+        const long long q = (long long)tile * blockDim.x + threadIdx.x, at = sys * R + 2 * q;
+        T x0 = xr[at], xl = L >= 2 ? xr[at + 1] : x0;
+        chunk_substitute(A, C, D, 0, r0, L, x0, xl, bad);
+    }
+    __syncthreads();
+    const long long base = sys * n + t0;
+    for (int k = threadIdx.x; k < rows; k += blockDim.x) x[base + k] = D[padi(k)];
+    if (bad) flag_system(flag, sys);
+}
+
+// ---- transpose between the layouts -------------------------------------------------------
+
+// out[c][r] = in[r][c] for an rows x cols row-major matrix.
+template <class T>
+__global__ void transpose_kernel(const T *__restrict__ in, T *__restrict__ out, long long rows,
+                                 long long cols) {
+    constexpr int TS = tdg_policy::transpose_tile, TR = tdg_policy::transpose_rows;
+    __shared__ T tile[TS][TS + 1];
+    const long long tx = (cols + TS - 1) / TS, ntiles = tx * ((rows + TS - 1) / TS);
+    for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        long long r0 = (t / tx) * TS, c0 = (t % tx) * TS;
+        for (int j = threadIdx.y; j < TS; j += TR) {
+            long long r = r0 + j, cc = c0 + threadIdx.x;
+            if (r < rows && cc < cols) tile[j][threadIdx.x] = in[r * cols + cc];
+        }
+        __syncthreads();
+        for (int j = threadIdx.y; j < TS; j += TR) {
+            long long cc = c0 + j, r = r0 + threadIdx.x;
+            if (r < rows && cc < cols) out[cc * rows + r] = tile[threadIdx.x][j];
+        }
+        __syncthreads();
+    }
+}
+
+// ---- host side ---------------------------------------------------------------------------
+
+int next_pow2(int n) {
+    int p = 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+template <class K> stenc_status opt_in(K kernel, size_t smem) {
+    if (smem > tdg_policy::default_smem)
+        STENC_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)smem));
+    return STENC_OK;
+}
+
+template <class T> struct solve_args {
+    int n;
+    long long batch;
+    const T *a, *b, *c, *d;
+    T *x;
+    unsigned long long *flag;
+};
+
+// The THOMAS_PCR shape for rows-per-thread m; false when one system does not fit.
+template <class T> bool tpcr_plan(const stenc_ctx *ctx, int n, long long batch, int m,
+                                  tpcr_shape *sh) {
+    // A chunk of one row leaves one reduced equation, not two: chunks have at least 2 rows.
+    if (m < 2) m = 2;
+    if (m > n) m = n;
+    if ((n + m - 1) / m > tdg_policy::max_threads) m = (n + tdg_policy::max_threads - 1) /
+                                                       tdg_policy::max_threads;
+    sh->m = m;
+    sh->tps = (n + m - 1) / m;
+    sh->np = padded_len(n) | 1; // odd stride: consecutive systems start in different banks
+    sh->rmax = 2 * sh->tps;
+    int spb = tdg_policy::block_threads / sh->tps;
+    if (spb < 1) spb = 1;
+    if (spb > batch) spb = (int)batch;
+    // Small systems share a block, but not so much shared memory that only one block fits.
+    while (spb > 1 && tpcr_smem<T>(sh->np, sh->rmax, spb) > tdg_policy::default_smem) spb--;
+    sh->spb = spb;
+    sh->smem = tpcr_smem<T>(sh->np, sh->rmax, spb);
+    return sh->smem <= ctx->smem_optin;
+}
+
+template <class T> stenc_status run_tpcr(stenc_ctx *ctx, const solve_args<T> &p,
+                                         const tpcr_shape &sh) {
+    STENC_TRY(opt_in(tpcr_kernel<T>, sh.smem));
+    long long blocks = (p.batch + sh.spb - 1) / sh.spb;
+    tpcr_kernel<T><<<(unsigned)blocks, sh.spb * sh.tps, sh.smem, stenc_stream(ctx)>>>(
+        p.n, p.batch, sh, p.a, p.b, p.c, p.d, p.x, p.flag);
+    STENC_CUDA_CHECK_LAUNCH("tpcr_kernel");
+    return STENC_OK;
+}
+
+template <class T> size_t crpcr_smem(int N, int S) {
+    return (4 * (size_t)padded_len(N) + 8 * (size_t)S) * sizeof(T) + sizeof(int);
+}
+template <class T> size_t pcrthomas_smem(int N) { return 8 * (size_t)N * sizeof(T) + sizeof(int); }
+
+int chapter_threads(int N) {
+    int t = N / 2;
+    if (t < 32) t = 32;
+    return t > tdg_policy::chapter_max_threads ? tdg_policy::chapter_max_threads : t;
+}
+
+// The intermediate-system capacity of CR_PCR: CR halves N until it is <= switch.
+int crpcr_intermediate(int N, int sw) {
+    int size = N;
+    while (size > sw) size /= 2;
+    return size < 1 ? 1 : size;
+}
+
+// 1 when the chapter algorithm `algo` fits in one block's shared memory for size n.
+template <class T> bool chapter_fits(const stenc_ctx *ctx, stenc_tridiag_algo algo, int n,
+                                     int sw) {
+    int N = next_pow2(n);
+    if (algo == STENC_TRIDIAG_PCR_THOMAS) return pcrthomas_smem<T>(N) <= ctx->smem_optin;
+    return crpcr_smem<T>(N, crpcr_intermediate(N, sw)) <= ctx->smem_optin;
+}
+
+int chapter_switch(stenc_tridiag_algo algo, int n, int sw) {
+    int N = next_pow2(n);
+    switch (algo) {
+    case STENC_TRIDIAG_CR: return 1;
+    case STENC_TRIDIAG_PCR: return N;
+    case STENC_TRIDIAG_CR_PCR: return sw > 0 ? sw : tdg_policy::cr_pcr_switch;
+    default: { // PCR_THOMAS: a power of two number of subsystems, at most N
+        int s = sw > 0 ? sw : tdg_policy::pcr_thomas_switch;
+        s = next_pow2(s);
+        return s > N ? N : s;
+    }
+    }
+}
+
+template <class T> stenc_status run_chapter(stenc_ctx *ctx, stenc_tridiag_algo algo,
+                                            const solve_args<T> &p, int sw) {
+    int N = next_pow2(p.n), S = chapter_switch(algo, p.n, sw), threads = chapter_threads(N);
+    if (p.batch > INT32_MAX)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_tridiag: batch %lld too large for %s",
+                           p.batch, stenc_tridiag_algo_name(algo));
+    if (algo == STENC_TRIDIAG_PCR_THOMAS) {
+        size_t smem = pcrthomas_smem<T>(N);
+        STENC_TRY(opt_in(pcrthomas_kernel<T>, smem));
+        pcrthomas_kernel<T><<<(unsigned)p.batch, threads, smem, stenc_stream(ctx)>>>(
+            p.n, N, S, p.a, p.b, p.c, p.d, p.x, p.flag);
+        STENC_CUDA_CHECK_LAUNCH("pcrthomas_kernel");
+        return STENC_OK;
+    }
+    int I = crpcr_intermediate(N, S);
+    size_t smem = crpcr_smem<T>(N, I);
+    STENC_TRY(opt_in(crpcr_kernel<T>, smem));
+    crpcr_kernel<T><<<(unsigned)p.batch, threads, smem, stenc_stream(ctx)>>>(
+        p.n, N, I, p.a, p.b, p.c, p.d, p.x, p.flag);
+    STENC_CUDA_CHECK_LAUNCH("crpcr_kernel");
+    return STENC_OK;
+}
+
+// Scratch comes from the device's stream-ordered pool. Its default release threshold (0) hands
+// memory back at every synchronisation, so each solve would map its scratch afresh (tens of
+// microseconds); keep up to pool_keep_bytes cached instead.
+stenc_status keep_pool(stenc_ctx *ctx) {
+    cudaMemPool_t pool;
+    STENC_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, ctx->cuda_device));
+    unsigned long long keep = 0; // the attribute is a cuuint64_t
+    STENC_CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    if (keep < tdg_policy::pool_keep_bytes) {
+        keep = tdg_policy::pool_keep_bytes;
+        STENC_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
+    return STENC_OK;
+}
+
+template <class T> stenc_status alloc(stenc_ctx *ctx, T **p, size_t count) {
+    STENC_CUDA_TRY(cudaMallocAsync((void **)p, count * sizeof(T), stenc_stream(ctx)));
+    return STENC_OK;
+}
+
+template <class T> stenc_status solve_contiguous(stenc_ctx *ctx, const solve_args<T> &p,
+                                                 stenc_tridiag_algo algo, int sw);
+
+// Systems too large for one block: reduce tiles to chunk-end equations, solve those, finish.
+template <class T> stenc_status run_global(stenc_ctx *ctx, const solve_args<T> &p,
+                                           stenc_tridiag_algo algo, int sw) {
+    const int m = tdg_policy::global_rows, threads = tdg_policy::global_threads;
+    const int tile_rows = m * threads, tiles = (p.n + tile_rows - 1) / tile_rows;
+    const int R = reduced_rows(p.n, m);
+    const long long blocks = (long long)tiles * p.batch, red_ld = (long long)R * p.batch;
+    if (blocks > INT32_MAX)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_tridiag: %lld tiles exceed the grid",
+                           blocks);
+    T *red = nullptr;
+    STENC_TRY(alloc(ctx, &red, 5 * (size_t)red_ld));
+    size_t smem = 4 * (size_t)padded_len(tile_rows) * sizeof(T);
+    stenc_status st = opt_in(gp_reduce_kernel<T>, smem);
+    if (st == STENC_OK) st = opt_in(gp_finish_kernel<T>, smem);
+    if (st == STENC_OK) {
+        gp_reduce_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
+            p.n, m, tiles, R, p.a, p.b, p.c, p.d, red, red_ld, p.flag);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            st = STENC_ERROR(STENC_ERR_CUDA, "launch of gp_reduce_kernel failed: %s",
+                             cudaGetErrorString(e));
+    }
+    if (st == STENC_OK) {
+        solve_args<T> q = {R, p.batch, red, red + red_ld, red + 2 * red_ld, red + 3 * red_ld,
+                           red + 4 * red_ld, p.flag};
+        st = solve_contiguous(ctx, q, algo, sw);
+    }
+    if (st == STENC_OK) {
+        gp_finish_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
+            p.n, m, tiles, R, p.a, p.b, p.c, p.d, red + 4 * red_ld, p.x, p.flag);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            st = STENC_ERROR(STENC_ERR_CUDA, "launch of gp_finish_kernel failed: %s",
+                             cudaGetErrorString(e));
+    }
+    cudaError_t e = cudaFreeAsync(red, stenc_stream(ctx));
+    if (st == STENC_OK && e != cudaSuccess)
+        st = STENC_ERROR(STENC_ERR_CUDA, "cudaFreeAsync failed: %s", cudaGetErrorString(e));
+    return st;
+}
+
+template <class T> stenc_status solve_contiguous(stenc_ctx *ctx, const solve_args<T> &p,
+                                                 stenc_tridiag_algo algo, int sw) {
+    switch (algo) {
+    case STENC_TRIDIAG_CR:
+    case STENC_TRIDIAG_PCR:
+    case STENC_TRIDIAG_CR_PCR:
+    case STENC_TRIDIAG_PCR_THOMAS:
+        if (chapter_fits<T>(ctx, algo, p.n, chapter_switch(algo, p.n, sw)))
+            return run_chapter(ctx, algo, p, sw);
+        return run_global(ctx, p, algo, sw);
+    default: {
+        // THOMAS on contiguous data: one chunk per system, staged through shared memory.
+        int m = algo == STENC_TRIDIAG_THOMAS ? p.n
+                : sw > 0                       ? sw
+                : sizeof(T) == 4               ? tdg_policy::thomas_pcr_rows_f32
+                                               : tdg_policy::thomas_pcr_rows_f64;
+        tpcr_shape sh;
+        if (tpcr_plan<T>(ctx, p.n, p.batch, m, &sh) && (algo != STENC_TRIDIAG_THOMAS ||
+                                                        sh.tps == 1))
+            return run_tpcr(ctx, p, sh);
+        return run_global(ctx, p, algo == STENC_TRIDIAG_THOMAS ? STENC_TRIDIAG_THOMAS_PCR : algo,
+                          sw);
+    }
+    }
+}
+
+template <class T> stenc_status transpose(stenc_ctx *ctx, const T *in, T *out, long long rows,
+                                          long long cols) {
+    constexpr int TS = tdg_policy::transpose_tile;
+    long long tiles = ((rows + TS - 1) / TS) * ((cols + TS - 1) / TS);
+    unsigned grid = (unsigned)(tiles < 65535 * 8 ? tiles : 65535 * 8);
+    transpose_kernel<T><<<grid, dim3(TS, tdg_policy::transpose_rows), 0, stenc_stream(ctx)>>>(
+        in, out, rows, cols);
+    STENC_CUDA_CHECK_LAUNCH("transpose_kernel");
+    return STENC_OK;
+}
+
+template <class T> stenc_status run_interleaved_thomas(stenc_ctx *ctx, const solve_args<T> &p) {
+    T *cps = nullptr;
+    STENC_TRY(alloc(ctx, &cps, (size_t)p.n * p.batch));
+    const int threads = tdg_policy::interleaved_threads;
+    long long blocks = (p.batch + threads - 1) / threads;
+    thomas_il_kernel<T><<<(unsigned)blocks, threads, 0, stenc_stream(ctx)>>>(
+        p.n, p.batch, p.a, p.b, p.c, p.d, p.x, cps, p.flag);
+    cudaError_t launch = cudaGetLastError();
+    STENC_CUDA_TRY(cudaFreeAsync(cps, stenc_stream(ctx)));
+    if (launch != cudaSuccess)
+        return STENC_ERROR(STENC_ERR_CUDA, "launch of thomas_il_kernel failed: %s",
+                           cudaGetErrorString(launch));
+    return STENC_OK;
+}
+
+// Interleaved data for a contiguous algorithm: transpose in, solve, transpose out.
+template <class T> stenc_status run_transposed(stenc_ctx *ctx, const solve_args<T> &p,
+                                               stenc_tridiag_algo algo, int sw) {
+    size_t count = (size_t)p.n * p.batch;
+    T *buf = nullptr;
+    STENC_TRY(alloc(ctx, &buf, 5 * count));
+    const T *in[4] = {p.a, p.b, p.c, p.d};
+    stenc_status st = STENC_OK;
+    for (int k = 0; k < 4 && st == STENC_OK; k++)
+        st = transpose(ctx, in[k], buf + k * count, p.n, p.batch);
+    if (st == STENC_OK) {
+        solve_args<T> q = {p.n, p.batch, buf, buf + count, buf + 2 * count, buf + 3 * count,
+                           buf + 4 * count, p.flag};
+        st = solve_contiguous(ctx, q, algo, sw);
+    }
+    if (st == STENC_OK) st = transpose(ctx, (const T *)(buf + 4 * count), p.x, p.batch, p.n);
+    cudaError_t e = cudaFreeAsync(buf, stenc_stream(ctx));
+    if (st == STENC_OK && e != cudaSuccess)
+        st = STENC_ERROR(STENC_ERR_CUDA, "cudaFreeAsync failed: %s", cudaGetErrorString(e));
+    return st;
+}
+
+stenc_tridiag_algo auto_algo(stenc_tridiag_layout layout, long long n, long long batch) {
+    if (layout == STENC_TRIDIAG_INTERLEAVED && batch >= tdg_policy::interleaved_min_batch &&
+        n <= tdg_policy::interleaved_max_n)
+        return STENC_TRIDIAG_THOMAS;
+    return STENC_TRIDIAG_THOMAS_PCR;
+}
+
+template <class T> stenc_status solve_typed(stenc_ctx *ctx, const tdg_problem *p,
+                                            unsigned long long *flag) {
+    solve_args<T> args = {(int)p->n,
+                          (long long)p->batch,
+                          static_cast<const T *>(p->a),
+                          static_cast<const T *>(p->b),
+                          static_cast<const T *>(p->c),
+                          static_cast<const T *>(p->d),
+                          static_cast<T *>(p->x),
+                          flag};
+    stenc_tridiag_algo algo =
+        p->algo == STENC_TRIDIAG_AUTO ? auto_algo(p->layout, args.n, args.batch) : p->algo;
+    if (p->layout == STENC_TRIDIAG_CONTIGUOUS) return solve_contiguous(ctx, args, algo, p->switch_size);
+    if (algo == STENC_TRIDIAG_THOMAS) return run_interleaved_thomas(ctx, args);
+    return run_transposed(ctx, args, algo, p->switch_size);
+}
+
+} // namespace
+
+extern "C" {
+
+stenc_tridiag_algo tdg_cuda_auto_algo(const stenc_ctx *ctx, stenc_type type,
+                                      stenc_tridiag_layout layout, size_t n, size_t batch) {
+    (void)ctx, (void)type;
+    return auto_algo(layout, (long long)n, (long long)batch);
+}
+
+stenc_status tdg_cuda_flag_create(stenc_ctx *ctx, void **device_flag) {
+    void *f = nullptr;
+    STENC_CUDA_TRY(cudaMalloc(&f, sizeof(unsigned long long)));
+    cudaError_t e = cudaMemsetAsync(f, 0xff, sizeof(unsigned long long), stenc_stream(ctx));
+    if (e != cudaSuccess) {
+        cudaFree(f);
+        return STENC_ERROR(STENC_ERR_CUDA, "cudaMemsetAsync failed: %s", cudaGetErrorString(e));
+    }
+    *device_flag = f;
+    return STENC_OK;
+}
+
+void tdg_cuda_flag_destroy(stenc_ctx *ctx, void *device_flag) {
+    cudaStreamSynchronize(stenc_stream(ctx));
+    cudaFree(device_flag);
+}
+
+stenc_status tdg_cuda_flag_take(stenc_ctx *ctx, void *device_flag, uint64_t *first_bad) {
+    unsigned long long v = 0;
+    STENC_CUDA_TRY(cudaMemcpyAsync(&v, device_flag, sizeof v, cudaMemcpyDeviceToHost,
+                                   stenc_stream(ctx)));
+    STENC_CUDA_TRY(cudaStreamSynchronize(stenc_stream(ctx)));
+    STENC_CUDA_TRY(cudaMemsetAsync(device_flag, 0xff, sizeof v, stenc_stream(ctx)));
+    *first_bad = v;
+    return STENC_OK;
+}
+
+stenc_status tdg_cuda_solve(stenc_ctx *ctx, const tdg_problem *p, void *device_flag,
+                            uint64_t *first_bad) {
+    *first_bad = TDG_NONE;
+    unsigned long long *flag = static_cast<unsigned long long *>(device_flag);
+    bool own = flag == nullptr;
+    STENC_TRY(keep_pool(ctx));
+    if (own) {
+        STENC_CUDA_TRY(cudaMallocAsync((void **)&flag, sizeof *flag, stenc_stream(ctx)));
+        STENC_CUDA_TRY(cudaMemsetAsync(flag, 0xff, sizeof *flag, stenc_stream(ctx)));
+    }
+    stenc_status st = p->type == STENC_F32 ? solve_typed<float>(ctx, p, flag)
+                                           : solve_typed<double>(ctx, p, flag);
+    if (own) {
+        unsigned long long v = TDG_NONE;
+        if (st == STENC_OK) {
+            cudaError_t e = cudaMemcpyAsync(&v, flag, sizeof v, cudaMemcpyDeviceToHost,
+                                            stenc_stream(ctx));
+            if (e == cudaSuccess) e = cudaStreamSynchronize(stenc_stream(ctx));
+            if (e != cudaSuccess)
+                st = STENC_ERROR(STENC_ERR_CUDA, "stenc_tridiag: reading the pivot flag: %s",
+                                 cudaGetErrorString(e));
+        }
+        cudaFreeAsync(flag, stenc_stream(ctx));
+        *first_bad = v;
+    }
+    return st;
+}
+
+} // extern "C"

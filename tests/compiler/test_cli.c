@@ -1,0 +1,282 @@
+/* The stenc program itself: each malformed file in bad/ fails with its expected diagnostic and
+ * writes nothing; --info prints the right figures; bad options exit with status 2. */
+#include "test_util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fe_test.h"
+
+#define SRC_DIR STENC_SOURCE_DIR
+
+typedef struct run_result {
+    int exited; /* 1 when it exited normally (not killed by a signal) */
+    int status; /* its exit status */
+    char *out;  /* stdout */
+    char *err;  /* stderr */
+} run_result;
+
+static char *slurp_or_empty(const char *path) {
+    char *text = NULL;
+    size_t len;
+    if (fe_read_file(path, &text, &len, stderr) != 0) return strdup("");
+    return text;
+}
+
+/* Run stenc with the NULL-terminated arguments, capturing its output. */
+static run_result run_stenc(const char *const *args) {
+    char out_path[] = "/tmp/stenc_cli_out_XXXXXX", err_path[] = "/tmp/stenc_cli_err_XXXXXX";
+    int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+    if (out_fd < 0 || err_fd < 0) abort();
+    const char *argv[64] = {STENC_EXE};
+    int n = 1;
+    for (; args[n - 1] && n < 63; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out_fd, 1);
+        dup2(err_fd, 2);
+        execv(STENC_EXE, (char *const *)argv);
+        _exit(127);
+    }
+    int wstatus = 0;
+    waitpid(pid, &wstatus, 0);
+    close(out_fd);
+    close(err_fd);
+    run_result r = {WIFEXITED(wstatus), WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
+                    slurp_or_empty(out_path), slurp_or_empty(err_path)};
+    if (!WIFEXITED(wstatus)) r.status = -WTERMSIG(wstatus);
+    unlink(out_path);
+    unlink(err_path);
+    return r;
+}
+
+static void run_free(run_result *r) {
+    free(r->out);
+    free(r->err);
+}
+
+static int dir_is_empty(const char *path) {
+    DIR *dir = opendir(path);
+    if (!dir) return 1;
+    int empty = 1;
+    struct dirent *ent;
+    while ((ent = readdir(dir)))
+        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, "..")) empty = 0;
+    closedir(dir);
+    return empty;
+}
+
+static void remove_dir(const char *path) {
+    DIR *dir = opendir(path);
+    if (!dir) return;
+    struct dirent *ent;
+    char file[2048];
+    while ((ent = readdir(dir))) {
+        if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
+        snprintf(file, sizeof file, "%s/%s", path, ent->d_name);
+        unlink(file);
+    }
+    closedir(dir);
+    rmdir(path);
+}
+
+/* Every file in bad/ holds one or more "# expect: L:C: error: message" lines. */
+/* Every `# expect: L:C: message` line of a bad file must appear in stderr as
+ * `path:L:C: message`. Returns the number of expectations. */
+static int check_expectations(const char *path, const char *err) {
+    size_t len;
+    char *text = fe_slurp(path, &len);
+    assert_non_null(text);
+    int expects = 0;
+    for (const char *line = strstr(text, "# expect: "); line;
+         line = strstr(line + 1, "# expect: ")) {
+        const char *end = strchr(line, '\n');
+        char want[2048];
+        int wlen = (int)((end ? end : line + strlen(line)) - (line + 10));
+        snprintf(want, sizeof want, "%s:%.*s", path, wlen, line + 10);
+        if (!strstr(err, want)) fail_msg("%s: missing diagnostic\n  %s\nin:\n%s", path, want, err);
+        expects++;
+    }
+    free(text);
+    return expects;
+}
+
+static void test_bad_files(void **state) {
+    (void)state;
+    DIR *dir = opendir(SRC_DIR "/tests/compiler/bad");
+    assert_non_null(dir);
+    int files = 0;
+    struct dirent *ent;
+    while ((ent = readdir(dir))) {
+        size_t n = strlen(ent->d_name);
+        if (n < 9 || strcmp(ent->d_name + n - 8, ".stencil") != 0) continue;
+        char path[1024], out_dir[] = "/tmp/stenc_cli_dir_XXXXXX";
+        snprintf(path, sizeof path, "%s/tests/compiler/bad/%s", SRC_DIR, ent->d_name);
+        assert_non_null(mkdtemp(out_dir));
+        const char *args[] = {"-o", out_dir, path, NULL};
+        run_result r = run_stenc(args);
+        if (!r.exited || r.status != 1)
+            fail_msg("%s: exit status %d (want 1), stderr:\n%s", path, r.status, r.err);
+        if (!dir_is_empty(out_dir)) fail_msg("%s: wrote output despite errors", path);
+        remove_dir(out_dir);
+        if (check_expectations(path, r.err) == 0) fail_msg("%s has no '# expect:' line", path);
+        run_free(&r);
+        files++;
+    }
+    closedir(dir);
+    assert_true(files >= 30);
+}
+
+/* Find the summary row of `kernel` in --info output and read its numbers. */
+static void info_row(const char *out, const char *kernel, int *dims, char *type, long *flops,
+                     long *bytes) {
+    char key[64];
+    snprintf(key, sizeof key, "\n%s ", kernel);
+    const char *row = strstr(out, key);
+    if (!row) fail_msg("no row for %s in:\n%s", kernel, out);
+    double ai;
+    if (sscanf(row + strlen(key), "%d %15s %ld %ld %lf", dims, type, flops, bytes, &ai) != 5)
+        fail_msg("cannot read the row of %s", kernel);
+    assert_true(ai > 0.99 * (double)*flops / (double)*bytes &&
+                ai < 1.01 * (double)*flops / (double)*bytes);
+}
+
+static void test_info_heat3d(void **state) {
+    (void)state;
+    const char *args[] = {"--info", SRC_DIR "/stencils/heat3d.stencil", NULL};
+    run_result r = run_stenc(args);
+    assert_true(r.exited);
+    assert_int_equal(r.status, 0);
+    int dims;
+    char type[16];
+    long flops, bytes;
+    info_row(r.out, "heat3d", &dims, type, &flops, &bytes);
+    assert_int_equal(dims, 3);
+    assert_string_equal(type, "float");
+    assert_int_equal(flops, 8);
+    assert_int_equal(bytes, 8);
+    /* the access pattern: 7 offsets of x, halo 1 on both sides of every dimension */
+    const char *offs = strstr(r.out, "offsets of x:");
+    assert_non_null(offs);
+    int count = 0;
+    for (const char *p = offs; *p && *p != '\n'; p++)
+        count += *p == '[';
+    assert_int_equal(count, 7);
+    assert_non_null(strstr(offs, "[-1,0,0]"));
+    assert_non_null(strstr(offs, "[0,0,1]"));
+    assert_non_null(strstr(r.out, "halo of the kernel: i 1/1 j 1/1 k 1/1"));
+    run_free(&r);
+
+    const char *dbl[] = {"--info", "--precision", "double", SRC_DIR "/stencils/heat3d.stencil",
+                         NULL};
+    r = run_stenc(dbl);
+    assert_int_equal(r.status, 0);
+    info_row(r.out, "heat3d", &dims, type, &flops, &bytes);
+    assert_string_equal(type, "double");
+    assert_int_equal(flops, 8);
+    assert_int_equal(bytes, 16);
+    run_free(&r);
+}
+
+static void test_info_bytes(void **state) {
+    (void)state;
+    const char *args[] = {"--info", SRC_DIR "/stencils/euler_flux.stencil",
+                          SRC_DIR "/stencils/varcoef27.stencil", NULL};
+    run_result r = run_stenc(args);
+    assert_int_equal(r.status, 0);
+    int dims;
+    char type[16];
+    long flops, bytes;
+    info_row(r.out, "euler_flux", &dims, type, &flops, &bytes);
+    assert_int_equal(bytes, 32); /* 4 inputs + 4 outputs, float */
+    info_row(r.out, "varcoef27", &dims, type, &flops, &bytes);
+    assert_int_equal(bytes, 116); /* 28 inputs + 1 output, float */
+    assert_int_equal(flops, 53);
+    run_free(&r);
+}
+
+static void expect_usage_error(const char *const *args, const char *message) {
+    run_result r = run_stenc(args);
+    if (!r.exited || r.status != 2 || !strstr(r.err, message))
+        fail_msg("%s ...: status %d, stderr:\n%s\n(want 2 and \"%s\")",
+                 args[0] ? args[0] : "(no arguments)", r.status, r.err, message);
+    run_free(&r);
+}
+
+static void test_options(void **state) {
+    (void)state;
+    const char *heat = SRC_DIR "/stencils/heat3d.stencil";
+    expect_usage_error((const char *[]){NULL}, "no input files");
+    expect_usage_error((const char *[]){"--frobnicate", heat, NULL},
+                       "unknown option '--frobnicate'");
+    expect_usage_error((const char *[]){"--precision", "half", heat, NULL},
+                       "--precision is float or double, not 'half'");
+    expect_usage_error((const char *[]){"--target", "cuda,fortran", heat, NULL},
+                       "unknown target 'fortran'");
+    /* cuda implies c: the launcher and the host kernel live in NAME_c.c */
+    run_result lr = run_stenc(
+        (const char *[]){"--target", "cuda", "--list-outputs", "-o", "out", heat, NULL});
+    assert_int_equal(lr.status, 0);
+    assert_non_null(strstr(lr.out, "out/heat3d.h"));
+    assert_non_null(strstr(lr.out, "out/heat3d_c.c"));
+    assert_non_null(strstr(lr.out, "out/heat3d_cuda.cu"));
+    run_free(&lr);
+    expect_usage_error((const char *[]){"--target=c,opencl", heat, NULL},
+                       "unknown target 'opencl'");
+    expect_usage_error((const char *[]){heat, "-o", NULL}, "option '-o' needs a value");
+    run_result r = run_stenc((const char *[]){"--version", NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "stenc 0.1.0"));
+    run_free(&r);
+    r = run_stenc((const char *[]){"--help", NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "usage: stenc"));
+    run_free(&r);
+    r = run_stenc((const char *[]){"/nonexistent/x.stencil", NULL});
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "cannot read '/nonexistent/x.stencil'"));
+    run_free(&r);
+}
+
+/* --check writes nothing; a bad file among good ones stops all output; names are unique
+ * across files. */
+static void test_all_or_nothing(void **state) {
+    (void)state;
+    char out_dir[] = "/tmp/stenc_cli_dir_XXXXXX";
+    assert_non_null(mkdtemp(out_dir));
+    run_result r = run_stenc(
+        (const char *[]){"--check", "-o", out_dir, SRC_DIR "/stencils/heat3d.stencil", NULL});
+    assert_int_equal(r.status, 0);
+    assert_true(dir_is_empty(out_dir));
+    run_free(&r);
+    r = run_stenc((const char *[]){"-o", out_dir, SRC_DIR "/stencils/heat3d.stencil",
+                                   SRC_DIR "/tests/compiler/bad/undeclared.stencil", NULL});
+    assert_int_equal(r.status, 1);
+    assert_true(dir_is_empty(out_dir));
+    run_free(&r);
+    r = run_stenc((const char *[]){"--check", SRC_DIR "/stencils/heat3d.stencil",
+                                   SRC_DIR "/stencils/heat3d.stencil", NULL});
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "stencil 'heat3d' is already defined in"));
+    run_free(&r);
+    /* a clean file is emitted */
+    r = run_stenc((const char *[]){"-o", out_dir, SRC_DIR "/stencils/heat3d.stencil", NULL});
+    if (r.status != 0) fail_msg("%s", r.err);
+    assert_false(dir_is_empty(out_dir));
+    run_free(&r);
+    remove_dir(out_dir);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_files),      cmocka_unit_test(test_info_heat3d),
+        cmocka_unit_test(test_info_bytes),     cmocka_unit_test(test_options),
+        cmocka_unit_test(test_all_or_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,4 @@
+/* The CUDA half of the user-defined test objective: test_bowl_cuda(). */
+#include "user_objective.h"
+
+STENC_NM_DEFINE_SOLVER(test_bowl, bowl_fn)

@@ -1,0 +1,97 @@
+/* The sort's CUDA path, checked element by element like the CPU path, including shapes that
+ * force strided global passes (small tiles through the policy). `--quick` skips the largest
+ * sizes (for compute-sanitizer). */
+#include "sort_cases.h"
+
+static int quick = 0;
+
+static stenc_ctx *gpu_ctx(void) {
+    stenc_ctx *ctx = NULL;
+    assert_stenc_ok(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
+    return ctx;
+}
+
+static void test_small_sizes_all_types(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    static const size_t sizes[] = {0, 1, 2, 3, 5, 31, 1023, 1024, 1025};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        check_all_types(ctx, sizes[i], 1, 1000 + i, NULL);
+    stenc_ctx_destroy(ctx);
+}
+
+/* Small tiles: every path through strided tiles at sizes a sanitizer can run. */
+static void test_strided_passes(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    const stenc_sort_policy policies[] = {{6, 2, 32}, {8, 3, 64}, {10, 5, 128}};
+    static const size_t sizes[] = {1025, 4099, 65536};
+    for (int p = 0; p < 3; p++)
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            check_all_types(ctx, sizes[i], 1, 50 + 7 * p + i, &policies[p]);
+    stenc_ctx_destroy(ctx);
+}
+
+static void test_large_sizes(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    size_t big = ((size_t)1 << 20) + 7;
+    for (int t = 0; t < 6; t++)
+        for (int v = V_NONE; v <= V_U64; v++)
+            check_sort_case(ctx, all_key_types[t], (vkind)v, big, 1, (dist)((t + v) % D_COUNT),
+                            (stenc_sort_order)(t % 2), 7 + t, NULL);
+    if (!quick) {
+        size_t huge = (size_t)1 << 24;
+        check_sort_case(ctx, STENC_U32, V_NONE, huge, 1, D_RANDOM, STENC_SORT_ASCENDING, 1, NULL);
+        check_sort_case(ctx, STENC_U32, V_U32, huge, 1, D_FEW, STENC_SORT_ASCENDING, 2, NULL);
+        check_sort_case(ctx, STENC_U64, V_NONE, huge, 1, D_REVERSE, STENC_SORT_ASCENDING, 3, NULL);
+        check_sort_case(ctx, STENC_F32, V_U64, huge, 1, D_SPECIAL, STENC_SORT_DESCENDING, 4, NULL);
+        check_sort_case(ctx, STENC_F64, V_NONE, huge + 5, 1, D_SPECIAL, STENC_SORT_ASCENDING, 5,
+                        NULL);
+        check_sort_case(ctx, STENC_I32, V_NONE, huge, 1, D_SORTED, STENC_SORT_DESCENDING, 6, NULL);
+    }
+    stenc_ctx_destroy(ctx);
+}
+
+static void test_segments(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    static const size_t shapes[][2] = {{1, 9},     {2, 1000},   {3, 1000},   {1025, 7},
+                                       {4096, 64}, {100003, 3}, {33, 20000}, {65537, 17}};
+    const stenc_sort_policy small = {8, 3, 64};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        check_sort_case(ctx, STENC_F32, V_U32, shapes[i][0], shapes[i][1], D_SPECIAL,
+                        STENC_SORT_ASCENDING, 10 + i, NULL);
+        check_sort_case(ctx, STENC_U64, V_NONE, shapes[i][0], shapes[i][1], D_RANDOM,
+                        STENC_SORT_DESCENDING, 20 + i, NULL);
+        check_sort_case(ctx, STENC_I32, V_U64, shapes[i][0], shapes[i][1], D_FEW,
+                        STENC_SORT_ASCENDING, 30 + i, &small);
+    }
+    stenc_ctx_destroy(ctx);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    check_sort_errors(ctx);
+    /* A tile larger than the device's shared memory is refused, not launched. */
+    stenc_sort_policy huge = {16, 0, 0};
+    void *k = NULL;
+    assert_stenc_ok(stenc_malloc(ctx, &k, 1 << 20));
+    assert_int_equal(stenc_sort_segments_ex(ctx, STENC_U64, k, STENC_U64, k, 1 << 16, 1,
+                                            STENC_SORT_ASCENDING, &huge),
+                     STENC_ERR_CAPACITY);
+    stenc_free(ctx, k);
+    stenc_ctx_destroy(ctx);
+}
+
+int main(int argc, char **argv) {
+    TEST_REQUIRE_GPU_OR_SKIP();
+    quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_errors),         cmocka_unit_test(test_small_sizes_all_types),
+        cmocka_unit_test(test_strided_passes), cmocka_unit_test(test_segments),
+        cmocka_unit_test(test_large_sizes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

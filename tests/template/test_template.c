@@ -1,0 +1,213 @@
+/* The template engine: substitution, loops, nesting, conditionals, whitespace control, and
+ * every error with its file:line. Expected outputs are written out by hand. */
+#include "test_util.h"
+
+#include "template.h"
+
+/* Render `text` with `data`; returns the output (caller frees) or NULL on error, with the
+ * diagnostics in *diag (caller frees). */
+static char *render(const char *text, const tmpl_value *data, char **diag) {
+    size_t diag_len = 0;
+    FILE *err = open_memstream(diag, &diag_len);
+    assert_non_null(err);
+    char *result = NULL;
+    tmpl *t = tmpl_parse("t.tmpl", text, err);
+    if (t) {
+        tmpl_buf out = {0};
+        if (tmpl_render(t, data, &out, err) == 0) result = strdup(tmpl_buf_str(&out));
+        tmpl_buf_free(&out);
+        tmpl_destroy(t);
+    }
+    fclose(err);
+    return result;
+}
+
+static void expect_output(const char *text, const tmpl_value *data, const char *expected) {
+    char *diag = NULL;
+    char *got = render(text, data, &diag);
+    if (!got) fail_msg("render failed: %s", diag);
+    assert_string_equal(got, expected);
+    assert_string_equal(diag, "");
+    free(got);
+    free(diag);
+}
+
+static void expect_error(const char *text, const tmpl_value *data, const char *expected_diag) {
+    char *diag = NULL;
+    char *got = render(text, data, &diag);
+    if (got) fail_msg("expected an error, got output '%s'", got);
+    if (!strstr(diag, expected_diag)) fail_msg("diagnostic '%s' lacks '%s'", diag, expected_diag);
+    free(diag);
+}
+
+static void test_substitution(void **state) {
+    (void)state;
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_str(d, "name", "heat3d");
+    tmpl_set_fmt(d, "n", "%d-%s", 42, "x");
+    tmpl_value *m = tmpl_set_map(d, "type");
+    tmpl_set_str(m, "c", "float");
+    expect_output("", d, "");
+    expect_output("plain text\n", d, "plain text\n");
+    expect_output("stenc_status {{name}}(void);", d, "stenc_status heat3d(void);");
+    expect_output("{{ name }}{{name}} {{n}}", d, "heat3dheat3d 42-x");
+    expect_output("{{type.c}} *p;", d, "float *p;");
+    tmpl_set_str(d, "name", "replaced");
+    expect_output("{{name}}", d, "replaced");
+    /* A lone brace is text. */
+    expect_output("{ a } {x} }}", d, "{ a } {x} }}");
+    tmpl_free(d);
+}
+
+static void test_loops(void **state) {
+    (void)state;
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_str(d, "type", "double");
+    tmpl_value *args = tmpl_set_list(d, "args");
+    const char *names[] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++)
+        tmpl_set_str(tmpl_append_map(args), "name", names[i]);
+    tmpl_value *words = tmpl_set_list(d, "words");
+    tmpl_append_str(words, "x");
+    tmpl_append_str(words, "y");
+    tmpl_set_list(d, "empty");
+    expect_output("f({{#each args}}{{type}} {{name}}{{#unless @last}}, {{/unless}}{{/each}})", d,
+                  "f(double a, double b, double c)");
+    expect_output("{{#each args}}{{@index}}{{#if @first}}F{{/if}}{{/each}}", d, "0F12");
+    expect_output("{{#each words}}[{{this}}]{{/each}}", d, "[x][y]");
+    expect_output("<{{#each empty}}never{{/each}}>", d, "<>");
+    tmpl_free(d);
+}
+
+static void test_nesting(void **state) {
+    (void)state;
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_str(d, "stencil", "s");
+    tmpl_value *arrays = tmpl_set_list(d, "arrays");
+    for (int a = 0; a < 2; a++) {
+        tmpl_value *arr = tmpl_append_map(arrays);
+        tmpl_set_fmt(arr, "name", "u%d", a);
+        tmpl_value *offs = tmpl_set_list(arr, "offsets");
+        for (int o = 0; o <= a; o++)
+            tmpl_set_fmt(tmpl_append_map(offs), "name", "o%d", o);
+    }
+    /* Inner names shadow nothing here; `stencil` resolves from the top scope, `name` from the
+     * innermost item that has it. */
+    expect_output("{{#each arrays}}{{name}}:{{#each offsets}}{{stencil}}.{{name}}{{@index}};"
+                  "{{/each}}|{{/each}}",
+                  d, "u0:s.o00;|u1:s.o00;s.o11;|");
+    tmpl_free(d);
+}
+
+static void test_conditionals(void **state) {
+    (void)state;
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_bool(d, "yes", 1);
+    tmpl_set_bool(d, "no", 0);
+    tmpl_set_list(d, "empty");
+    tmpl_append_str(tmpl_set_list(d, "full"), "x");
+    tmpl_set_map(d, "map");
+    expect_output("{{#if yes}}A{{else}}B{{/if}}", d, "A");
+    expect_output("{{#if no}}A{{else}}B{{/if}}", d, "B");
+    expect_output("{{#if no}}A{{/if}}", d, "");
+    expect_output("{{#unless no}}A{{else}}B{{/unless}}", d, "A");
+    expect_output("{{#if empty}}A{{else}}B{{/if}}{{#if full}}C{{/if}}{{#if map}}D{{/if}}", d,
+                  "BCD");
+    expect_output("{{#if yes}}{{#if no}}1{{else}}{{#unless no}}2{{/unless}}{{/if}}{{/if}}", d, "2");
+    tmpl_free(d);
+}
+
+static void test_comments_and_whitespace(void **state) {
+    (void)state;
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_bool(d, "yes", 1);
+    tmpl_value *l = tmpl_set_list(d, "stmts");
+    tmpl_append_str(l, "a = 1;");
+    tmpl_append_str(l, "b = 2;");
+    tmpl_set_str(d, "body", "x = 1;\nif (x) {\n    y = 2;\n}\n\nz = 3;");
+    expect_output("a{{! ignored }}b", d, "ab");
+    /* Standalone section tags and comments vanish with their line. */
+    expect_output(
+        "{\n    {{! comment line }}\n    {{#each stmts}}\n    {{this}}\n    {{/each}}\n}\n", d,
+        "{\n    a = 1;\n    b = 2;\n}\n");
+    expect_output("{\n  {{#if yes}}\n  t\n  {{else}}\n  f\n  {{/if}}\n}", d, "{\n  t\n}");
+    /* Not standalone when sharing the line with text or another tag. */
+    expect_output("x {{#if yes}}t{{/if}}\n", d, "x t\n");
+    /* Multi-line values take the indentation of their line; blank lines stay empty. */
+    expect_output(
+        "void f(void) {\n    {{body}}\n}\n", d,
+        "void f(void) {\n    x = 1;\n    if (x) {\n        y = 2;\n    }\n\n    z = 3;\n}\n");
+    /* A standalone tag on the last line without a newline. */
+    expect_output("a\n{{#if yes}}\nb\n{{/if}}", d, "a\nb\n");
+    tmpl_free(d);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_str(d, "s", "v");
+    tmpl_set_list(d, "list");
+    tmpl_append_str(tmpl_set_list(tmpl_append_map(tmpl_set_list(d, "one")), "inner"), "x");
+    expect_error("line1\n{{nope}}", d, "t.tmpl:2: error: unknown variable 'nope'");
+    expect_error("a\nb\n{{#each list}}\n{{/each}}\n{{#if missing}}x{{/if}}", d,
+                 "t.tmpl:5: error: unknown variable 'missing'");
+    expect_error("{{#each one}}\n{{#each inner}}\n{{gone}}{{/each}}{{/each}}", d,
+                 "t.tmpl:3: error: unknown variable 'gone'");
+    expect_error("{{#if s}}\n\n{{what is this}}\n{{/if}}", d,
+                 "t.tmpl:3: error: unknown tag '{{what is this}}'");
+    expect_error("\n{{#loop s}}{{/loop}}", d, "t.tmpl:2: error: unknown section tag '{{#loop s}}'");
+    expect_error("{{s}}\n{{#each list}}\nbody\n", d,
+                 "t.tmpl:2: error: unterminated section '{{#each list}}' (no '{{/each}}')");
+    expect_error("{{#if s}}\n{{#each list}}\n{{/if}}", d,
+                 "t.tmpl:3: error: '{{/if}}' does not match '{{#each list}}' opened at line 2");
+    expect_error("x\n\n\n{{/if}}", d, "t.tmpl:4: error: '{{/if}}' closes no open section");
+    expect_error("{{#each list}}{{else}}{{/each}}", d, "t.tmpl:1: error: '{{else}}' outside");
+    expect_error("\n\n  {{s", d, "t.tmpl:3: error: unterminated tag");
+    expect_error("{{#if}}{{/if}}", d, "t.tmpl:1: error: '{{#if}}' needs one variable name");
+    expect_error("\n{{list}}", d, "t.tmpl:2: error: a list is not text: 'list'");
+    expect_error("{{#each s}}{{/each}}", d, "t.tmpl:1: error: #each needs a list: 's'");
+    expect_error("\n{{! see {{name}} }}", d, "t.tmpl:2: error: a comment cannot contain '{{'");
+    expect_error("{{@index}}", d, "t.tmpl:1: error: unknown variable '@index'");
+    tmpl_free(d);
+}
+
+static void test_load(void **state) {
+    (void)state;
+    char path[] = "/tmp/stenc_tmpl_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("hello {{who}}\n{{#each x}}\n", f);
+    fclose(f);
+    char *diag = NULL;
+    size_t diag_len = 0;
+    FILE *err = open_memstream(&diag, &diag_len);
+    assert_null(tmpl_load(path, err));
+    fflush(err);
+    char expected[128];
+    snprintf(expected, sizeof expected, "%s:2: error: unterminated section", path);
+    assert_non_null(strstr(diag, expected));
+    fclose(err);
+    free(diag);
+    remove(path);
+
+    diag = NULL;
+    err = open_memstream(&diag, &diag_len);
+    assert_null(tmpl_load("/nonexistent/dir/x.tmpl", err));
+    fclose(err);
+    assert_non_null(strstr(diag, "/nonexistent/dir/x.tmpl: error: cannot open"));
+    free(diag);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_substitution),
+        cmocka_unit_test(test_loops),
+        cmocka_unit_test(test_nesting),
+        cmocka_unit_test(test_conditionals),
+        cmocka_unit_test(test_comments_and_whitespace),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_load),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
