@@ -98,8 +98,24 @@ stenc_status stenc_ctx_create(stenc_ctx **out, stenc_device device) {
     return STENC_OK;
 }
 
+void *stenc_ctx_cache_get(const stenc_ctx *ctx, stenc_cache_slot slot) {
+    return ctx && (unsigned)slot < STENC_CACHE_SLOTS ? ctx->cache[slot] : NULL;
+}
+
+void stenc_ctx_cache_set(stenc_ctx *ctx, stenc_cache_slot slot, void *state,
+                         stenc_cache_release_fn release) {
+    if (!ctx || (unsigned)slot >= STENC_CACHE_SLOTS) return;
+    if (ctx->cache[slot] && ctx->cache_release[slot])
+        ctx->cache_release[slot](ctx, ctx->cache[slot]);
+    ctx->cache[slot] = state;
+    ctx->cache_release[slot] = release;
+}
+
 void stenc_ctx_destroy(stenc_ctx *ctx) {
     if (!ctx) return;
+    /* Module state first: it may hold device memory that needs the stream. */
+    for (int slot = 0; slot < STENC_CACHE_SLOTS; slot++)
+        stenc_ctx_cache_set(ctx, (stenc_cache_slot)slot, NULL, NULL);
     if (ctx->device == STENC_DEVICE_CUDA) stenc_cuda_ctx_release(ctx);
     stenc_tune_release(ctx);
     free(ctx);

@@ -9,6 +9,20 @@
 extern "C" {
 #endif
 
+/* Per-context state that a module keeps between calls (scratch buffers, flags), released
+ * with the context. One slot per module. */
+typedef enum stenc_cache_slot {
+    STENC_CACHE_TRIDIAG = 0,
+    STENC_CACHE_REDUCE,
+    STENC_CACHE_SORT,
+    STENC_CACHE_HASH,
+    STENC_CACHE_MULTIGRID,
+    STENC_CACHE_STENCIL,
+    STENC_CACHE_SLOTS
+} stenc_cache_slot;
+
+typedef void (*stenc_cache_release_fn)(stenc_ctx *ctx, void *state);
+
 struct stenc_ctx {
     stenc_device device; /* CPU or CUDA, never AUTO */
     int cuda_device;     /* ordinal, CUDA only */
@@ -20,7 +34,16 @@ struct stenc_ctx {
     char name[320];
     int tune_mode;                   /* stenc_tune_mode */
     struct stenc_tune_entry *tuned;  /* keys tuned or looked up by this context */
+    void *cache[STENC_CACHE_SLOTS];
+    stenc_cache_release_fn cache_release[STENC_CACHE_SLOTS];
 };
+
+/* The state a module keeps in `slot` of ctx, or NULL. */
+void *stenc_ctx_cache_get(const stenc_ctx *ctx, stenc_cache_slot slot);
+/* Keep `state` in `slot`; `release` (may be NULL) frees it when the context is destroyed or
+ * the slot is set again. */
+void stenc_ctx_cache_set(stenc_ctx *ctx, stenc_cache_slot slot, void *state,
+                         stenc_cache_release_fn release);
 
 /* Release what runtime/tune keeps per context. */
 void stenc_tune_release(stenc_ctx *ctx);
