@@ -50,16 +50,6 @@ typedef enum stenc_reduce_kind {
  * to amortise a task, small enough that 2 chunks per thread exist from ~10^4 points on. */
 #define STENC_REDUCE_CHUNK 4096
 
-/* Exact sum s + e of a + b (Knuth's TwoSum): branch-free, so CPU and GPU take the same
- * path. Must not be compiled with reassociation (-ffast-math). */
-#define STENC_TWO_SUM(a, b, s, e)                                                                  \
-    do {                                                                                           \
-        double two_sum_t_ = (a) + (b);                                                             \
-        double two_sum_bp_ = two_sum_t_ - (a);                                                     \
-        (e) = ((a) - (two_sum_t_ - two_sum_bp_)) + ((b)-two_sum_bp_);                              \
-        (s) = two_sum_t_;                                                                          \
-    } while (0)
-
 /* The CUDA half; arguments are checked, views point at device memory. Transfers are queued
  * on the context's stream; the reduction waits and writes the host double. */
 stenc_status stenc_mg_cuda_restrict(stenc_ctx *ctx, const stenc_mg_view *coarse,

@@ -8,20 +8,12 @@
 #include <math.h>
 
 #include "mg_internal.h"
+#include "stenc/accum.h"
 #include "stenc/reduce.h"
 
-typedef struct reduce_acc {
-    double s; /* running (naive) sum, or the max */
-    double c; /* compensation: the rounding errors of s, summed */
-} reduce_acc;
+typedef stenc_acc reduce_acc;
 
-/* Add x, with an extra exact error term e (from a product), to the accumulator. */
-static inline void acc_add(reduce_acc *acc, double x, double e) {
-    double s, err;
-    STENC_TWO_SUM(acc->s, x, s, err);
-    acc->s = s;
-    acc->c += err + e;
-}
+static inline void acc_add(reduce_acc *acc, double x, double e) { stenc_acc_sum_add2(acc, x, e); }
 
 /* The rounding error of a*b, exactly: a*b == p + two_prod_err(a, b, p) for p = fl(a*b). */
 static inline double two_prod_err(double a, double b, double p) {

@@ -12,6 +12,7 @@
 
 #include "cuda_check.h"
 #include "mg_internal.h"
+#include "stenc/accum.h"
 
 namespace {
 
@@ -22,10 +23,7 @@ struct ReducePolicy {
     static constexpr int final_threads = 256; // pass 2 block size
 };
 
-struct Acc {
-    double s; // naive sum, or the max
-    double c; // summed rounding errors of s
-};
+typedef stenc_acc Acc; // stenc/accum.h: naive sum (or the max) and its summed rounding errors
 
 // How to step a point's (i, j, k) by `threads` in the interior's natural order.
 struct Walk {
@@ -49,11 +47,8 @@ template <int KIND> __device__ inline Acc combine(Acc a, Acc b) {
     if constexpr (KIND == STENC_REDUCE_MAX_ABS) {
         return Acc{max_abs(a.s, b.s), 0.0};
     } else {
-        Acc r;
-        double e;
-        STENC_TWO_SUM(a.s, b.s, r.s, e);
-        r.c = (a.c + b.c) + e;
-        return r;
+        stenc_acc_sum_merge(&a, &b);
+        return a;
     }
 }
 
@@ -62,20 +57,14 @@ __device__ inline void accumulate(Acc &acc, const Operand<T> &a, const Operand<T
                                   ptrdiff_t ob) {
     const double x = (double)a.origin[oa];
     if constexpr (KIND == STENC_REDUCE_SUM) {
-        double s, e;
-        STENC_TWO_SUM(acc.s, x, s, e);
-        acc.s = s;
-        acc.c += e;
+        stenc_acc_sum_add2(&acc, x, 0.0);
     } else if constexpr (KIND == STENC_REDUCE_MAX_ABS) {
         acc.s = max_abs(acc.s, x);
     } else {
         const double y = (double)b.origin[ob];
         const double p = __dmul_rn(x, y); // never fused into the sum below
         const double perr = fma(x, y, -p);
-        double s, e;
-        STENC_TWO_SUM(acc.s, p, s, e);
-        acc.s = s;
-        acc.c += e + perr;
+        stenc_acc_sum_add2(&acc, p, perr);
     }
 }
 

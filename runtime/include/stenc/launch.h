@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "stenc/accum.h"
 #include "stenc/core.h"
 #include "stenc/field.h"
 
@@ -23,7 +24,11 @@ extern "C" {
 #define STENC_LAUNCH_MAX_FIELDS 256
 
 /* An inout is read at offsets (it needs its halo) and written in place (it may alias nothing). */
-typedef enum stenc_arg_kind { STENC_ARG_INPUT = 0, STENC_ARG_OUTPUT, STENC_ARG_INOUT } stenc_arg_kind;
+typedef enum stenc_arg_kind {
+    STENC_ARG_INPUT = 0,
+    STENC_ARG_OUTPUT,
+    STENC_ARG_INOUT
+} stenc_arg_kind;
 
 /* One field argument of a stencil, in the launcher's order. */
 typedef struct stenc_launch_arg {
@@ -104,54 +109,8 @@ stenc_status stenc_launch_select(stenc_ctx *ctx, const stenc_launch_variants *vs
 const char *stenc_launch_variant_name(const stenc_launch_variants *vs, int index);
 
 /* ---- reductions of generated kernels -------------------------------------------------------- */
-/* A kernel's `reduce sum|max|min` accumulates, per tile of its loop, into one stenc_launch_acc
- * and combines the tiles in a fixed order (see docs/language.md). Sums are Neumaier's
- * compensated summation over Knuth's exact TwoSum, as in stenc_field_sum (stenc/reduce.h):
- * the error stays near one rounding of the result whatever the number of terms. Max and min
- * use `s` only and propagate NaN. Must not be compiled with reassociation (-ffast-math). */
-typedef struct stenc_launch_acc {
-    double s; /* the running (naive) sum, or the max / min */
-    double c; /* sums: the rounding errors of s, summed */
-} stenc_launch_acc;
-
-#define STENC_LAUNCH_SUM_INIT {0.0, 0.0}
-#define STENC_LAUNCH_MAX_INIT {-INFINITY, 0.0}
-#define STENC_LAUNCH_MIN_INIT {INFINITY, 0.0}
-
-static inline void stenc_launch_sum_add(stenc_launch_acc *acc, double x) {
-    double t = acc->s + x;
-    double bp = t - acc->s;
-    (void)bp;
-    acc->s = t;
-}
-static inline void stenc_launch_sum_merge(stenc_launch_acc *acc, const stenc_launch_acc *part) {
-    stenc_launch_sum_add(acc, part->s);
-    acc->c += part->c;
-}
-/* A non-finite naive sum is the honest answer (its compensation would be NaN). */
-static inline double stenc_launch_sum_result(const stenc_launch_acc *acc) {
-    return isfinite(acc->s) ? acc->s + acc->c : acc->s;
-}
-
-static inline void stenc_launch_max_add(stenc_launch_acc *acc, double x) {
-    if (isnan(x) || x > acc->s) acc->s = isnan(acc->s) ? acc->s : x;
-}
-static inline void stenc_launch_max_merge(stenc_launch_acc *acc, const stenc_launch_acc *part) {
-    stenc_launch_max_add(acc, part->s);
-}
-static inline double stenc_launch_max_result(const stenc_launch_acc *acc) {
-    return acc->s;
-}
-
-static inline void stenc_launch_min_add(stenc_launch_acc *acc, double x) {
-    if (isnan(x) || x < acc->s) acc->s = isnan(acc->s) ? acc->s : x;
-}
-static inline void stenc_launch_min_merge(stenc_launch_acc *acc, const stenc_launch_acc *part) {
-    stenc_launch_min_add(acc, part->s);
-}
-static inline double stenc_launch_min_result(const stenc_launch_acc *acc) {
-    return acc->s;
-}
+/* A kernel's `reduce sum|max|min` accumulates, per tile of its loop, into one stenc_acc
+ * (stenc/accum.h) and combines the tiles in a fixed order (see docs/language.md). */
 
 /* Tell the compiler that a row start is aligned to STENC_FIELD_ALIGN bytes (true of the first
  * interior element of every row of every field). */

@@ -6,6 +6,7 @@
 #include "stenc/field.h"
 #include "stenc/launch.h"
 #include "stenc/tune.h"
+#include "stenc/accum.h"
 #include "stenc/multigrid.h"
 #include "stenc/reduce.h"
 #include "stenc/sort.h"
