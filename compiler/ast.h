@@ -279,9 +279,9 @@ typedef struct ast_stencil {
     ast_loc type_loc;
     ast_decl **decls; /* scalars, inputs, outputs in source order */
     int ndecls;
-    ast_block body; /* the statements, in source order */
-    int nlets;      /* checker: number of let statements (ids 0..nlets-1) */
-    int nreduces;   /* checker: number of reduce statements (ids 0..nreduces-1) */
+    ast_block body;        /* the statements, in source order */
+    int nlets;             /* checker: number of let statements (ids 0..nlets-1) */
+    int nreduces;          /* checker: number of reduce statements (ids 0..nreduces-1) */
     const ast_stmt *color; /* the color statement, NULL without one */
     /* checker, when `color` is set and was proven race-free: the colour of interior point
      * (i, j, k) is color_table[(i mod p0) + p0*((j mod p1) + p1*(k mod p2))] with
@@ -289,7 +289,7 @@ typedef struct ast_stencil {
     int ncolors;
     int color_period[AST_MAX_DIMS];
     const unsigned char *color_table;
-    int has_error;  /* parser: a syntax error was recovered inside this stencil */
+    int has_error; /* parser: a syntax error was recovered inside this stencil */
 } ast_stencil;
 
 typedef struct ast_arena ast_arena;

@@ -24,9 +24,9 @@ typedef struct checker {
     int nlets, caplets;
     int noutputs, ninouts;
     unsigned char *inout_assigned; /* per inout position: assigned anywhere */
-    unsigned char *assigned; /* per output position: assigned on the current path */
-    unsigned char *ever;     /* per output position: assigned anywhere */
-    inout_read *inout_reads; /* distinct neighbour reads of inout arrays */
+    unsigned char *assigned;       /* per output position: assigned on the current path */
+    unsigned char *ever;           /* per output position: assigned anywhere */
+    inout_read *inout_reads;       /* distinct neighbour reads of inout arrays */
     int ninout_reads, capinout_reads;
 } checker;
 
@@ -574,6 +574,15 @@ static void check_decls(checker *c) {
         reduces += st->body.stmts[n]->kind == AST_STMT_REDUCE;
     if (c->noutputs == 0 && c->ninouts == 0 && reduces == 0)
         diag_error(c->d, st->loc, "stencil '%s' has no output (no output, inout or reduce)",
+                   st->name);
+    /* The launch takes its extents from the fields: a reduction needs one. */
+    int inputs = 0;
+    for (int n = 0; n < st->ndecls; n++)
+        inputs += st->decls[n]->kind == AST_DECL_INPUT;
+    if (c->noutputs == 0 && c->ninouts == 0 && reduces > 0 && inputs == 0)
+        diag_error(c->d, st->loc,
+                   "stencil '%s' reduces over no array: declare the input, inout or output whose "
+                   "interior it runs over",
                    st->name);
 }
 

@@ -627,8 +627,8 @@ static void set_signatures(emitter *e, tmpl_value *d) {
             kparams[nk++] = str_printf("%s %s", e->ctype, e->value_name[a]);
     for (int r = 0; r < nr; r++)
         kparams[nk++] = str_printf("double *%s", e->reduce_out[r]);
-    column = (int)strlen(nr ? "static stenc_status " : "static void ") +
-             (int)strlen(e->kernel_name) + 1;
+    column =
+        (int)strlen(nr ? "static stenc_status " : "static void ") + (int)strlen(e->kernel_name) + 1;
     set_wrapped(d, "kernel_params", kparams, nk, column, "", "");
 
     /* The kernel call in the launcher, converting scalars. */
@@ -703,10 +703,10 @@ static void upper_case(tmpl_buf *b, const char *s) {
 
 /* ---- colours and reductions (C target) ----------------------------------------------------- */
 
-/* The cuda templates have no colours or reductions yet: such stencils get the C kernel only
- * (see emit_files()). */
+/* The cuda templates have no colours, inouts or reductions yet: such stencils get the C
+ * kernel only (see emit_files()). */
 static int cuda_unsupported(const km_kernel *km) {
-    return km->ncolors > 0 || km->nreduces > 0;
+    return km->ncolors > 0 || km->nreduces > 0 || km->ninouts > 0;
 }
 
 /* The keys of templates/c/row.tmpl and the reduction parts of stencil_c.c.tmpl:
@@ -740,13 +740,15 @@ static void set_colors_and_reductions(emitter *e, tmpl_value *d) {
         tmpl_set_str(d, "color_row", "0");
         tmpl_set_str(d, "row_begin", "it");
         tmpl_set_str(d, "row_end", "i_end");
-        tmpl_set_fmt(d, "row_first", "it + (stenc_r - it %% %s_PERIOD_I + %s_PERIOD_I) %% %s_PERIOD_I",
-                     NAME, NAME, NAME);
+        tmpl_set_fmt(d, "row_first",
+                     "it + (stenc_r - it %% %s_PERIOD_I + %s_PERIOD_I) %% %s_PERIOD_I", NAME, NAME,
+                     NAME);
         tmpl_set_fmt(d, "ntiles", "(size_t)((ni + %s_TILE_I - 1) / %s_TILE_I)", NAME, NAME);
         tmpl_set_fmt(d, "tile_index", "(size_t)(it / %s_TILE_I)", NAME);
     } else {
-        tmpl_set_fmt(d, "color_row", km->dims == 2 ? "j %% %s_PERIOD_J"
-                                                   : "j %% %s_PERIOD_J + %s_PERIOD_J * (k %% %s_PERIOD_K)",
+        tmpl_set_fmt(d, "color_row",
+                     km->dims == 2 ? "j %% %s_PERIOD_J"
+                                   : "j %% %s_PERIOD_J + %s_PERIOD_J * (k %% %s_PERIOD_K)",
                      NAME, NAME, NAME);
         tmpl_set_str(d, "row_begin", "0");
         tmpl_set_str(d, "row_end", "ni");
@@ -755,10 +757,11 @@ static void set_colors_and_reductions(emitter *e, tmpl_value *d) {
             tmpl_set_fmt(d, "ntiles", "(size_t)((nj + %s_TILE_J - 1) / %s_TILE_J)", NAME, NAME);
             tmpl_set_fmt(d, "tile_index", "(size_t)(jt / %s_TILE_J)", NAME);
         } else {
-            tmpl_set_fmt(d, "ntiles",
-                         "(size_t)((nk + %s_TILE_K - 1) / %s_TILE_K) * (size_t)((nj + %s_TILE_J - 1) "
-                         "/ %s_TILE_J)",
-                         NAME, NAME, NAME, NAME);
+            tmpl_set_fmt(
+                d, "ntiles",
+                "(size_t)((nk + %s_TILE_K - 1) / %s_TILE_K) * (size_t)((nj + %s_TILE_J - 1) "
+                "/ %s_TILE_J)",
+                NAME, NAME, NAME, NAME);
             tmpl_set_fmt(d, "tile_index",
                          "(size_t)(kt / %s_TILE_K) * (size_t)((nj + %s_TILE_J - 1) / %s_TILE_J) + "
                          "(size_t)(jt / %s_TILE_J)",
@@ -784,7 +787,6 @@ static void set_colors_and_reductions(emitter *e, tmpl_value *d) {
     }
     tmpl_set_fmt(d, "nreduces", "%d", km->nreduces);
 }
-
 
 static tmpl_value *build_data(emitter *e) {
     const km_kernel *km = e->km;
@@ -843,9 +845,10 @@ static tmpl_value *build_data(emitter *e) {
         tmpl_set_str(f, "name", e->value_name[a]);
         tmpl_set_fmt(f, "index", "%d", nfields++);
         tmpl_set_bool(f, "is_input", arr->kind == KM_INPUT);
-        tmpl_set_str(f, "arg_kind", arr->kind == KM_INPUT   ? "STENC_ARG_INPUT"
-                                    : arr->kind == KM_INOUT ? "STENC_ARG_INOUT"
-                                                            : "STENC_ARG_OUTPUT");
+        tmpl_set_str(f, "arg_kind",
+                     arr->kind == KM_INPUT   ? "STENC_ARG_INPUT"
+                     : arr->kind == KM_INOUT ? "STENC_ARG_INOUT"
+                                             : "STENC_ARG_OUTPUT");
         tmpl_set_bool(f, "used", arr->kind != KM_INPUT || arr->noffsets > 0);
         tmpl_set_str(f, "data", e->data_name[a]);
         tmpl_set_str(f, "row", e->row_name[a]);
@@ -1022,19 +1025,18 @@ static int emit_files(emitter *e, tmpl_value *data) {
             /* No CUDA kernel: the file exists (build systems expect it) and says why; the
              * launcher's table lists the c target only, so device fields are refused. */
             fprintf(e->err,
-                    "stenc: warning: stencil '%s': colours/reductions are not supported by the "
-                    "cuda target yet; %s_cuda.cu holds no kernel and the launcher runs on host "
-                    "fields only\n",
+                    "stenc: warning: stencil '%s': colours/reductions (and inouts) are not "
+                    "supported by the cuda target yet; %s_cuda.cu holds no kernel and the "
+                    "launcher runs on host fields only\n",
                     e->km->name, e->km->name);
             tmpl_buf_printf(&texts[f],
                             "/* %s_cuda.cu -- generated by stenc %s from %s.\n"
-                            " * No CUDA kernel: colours/reductions are not supported by the cuda "
-                            "target yet.\n"
+                            " * No CUDA kernel: colours/reductions (and inouts) are not supported "
+                            "by the cuda target yet.\n"
                             " * %s() runs on host fields only (device fields: "
                             "STENC_ERR_LOCATION). */\n",
                             e->km->name, STENC_VERSION,
-                            e->opt->source_path ? e->opt->source_path : "(unnamed)",
-                            e->km->name);
+                            e->opt->source_path ? e->opt->source_path : "(unnamed)", e->km->name);
         } else {
             rc = render_file(e, output_files[f].template_name, data, &texts[f]);
         }

@@ -7,10 +7,13 @@
 
 /* One variant of the generated kernels. Direct: V points along i (one vector load per row) by
  * K along the outer dimension per thread, BX x BY threads. Stream: one point along i per
- * thread, BX x BY threads marching over KC planes of the outer dimension. */
+ * thread, BX x BY threads marching over KC planes of the outer dimension. minb > 1 asks for
+ * that many resident blocks per SM (__launch_bounds__), capping registers to raise occupancy
+ * (suffix _o<minb> in the name). */
 typedef struct cuda_variant {
     char strategy; /* 'd' direct, 's' stream */
     int v, k, bx, by;
+    int minb; /* 0: no minimum */
 } cuda_variant;
 
 /* The variant lists: the tunables of the cuda target. The first entry of each list is the
@@ -25,41 +28,48 @@ typedef struct cuda_policy {
 /* Stencils with more field arguments than this are "heavy" (register-bound per point). */
 enum { CUDA_HEAVY_FIELDS = 6 };
 
-static const cuda_variant v3_float[] = {{'d', 4, 4, 32, 8},  {'d', 1, 1, 32, 8},
-                                        {'d', 2, 4, 32, 8},  {'d', 4, 2, 32, 8},
-                                        {'d', 2, 4, 64, 4},  {'s', 1, 32, 32, 8},
-                                        {'s', 1, 64, 64, 8}};
-static const cuda_variant v3_double[] = {{'d', 2, 2, 32, 8}, {'d', 1, 1, 32, 8},
-                                         {'d', 1, 4, 32, 8}, {'d', 2, 4, 32, 8},
-                                         {'s', 1, 32, 32, 8}, {'s', 1, 64, 64, 4}};
-static const cuda_variant v3_heavy_float[] = {{'d', 2, 1, 32, 8}, {'d', 1, 1, 32, 8},
-                                              {'d', 4, 1, 32, 4}, {'d', 2, 2, 32, 4},
-                                              {'s', 1, 32, 32, 8}, {'s', 1, 64, 32, 4}};
-static const cuda_variant v3_heavy_double[] = {{'d', 1, 1, 32, 8}, {'d', 2, 1, 32, 8},
-                                               {'d', 1, 2, 32, 8}, {'s', 1, 32, 32, 8},
-                                               {'s', 1, 64, 32, 4}};
-static const cuda_variant v2_float[] = {{'d', 4, 4, 64, 1},  {'d', 1, 1, 128, 1},
-                                        {'d', 4, 2, 64, 1},  {'d', 2, 4, 128, 1},
-                                        {'s', 1, 32, 128, 1}, {'s', 1, 64, 256, 1}};
-static const cuda_variant v2_double[] = {{'d', 2, 2, 128, 1}, {'d', 1, 1, 128, 1},
-                                         {'d', 2, 4, 64, 1},  {'s', 1, 32, 128, 1},
-                                         {'s', 1, 64, 256, 1}};
-static const cuda_variant v1_float[] = {{'d', 4, 1, 128, 1}, {'d', 1, 1, 256, 1},
-                                        {'s', 1, 1, 256, 1}};
-static const cuda_variant v1_double[] = {{'d', 2, 1, 128, 1}, {'d', 1, 1, 256, 1},
-                                         {'s', 1, 1, 256, 1}};
+static const cuda_variant v3_float[] = {
+    {'d', 4, 4, 32, 8, 0}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 4, 32, 8, 0}, {'d', 4, 2, 32, 8, 0},
+    {'d', 2, 4, 64, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 1, 64, 64, 8, 0}};
+static const cuda_variant v3_double[] = {{'d', 2, 4, 32, 8, 0},  {'d', 1, 1, 32, 8, 0},
+                                         {'d', 1, 4, 32, 8, 0},  {'d', 2, 2, 32, 8, 0},
+                                         {'s', 1, 32, 32, 8, 0}, {'s', 1, 64, 64, 4, 0}};
+/* Heavy stencils in double (euler_flux: 13 IEEE divisions per point) need 100-150 registers
+ * per thread uncapped: 12-25% occupancy, too few loads in flight. The _o variants cap them. */
+static const cuda_variant v3_heavy_float[] = {
+    {'d', 4, 1, 32, 4, 4}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 1, 32, 8, 0}, {'d', 2, 2, 32, 4, 0},
+    {'d', 4, 1, 32, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 1, 64, 32, 4, 0}};
+static const cuda_variant v3_heavy_double[] = {
+    {'d', 2, 1, 32, 4, 4}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 1, 32, 8, 0},
+    {'d', 1, 1, 32, 8, 3}, {'d', 1, 1, 32, 4, 6},  {'d', 1, 2, 32, 8, 0},
+    {'s', 1, 32, 32, 8, 0}, {'s', 1, 64, 32, 4, 0}};
+static const cuda_variant v2_float[] = {{'d', 4, 4, 64, 1, 0},   {'d', 1, 1, 128, 1, 0},
+                                        {'d', 4, 2, 64, 1, 0},   {'d', 2, 4, 128, 1, 0},
+                                        {'s', 1, 32, 128, 1, 0}, {'s', 1, 64, 256, 1, 0}};
+static const cuda_variant v2_double[] = {{'d', 2, 2, 128, 1, 0},
+                                         {'d', 1, 1, 128, 1, 0},
+                                         {'d', 2, 4, 64, 1, 0},
+                                         {'s', 1, 32, 128, 1, 0},
+                                         {'s', 1, 64, 256, 1, 0}};
+static const cuda_variant v1_float[] = {
+    {'d', 4, 1, 128, 1, 0}, {'d', 1, 1, 256, 1, 0}, {'s', 1, 1, 256, 1, 0}};
+static const cuda_variant v1_double[] = {
+    {'d', 2, 1, 128, 1, 0}, {'d', 1, 1, 256, 1, 0}, {'s', 1, 1, 256, 1, 0}};
 
-#define POLICY(list) {list, (int)(sizeof list / sizeof list[0])}
+#define POLICY(list)                                                                               \
+    { list, (int)(sizeof list / sizeof list[0]) }
 
 static cuda_policy choose_policy(const km_kernel *km) {
     int is_float = km->type_size == 4;
     int heavy = km->ninputs + km->noutputs > CUDA_HEAVY_FIELDS;
     if (km->dims == 3) {
-        if (heavy) return is_float ? (cuda_policy)POLICY(v3_heavy_float)
-                                   : (cuda_policy)POLICY(v3_heavy_double);
+        if (heavy)
+            return is_float ? (cuda_policy)POLICY(v3_heavy_float)
+                            : (cuda_policy)POLICY(v3_heavy_double);
         return is_float ? (cuda_policy)POLICY(v3_float) : (cuda_policy)POLICY(v3_double);
     }
-    if (km->dims == 2) return is_float ? (cuda_policy)POLICY(v2_float) : (cuda_policy)POLICY(v2_double);
+    if (km->dims == 2)
+        return is_float ? (cuda_policy)POLICY(v2_float) : (cuda_policy)POLICY(v2_double);
     return is_float ? (cuda_policy)POLICY(v1_float) : (cuda_policy)POLICY(v1_double);
 }
 
@@ -74,15 +84,20 @@ static void remap(const km_kernel *km, const km_offset *o, int out[3]) {
 
 /* "m1", "0", "p2" */
 static void suffix(tmpl_buf *b, int d) {
-    if (d < 0) tmpl_buf_printf(b, "m%d", -d);
-    else if (d > 0) tmpl_buf_printf(b, "p%d", d);
-    else tmpl_buf_puts(b, "0");
+    if (d < 0)
+        tmpl_buf_printf(b, "m%d", -d);
+    else if (d > 0)
+        tmpl_buf_printf(b, "p%d", d);
+    else
+        tmpl_buf_puts(b, "0");
 }
 
 /* " + 2", " - 1", "" */
 static void plus_const(tmpl_buf *b, int d) {
-    if (d > 0) tmpl_buf_printf(b, " + %d", d);
-    else if (d < 0) tmpl_buf_printf(b, " - %d", -d);
+    if (d > 0)
+        tmpl_buf_printf(b, " + %d", d);
+    else if (d < 0)
+        tmpl_buf_printf(b, " - %d", -d);
 }
 
 /* " + 2 * stenc_a.sj[3]" etc. */
@@ -103,8 +118,8 @@ typedef struct input_info {
     int field; /* index among the fields (launcher order) */
     row_group *rows;
     int nrows;
-    int has_column, klo, khi;           /* reads at di = dj = 0 */
-    int has_plane, plo, phi, rx, ry;    /* reads with di or dj != 0 */
+    int has_column, klo, khi;        /* reads at di = dj = 0 */
+    int has_plane, plo, phi, rx, ry; /* reads with di or dj != 0 */
 } input_info;
 
 static void *xmalloc(size_t n) {
@@ -293,13 +308,18 @@ void emit_cuda_data(const km_kernel *km, const char *const *read_name,
     for (int v = 0; v < pol.count; v++) {
         const cuda_variant *cv = &pol.list[v];
         tmpl_value *vv = tmpl_append_map(vars);
+        int minb = cv->minb > 1 ? cv->minb : 1;
+        tmpl_buf name = {0};
         if (cv->strategy == 'd')
-            tmpl_set_fmt(vv, "name", "direct_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
+            tmpl_buf_printf(&name, "direct_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
         else
-            tmpl_set_fmt(vv, "name", "stream_%dx%d_k%d", cv->bx, cv->by, cv->k);
-        tmpl_set_fmt(vv, "fn", "%s<%d, %d, %d, %d>",
+            tmpl_buf_printf(&name, "stream_%dx%d_k%d", cv->bx, cv->by, cv->k);
+        if (minb > 1) tmpl_buf_printf(&name, "_o%d", minb);
+        tmpl_set_str(vv, "name", tmpl_buf_str(&name));
+        tmpl_buf_free(&name);
+        tmpl_set_fmt(vv, "fn", "%s<%d, %d, %d, %d, %d>",
                      cv->strategy == 'd' ? "stenc_run_direct" : "stenc_run_stream", cv->v, cv->k,
-                     cv->bx, cv->by);
+                     cv->bx, cv->by, minb);
     }
     tmpl_set_fmt(d, "cu_nvariants", "%d", pol.count);
 

@@ -23,10 +23,12 @@ static void print_offset(FILE *out, const km_offset *o, int dims) {
 }
 
 void info_print_kernel(FILE *out, const km_kernel *km) {
-    fprintf(out, "\nstencil %s: %d-D %s, %d scalar%s, %d input%s, %d output%s, %d let%s%s\n",
-            km->name, km->dims, ast_type_name(km->type), km->nscalars, km->nscalars == 1 ? "" : "s",
-            km->ninputs, km->ninputs == 1 ? "" : "s", km->noutputs, km->noutputs == 1 ? "" : "s",
-            km->nlets, km->nlets == 1 ? "" : "s", km->has_branches ? ", branches" : "");
+    fprintf(out, "\nstencil %s: %d-D %s, %d scalar%s, %d input%s, %d output%s", km->name, km->dims,
+            ast_type_name(km->type), km->nscalars, km->nscalars == 1 ? "" : "s", km->ninputs,
+            km->ninputs == 1 ? "" : "s", km->noutputs, km->noutputs == 1 ? "" : "s");
+    if (km->ninouts) fprintf(out, ", %d inout%s", km->ninouts, km->ninouts == 1 ? "" : "s");
+    fprintf(out, ", %d let%s%s\n", km->nlets, km->nlets == 1 ? "" : "s",
+            km->has_branches ? ", branches" : "");
     fprintf(out, "  flops/point %ld, bytes/point %ld, arithmetic intensity %.2f\n", km->flops,
             km->bytes, km->intensity);
     fprintf(out, "  %-12s %-7s %6s %8s", "array", "kind", "reads", "offsets");

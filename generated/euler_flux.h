@@ -25,7 +25,8 @@ extern "C" {
 /* Apply euler_flux at every interior point of the outputs. All fields are 3-D float
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least
  * EULER_FLUX_HALO. Scalars are converted to float. Runs where the fields live; on failure
- * returns a status (stenc_last_error() says which field is wrong) and writes nothing. */
+ * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
+ */
 stenc_status euler_flux(stenc_ctx *ctx, double gm1, double dt_dx, double k2, double sensor_min,
                         const stenc_field *ro, const stenc_field *rovx, const stenc_field *rovy,
                         const stenc_field *roe, stenc_field *dro, stenc_field *drovx,

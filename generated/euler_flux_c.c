@@ -84,7 +84,7 @@ static void euler_flux_c(const stenc_launch_shape *shape, const stenc_launch_fie
                         STENC_ASSUME_ALIGNED(drovy_data + j * drovy_sj + k * drovy_sk);
                     float *restrict droe_row =
                         STENC_ASSUME_ALIGNED(droe_data + j * droe_sj + k * droe_sk);
-#pragma omp simd
+                    #pragma omp simd
                     for (ptrdiff_t i = 0; i < ni; i++) {
                         const float roe = roe_row[i];
                         const float rovx = rovx_row[i];

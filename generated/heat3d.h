@@ -22,7 +22,8 @@ extern "C" {
 /* Apply heat3d at every interior point of the outputs. All fields are 3-D float
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least
  * HEAT3D_HALO. Scalars are converted to float. Runs where the fields live; on failure
- * returns a status (stenc_last_error() says which field is wrong) and writes nothing. */
+ * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
+ */
 stenc_status heat3d(stenc_ctx *ctx, double a, double b, const stenc_field *x, stenc_field *y);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that

@@ -48,7 +48,7 @@ static void heat3d_c(const stenc_launch_shape *shape, const stenc_launch_field *
                         STENC_ASSUME_ALIGNED(x_data + j * x_sj + k * x_sk);
                     float *restrict y_row =
                         STENC_ASSUME_ALIGNED(y_data + j * y_sj + k * y_sk);
-#pragma omp simd
+                    #pragma omp simd
                     for (ptrdiff_t i = 0; i < ni; i++) {
                         const float x = x_row[i];
                         const float x_m1_0_0 = x_row[i - 1];

@@ -42,7 +42,7 @@ static void jacobi2d_c(const stenc_launch_shape *shape, const stenc_launch_field
             const double *restrict u_row = STENC_ASSUME_ALIGNED(u_data + j * u_sj);
             const double *restrict f_row = STENC_ASSUME_ALIGNED(f_data + j * f_sj);
             double *restrict u_new_row = STENC_ASSUME_ALIGNED(u_new_data + j * u_new_sj);
-#pragma omp simd
+            #pragma omp simd
             for (ptrdiff_t i = 0; i < ni; i++) {
                 const double f = f_row[i];
                 const double u_m1_0 = u_row[i - 1];

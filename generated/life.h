@@ -22,7 +22,8 @@ extern "C" {
 /* Apply life at every interior point of the outputs. All fields are 2-D float
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least
  * LIFE_HALO. Scalars are converted to float. Runs where the fields live; on failure
- * returns a status (stenc_last_error() says which field is wrong) and writes nothing. */
+ * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
+ */
 stenc_status life(stenc_ctx *ctx, const stenc_field *cell, stenc_field *next);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that

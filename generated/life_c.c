@@ -37,7 +37,7 @@ static void life_c(const stenc_launch_shape *shape, const stenc_launch_field *vi
         for (ptrdiff_t j = jt; j < j_end; j++) {
             const float *restrict cell_row = STENC_ASSUME_ALIGNED(cell_data + j * cell_sj);
             float *restrict next_row = STENC_ASSUME_ALIGNED(next_data + j * next_sj);
-#pragma omp simd
+            #pragma omp simd
             for (ptrdiff_t i = 0; i < ni; i++) {
                 const float cell_m1_m1 = cell_row[i - 1 - cell_sj];
                 const float cell_0_m1 = cell_row[i - cell_sj];

@@ -23,7 +23,8 @@ extern "C" {
 /* Apply residual2d at every interior point of the outputs. All fields are 2-D double
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least
  * RESIDUAL2D_HALO. Scalars are converted to double. Runs where the fields live; on failure
- * returns a status (stenc_last_error() says which field is wrong) and writes nothing. */
+ * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
+ */
 stenc_status residual2d(stenc_ctx *ctx, double inv_h2, const stenc_field *u, const stenc_field *f,
                         stenc_field *r);
 

@@ -49,7 +49,8 @@ extern "C" {
 /* Apply varcoef27 at every interior point of the outputs. All fields are 3-D float
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least
  * VARCOEF27_HALO. Scalars are converted to float. Runs where the fields live; on failure
- * returns a status (stenc_last_error() says which field is wrong) and writes nothing. */
+ * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
+ */
 stenc_status varcoef27(stenc_ctx *ctx, const stenc_field *u, const stenc_field *cmmm,
                        const stenc_field *c0mm, const stenc_field *cpmm, const stenc_field *cm0m,
                        const stenc_field *c00m, const stenc_field *cp0m, const stenc_field *cmpm,

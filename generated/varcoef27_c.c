@@ -209,7 +209,7 @@ static void varcoef27_c(const stenc_launch_shape *shape, const stenc_launch_fiel
                         STENC_ASSUME_ALIGNED(cppp_data + j * cppp_sj + k * cppp_sk);
                     float *restrict y_row =
                         STENC_ASSUME_ALIGNED(y_data + j * y_sj + k * y_sk);
-#pragma omp simd
+                    #pragma omp simd
                     for (ptrdiff_t i = 0; i < ni; i++) {
                         const float cmmm = cmmm_row[i];
                         const float u_m1_m1_m1 = u_row[i - 1 - u_sj - u_sk];

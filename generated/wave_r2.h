@@ -23,7 +23,8 @@ extern "C" {
 /* Apply wave_r2 at every interior point of the outputs. All fields are 3-D float
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least
  * WAVE_R2_HALO. Scalars are converted to float. Runs where the fields live; on failure
- * returns a status (stenc_last_error() says which field is wrong) and writes nothing. */
+ * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
+ */
 stenc_status wave_r2(stenc_ctx *ctx, double c2, const stenc_field *u, const stenc_field *u_prev,
                      stenc_field *u_next);
 

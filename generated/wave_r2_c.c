@@ -53,7 +53,7 @@ static void wave_r2_c(const stenc_launch_shape *shape, const stenc_launch_field 
                         STENC_ASSUME_ALIGNED(u_prev_data + j * u_prev_sj + k * u_prev_sk);
                     float *restrict u_next_row =
                         STENC_ASSUME_ALIGNED(u_next_data + j * u_next_sj + k * u_next_sk);
-#pragma omp simd
+                    #pragma omp simd
                     for (ptrdiff_t i = 0; i < ni; i++) {
                         const float u_m2_0_0 = u_row[i - 2];
                         const float u_p2_0_0 = u_row[i + 2];

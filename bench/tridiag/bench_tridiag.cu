@@ -16,6 +16,9 @@
 #include "stenc/tridiag.h"
 
 extern "C" int bench_tridiag_cpu(void);
+// Internal hook (runtime/tridiag/tridiag_internal.h): the previous kernels on this context, so
+// that old and new are measured in the same run.
+extern "C" stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy);
 
 #define CK(x)                                                                                    \
     do {                                                                                         \
@@ -161,18 +164,28 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
                prec, il ? "interleaved" : "contiguous", n, batch,
                il ? "gtsvInterleavedBatch" : "gtsv2StridedBatch", cus_gunk,
                min_bytes / cus_ms / 1e6, min_bytes / cus_ms / 1e6 / copy_gbs);
-        // (algo, switch_size): every algorithm at its default, and a sweep of the switch points.
-        std::vector<std::pair<stenc_tridiag_algo, int>> algos = {{STENC_TRIDIAG_AUTO, 0}};
+        // (algo, switch_size, legacy): AUTO with the new and the previous kernels, THOMAS and
+        // a sweep of THOMAS_PCR's rows per thread everywhere; every algorithm and the other
+        // switch points where all_algos.
+        struct variant {
+            stenc_tridiag_algo algo;
+            int sw, legacy;
+        };
+        std::vector<variant> algos = {{STENC_TRIDIAG_AUTO, 0, 0}, {STENC_TRIDIAG_AUTO, 0, 1}};
+        for (int sw : {4, 8, 16, 32}) algos.push_back({STENC_TRIDIAG_THOMAS_PCR, sw, 0});
+        if (il) algos.push_back({STENC_TRIDIAG_THOMAS, 0, 0});
         if (all_algos) {
             for (int k = STENC_TRIDIAG_THOMAS; k < STENC_TRIDIAG_ALGO_COUNT; k++)
-                algos.push_back({(stenc_tridiag_algo)k, 0});
-            for (int sw : {4, 16, 32}) algos.push_back({STENC_TRIDIAG_THOMAS_PCR, sw});
-            for (int sw : {32, 64, 256}) algos.push_back({STENC_TRIDIAG_CR_PCR, sw});
-            for (int sw : {16, 128, 256}) algos.push_back({STENC_TRIDIAG_PCR_THOMAS, sw});
+                if (!(il && k == STENC_TRIDIAG_THOMAS)) algos.push_back({(stenc_tridiag_algo)k, 0, 0});
+            for (int sw : {32, 64, 256}) algos.push_back({STENC_TRIDIAG_CR_PCR, sw, 0});
+            for (int sw : {16, 128, 256}) algos.push_back({STENC_TRIDIAG_PCR_THOMAS, sw, 0});
         }
-        for (auto [algo, sw] : algos) {
+        for (auto [algo, sw, legacy] : algos) {
+            // THOMAS on contiguous data is one thread per system: hopeless beyond small n.
+            if (algo == STENC_TRIDIAG_THOMAS && !il && n > 1024) continue;
+            SK(tdg_cuda_set_legacy(ctx, legacy));
             for (int deferred = 1; deferred >= 0; deferred--) {
-                if (!deferred && (algo != STENC_TRIDIAG_AUTO || sw)) continue;
+                if (!deferred && (algo != STENC_TRIDIAG_AUTO || sw || legacy)) continue;
                 stenc_tridiag_options opt = {algo, sw, deferred ? report : nullptr};
                 stenc_type type = sizeof(T) == 4 ? STENC_F32 : STENC_F64;
                 stenc_tridiag_layout layout = il ? STENC_TRIDIAG_INTERLEAVED : STENC_TRIDIAG_CONTIGUOUS;
@@ -193,6 +206,7 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
                 std::string name = std::string(stenc_tridiag_algo_name(algo == STENC_TRIDIAG_AUTO ? stenc_tridiag_auto_algo(ctx, type, layout, n, batch) : algo));
                 if (algo == STENC_TRIDIAG_AUTO) name = "auto:" + name;
                 if (sw) name += "/" + std::to_string(sw);
+                if (legacy) name += ":old";
                 if (!deferred) name += "+sync";
                 printf("name=tridiag target=cuda precision=%s layout=%s n=%d batch=%lld algo=%s "
                        "gunk_s=%.3f gbs=%.1f ratio_floor=%.3f ratio_cusparse=%.3f residual=%.2e\n",
@@ -202,6 +216,7 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
                                  gbs, gbs / copy_gbs, gunk / cus_gunk, 0, res});
             }
         }
+        SK(tdg_cuda_set_legacy(ctx, 0));
     }
     stenc_tridiag_report_destroy(report);
     CK(cudaFree(buf));

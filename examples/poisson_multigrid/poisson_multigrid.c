@@ -373,6 +373,14 @@ static int run_device(stenc_ctx *ctx, const mg_options *o, int on_gpu) {
         for (int l = 0; l < r.nlevels; l++)
             printf("    %6d %8zu %6s %10.4f %6.1f%%\n", l, r.level_n[l],
                    r.level_gpu[l] ? "gpu" : "cpu", r.level_ms[l], 100 * r.level_ms[l] / total);
+        double on_cpu = 0;
+        for (int l = 0; l < r.nlevels; l++)
+            on_cpu += r.level_gpu[l] ? 0 : r.level_ms[l];
+        printf("    where the time goes: finest level %.1f%%, two finest %.1f%%",
+               100 * r.level_ms[0] / total,
+               100 * (r.level_ms[0] + (r.nlevels > 1 ? r.level_ms[1] : 0)) / total);
+        if (on_gpu) printf(", levels on the CPU %.1f%%", 100 * on_cpu / total);
+        printf("\n");
         fflush(stdout);
         if (!r.converged || !(r.mean_factor < MG_CHECK_MAX_FACTOR)) failures++;
         if (g > 0 && !(ratio >= MG_CHECK_MIN_ORDER && ratio <= MG_CHECK_MAX_ORDER)) failures++;

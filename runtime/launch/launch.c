@@ -53,8 +53,9 @@ static stenc_status check_aliasing(const stenc_launch_desc *desc,
             if (b == a || fields[b] != fields[a]) continue;
             const stenc_launch_arg *other = &desc->args[b];
             if (other->kind != STENC_ARG_INPUT && b < a) continue; /* reported for b */
-            return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: %s '%s' is the same field as %s '%s'",
-                               desc->name, arg_kind_name(desc->args[a].kind), desc->args[a].name,
+            return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                               "%s: %s '%s' is the same field as %s '%s'", desc->name,
+                               arg_kind_name(desc->args[a].kind), desc->args[a].name,
                                arg_kind_name(other->kind), other->name);
         }
     }

@@ -84,11 +84,12 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
     }
     const int reg_log2 = stsort_reg_log2(elem_bytes);
     /* A block holds the tile in registers, 2^reg_log2 elements per thread. */
-    if (tile - reg_log2 > stsort_ceil_log2(STSORT_MAX_THREADS))
+    const int max_threads = stsort_max_threads(elem_bytes);
+    if (tile - reg_log2 > stsort_ceil_log2((size_t)max_threads))
         return STENC_ERROR(STENC_ERR_CAPACITY,
                            "stenc_sort: a tile of 2^%d elements of %zu bytes needs %d threads per "
                            "block, the kernel allows %d",
-                           tile, elem_bytes, 1 << (tile - reg_log2), (int)STSORT_MAX_THREADS);
+                           tile, elem_bytes, 1 << (tile - reg_log2), max_threads);
     if (smem_optin > 0 && stsort_smem_slots(tile) * elem_bytes > smem_optin)
         return STENC_ERROR(STENC_ERR_CAPACITY,
                            "stenc_sort: a tile of 2^%d elements of %zu bytes needs %zu bytes of "

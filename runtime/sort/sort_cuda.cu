@@ -76,9 +76,10 @@ template <class K, class V> __host__ __device__ constexpr int reg_log2() {
                                                               : STSORT_REG_LOG2_WIDE;
 }
 
-// Keys-only 4-byte sorts fit in 64 registers: let two 512-thread blocks share an SM.
-template <class K, class V> __host__ __device__ constexpr int min_blocks() {
-    return sizeof(K) == 4 && !has_values<V>() ? 2 : 1;
+// Keys-only 4-byte sorts fit in 64 registers: blocks of up to 1024 threads (tiles of 2^15),
+// or two 512-thread blocks per SM. Larger elements: up to 128 registers, 512 threads.
+template <class K, class V> __host__ __device__ constexpr int max_threads() {
+    return sizeof(K) == 4 && !has_values<V>() ? STSORT_MAX_THREADS_4B : STSORT_MAX_THREADS;
 }
 
 struct TileMap {
@@ -381,6 +382,7 @@ template <int RB> SORT_HD PassShape pass_shape(const PassArgs &a, unsigned long 
 // The schedule of a pass, the same for every thread: load, register steps, layout changes
 // through shared memory, direction flips at phase boundaries, store. `ops` runs each action
 // for one thread (the kernel) or for every thread of a block in turn (the host simulation).
+#pragma nv_exec_check_disable
 template <int RB, class Ops> SORT_HD void run_pass(const PassArgs &a, const PassShape &sh, Ops &ops) {
     int r = layout_for<RB>(sh.phase_top(a.phase_first), sh.top_r);
     if (r < sh.io_r) r = sh.io_r; // load with coalesced lanes
@@ -431,7 +433,7 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
 
 // One pass: every thread runs the schedule on its registers.
 template <class K, int KIND, class V>
-__global__ void __launch_bounds__(STSORT_MAX_THREADS, min_blocks<K, V>())
+__global__ void __launch_bounds__(max_threads<K, V>(), 1)
     sort_pass_kernel(K *keys, V *values, PassArgs a, K flip, uint32_t value_offset) {
     constexpr int RB = reg_log2<K, V>();
     extern __shared__ unsigned long long smem_raw[];
@@ -450,7 +452,7 @@ stenc_status run_plan(stenc_ctx *ctx, void *keys, void *values, size_t segment_l
     constexpr size_t value_bytes = has_values<V>() ? sizeof(V) : 0;
     constexpr int RB = reg_log2<K, V>();
     if (cfg->reg_log2 != RB || cfg->tile_log2 < RB ||
-        cfg->tile_log2 - RB > stsort_ceil_log2(STSORT_MAX_THREADS))
+        cfg->tile_log2 - RB > stsort_ceil_log2(max_threads<K, V>()))
         return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
                            "stenc_sort: tile 2^%d with 2^%d registers does not fit the kernel",
                            cfg->tile_log2, cfg->reg_log2);

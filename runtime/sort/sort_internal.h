@@ -87,11 +87,17 @@ enum {
     STSORT_MIN_TILE_LOG2 = 10,    /* smallest tile chosen to spread a small sort over SMs */
     STSORT_TILES_PER_SM_LOG2 = 1, /* shrink tiles until there are ~2 per SM (above the min) */
     STSORT_CHUNK_LOG2 = 5,        /* 32 contiguous elements: >= 128 B per warp access */
-    STSORT_MAX_THREADS = 512,     /* __launch_bounds__ of the kernel */
+    STSORT_MAX_THREADS = 512,     /* __launch_bounds__ of the kernel (4-byte elements: 1024) */
+    STSORT_MAX_THREADS_4B = 1024, /* 32 u32 keys per thread fit in 64 registers */
     STSORT_MAX_TILE_LOG2 = 16,
     STSORT_REG_LOG2 = 5,      /* elements per thread (registers) for elements of <= 8 bytes */
     STSORT_REG_LOG2_WIDE = 4  /* ... and for 16-byte elements (u64 keys + u64 values) */
 };
+
+/* The largest block of the kernel for elements of this size. */
+static inline int stsort_max_threads(size_t elem_bytes) {
+    return elem_bytes <= 4 ? STSORT_MAX_THREADS_4B : STSORT_MAX_THREADS;
+}
 
 /* log2 of the elements each thread holds in registers; a block has tile / 2^this threads. */
 static inline int stsort_reg_log2(size_t elem_bytes) {

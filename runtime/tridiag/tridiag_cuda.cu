@@ -20,6 +20,7 @@
 // finite; a failing system's index goes into a device flag with atomicMin (one atomic per
 // failing system or thread, none on the good path).
 #include <cstdint>
+#include <new>
 
 #include <cuda_runtime.h>
 
@@ -50,7 +51,19 @@ struct tdg_policy {
     static constexpr int transpose_tile = 32;
     static constexpr int transpose_rows = 8;
     static constexpr size_t default_smem = 48 * 1024; // above this a kernel must opt in
-    static constexpr unsigned long long pool_keep_bytes = 1ull << 30; // see keep_pool()
+    // tpcr tile loads and stores: 16-byte vectors when aligned, `tile_unroll` of them per
+    // thread in flight before any is used (one memory round trip instead of one per row).
+    static constexpr int vector_bytes = 16;
+    static constexpr int tile_unroll = 4;
+    static constexpr int small_block_threads = 256;
+    static constexpr int big_block_unroll = 2;
+    // Interleaved Thomas with c' and d' kept in shared memory (no scratch traffic) while
+    // 2 * n * il_smem_threads * sizeof(T) <= il_smem_max; il_unroll rows loaded ahead.
+    static constexpr int il_smem_threads = 64;
+    static constexpr size_t il_smem_max = 64 * 1024;
+    static constexpr int il_unroll = 4;
+    // Scratch grows to 5/4 of the request, so that slowly growing sizes do not reallocate.
+    static constexpr size_t scratch_slack_num = 5, scratch_slack_den = 4;
 };
 
 // ---- device helpers ----------------------------------------------------------------------
@@ -190,6 +203,84 @@ __device__ void pcr_solve(T *buf0, T *buf1, int ld, int rows, int tid, int nt, b
 
 // ---- THOMAS_PCR in shared memory ---------------------------------------------------------
 
+// A vector of VW elements of T for 16-byte loads (VW = 1: T itself).
+template <class T, int VW> struct vec_t { using type = T; };
+template <> struct vec_t<float, 4> { using type = float4; };
+template <> struct vec_t<double, 2> { using type = double2; };
+
+// `total` elements (whole systems of n rows) from global memory into the padded smem arrays,
+// system g at g*np, a[0] and c[n-1] zeroed. VW == 0: one element per thread and iteration
+// (kept for comparison in the benchmark). VW >= 1: vectors of VW elements (VW divides n and
+// the pointers are 16-byte aligned), tile_unroll per thread loaded before any is stored.
+template <class T, int VW, int U>
+__device__ __forceinline__ void tile_load(int n, int np, int total, const T *__restrict__ a,
+                                          const T *__restrict__ b, const T *__restrict__ c,
+                                          const T *d, T *A, T *B, T *C, T *D) {
+    if constexpr (VW == 0) {
+        for (int k = threadIdx.x; k < total; k += blockDim.x) {
+            int g = k / n, i = k - g * n, s = g * np + padi(i);
+            A[s] = i > 0 ? a[k] : T(0);
+            B[s] = b[k];
+            C[s] = i < n - 1 ? c[k] : T(0);
+            D[s] = d[k];
+        }
+    } else {
+        using V = typename vec_t<T, VW>::type;
+        const int nv = total / VW, step = blockDim.x;
+        const V *va = reinterpret_cast<const V *>(a), *vb = reinterpret_cast<const V *>(b);
+        const V *vc = reinterpret_cast<const V *>(c), *vd = reinterpret_cast<const V *>(d);
+        for (int v0 = threadIdx.x; v0 < nv; v0 += U * step) {
+            V ra[U], rb[U], rc[U], rd[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                int v = v0 + u * step;
+                if (v < nv) ra[u] = va[v], rb[u] = vb[v], rc[u] = vc[v], rd[u] = vd[v];
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                int v = v0 + u * step;
+                if (v >= nv) break;
+                const int k = v * VW, g = k / n, i0 = k - g * n;
+                const T *pa = reinterpret_cast<const T *>(&ra[u]);
+                const T *pb = reinterpret_cast<const T *>(&rb[u]);
+                const T *pc = reinterpret_cast<const T *>(&rc[u]);
+                const T *pd = reinterpret_cast<const T *>(&rd[u]);
+#pragma unroll
+                for (int j = 0; j < VW; j++) {
+                    int i = i0 + j, s = g * np + padi(i);
+                    A[s] = i > 0 ? pa[j] : T(0);
+                    B[s] = pb[j];
+                    C[s] = i < n - 1 ? pc[j] : T(0);
+                    D[s] = pd[j];
+                }
+            }
+        }
+    }
+}
+
+// The solution (in D) back to global memory, the same way tile_load reads.
+template <class T, int VW>
+__device__ __forceinline__ void tile_store(int n, int np, int total, const T *D, T *x) {
+    if constexpr (VW == 0) {
+        for (int k = threadIdx.x; k < total; k += blockDim.x) {
+            int g = k / n, i = k - g * n;
+            x[k] = D[g * np + padi(i)];
+        }
+    } else {
+        using V = typename vec_t<T, VW>::type;
+        const int nv = total / VW;
+        V *vx = reinterpret_cast<V *>(x);
+        for (int v = threadIdx.x; v < nv; v += blockDim.x) {
+            const int k = v * VW, g = k / n, i0 = k - g * n;
+            V r;
+            T *pr = reinterpret_cast<T *>(&r);
+#pragma unroll
+            for (int j = 0; j < VW; j++) pr[j] = D[g * np + padi(i0 + j)];
+            vx[v] = r;
+        }
+    }
+}
+
 struct tpcr_shape {
     int m;    // rows per thread
     int tps;  // threads per system
@@ -205,8 +296,11 @@ template <class T> __host__ size_t tpcr_smem(int np, int rmax, int spb) {
     return (size_t)spb * (4 * (size_t)np + 8 * (size_t)rmax) * sizeof(T) + spb * sizeof(int);
 }
 
-template <class T>
-__global__ void tpcr_kernel(int n, long long batch, tpcr_shape sh, const T *__restrict__ a,
+// MAXT: the most threads a launch uses. Blocks of up to small_block_threads get the registers
+// for tile_unroll vectors in flight; larger blocks (up to max_threads) fewer (big_block_unroll)
+// so that the kernel does not spill.
+template <class T, int VW, int MAXT>
+__global__ void __launch_bounds__(MAXT) tpcr_kernel(int n, long long batch, tpcr_shape sh, const T *__restrict__ a,
                             const T *__restrict__ b, const T *__restrict__ c,
                             const T *d, T *x, unsigned long long *flag) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -220,13 +314,9 @@ __global__ void tpcr_kernel(int n, long long batch, tpcr_shape sh, const T *__re
     const long long base = sys0 * n;
     const int total = nsys * n;
     if (threadIdx.x < spb) sbad[threadIdx.x] = 0;
-    for (int k = threadIdx.x; k < total; k += blockDim.x) {
-        int g = k / n, i = k - g * n, s = g * np + padi(i);
-        A[s] = i > 0 ? a[base + k] : T(0);
-        B[s] = b[base + k];
-        C[s] = i < n - 1 ? c[base + k] : T(0);
-        D[s] = d[base + k];
-    }
+    constexpr int U = MAXT <= tdg_policy::small_block_threads ? tdg_policy::tile_unroll
+                                                              : tdg_policy::big_block_unroll;
+    tile_load<T, VW, U>(n, np, total, a + base, b + base, c + base, d + base, A, B, C, D);
     __syncthreads();
 
     const int g = threadIdx.x / tps, lt = threadIdx.x - g * tps;
@@ -268,10 +358,7 @@ __global__ void tpcr_kernel(int n, long long batch, tpcr_shape sh, const T *__re
     }
     if (bad) atomicOr(&sbad[g], 1);
     __syncthreads();
-    for (int k = threadIdx.x; k < total; k += blockDim.x) {
-        int gg = k / n, i = k - gg * n;
-        x[base + k] = D[gg * np + padi(i)];
-    }
+    tile_store<T, VW>(n, np, total, D, x + base);
     if (threadIdx.x < nsys && sbad[threadIdx.x]) flag_system(flag, sys0 + threadIdx.x);
 }
 
@@ -455,6 +542,65 @@ __global__ void thomas_il_kernel(int n, long long batch, const T *__restrict__ a
     if (bad) flag_system(flag, s);
 }
 
+// The same with c' and d' in shared memory (2 * n * blockDim.x elements, row i of thread t
+// at i * blockDim.x + t): the minimum traffic, 4 reads and 1 write per unknown. Rows are
+// loaded il_unroll at a time, the next group while the current one is eliminated. x is
+// written only in the backward pass, after every d has been read, so x may be d.
+template <class T>
+__global__ void thomas_il_smem_kernel(int n, long long batch, const T *__restrict__ a,
+                                      const T *__restrict__ b, const T *__restrict__ c,
+                                      const T *d, T *x, unsigned long long *flag) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    constexpr int U = tdg_policy::il_unroll;
+    const int nt = blockDim.x, t = threadIdx.x;
+    T *CP = reinterpret_cast<T *>(smem_raw), *DP = CP + (size_t)n * nt;
+    const long long s = (long long)blockIdx.x * nt + t;
+    if (s >= batch) return;
+    T na[U], nb[U], nc[U], nd[U];
+    auto load = [&](int i0) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            int i = i0 + u;
+            if (i < n) {
+                long long k = (long long)i * batch + s;
+                na[u] = a[k], nb[u] = b[k], nc[u] = c[k], nd[u] = d[k];
+            }
+        }
+    };
+    load(0);
+    bool bad = false;
+    T cp = 0, dp = 0;
+    for (int i0 = 0; i0 < n; i0 += U) {
+        T ra[U], rb[U], rc[U], rd[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) ra[u] = na[u], rb[u] = nb[u], rc[u] = nc[u], rd[u] = nd[u];
+        if (i0 + U < n) load(i0 + U);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            int i = i0 + u;
+            if (i < n) {
+                T ai = i > 0 ? ra[u] : T(0);
+                T beta = rb[u] - ai * cp;
+                bad |= bad_pivot(beta);
+                T r = T(1) / beta;
+                cp = i < n - 1 ? rc[u] * r : T(0);
+                dp = (rd[u] - ai * dp) * r;
+                CP[(size_t)i * nt + t] = cp;
+                DP[(size_t)i * nt + t] = dp;
+            }
+        }
+    }
+    T xn = dp;
+    bad |= !isfinite(xn);
+    x[(long long)(n - 1) * batch + s] = xn;
+    for (int i = n - 2; i >= 0; i--) {
+        xn = DP[(size_t)i * nt + t] - CP[(size_t)i * nt + t] * xn;
+        bad |= !isfinite(xn);
+        x[(long long)i * batch + s] = xn;
+    }
+    if (bad) flag_system(flag, s);
+}
+
 // ---- multi-block partition for systems larger than shared memory ------------------------
 
 // Tile of rows [t0, t0 + rows) of system `sys` into smem; a[0] and c[n-1] zeroed.
@@ -563,13 +709,104 @@ template <class K> stenc_status opt_in(K kernel, size_t smem) {
     return STENC_OK;
 }
 
+struct tdg_cache;
+
 template <class T> struct solve_args {
     int n;
     long long batch;
     const T *a, *b, *c, *d;
     T *x;
     unsigned long long *flag;
+    tdg_cache *cache;
 };
+
+// ---- per-context state: scratch, the singular flag ---------------------------------------
+
+// Kept in the context's STENC_CACHE_TRIDIAG slot and freed with it. The scratch is one device
+// buffer, used as a stack: a call computes what it needs (scratch_need), grows the buffer
+// when it is too small, and its stages take and give back slices in LIFO order. Calls on a
+// context are ordered on its stream, so one call's slices are free for the next.
+struct tdg_cache {
+    void *scratch;
+    size_t cap, used;
+    unsigned long long *flag;      // device; TDG_NONE between calls
+    unsigned long long *host_flag; // pinned; the flag is copied here before the sync
+    int legacy;                    // benchmark comparison: the previous kernels
+};
+
+constexpr size_t scratch_align = 256;
+
+size_t align_up(size_t v) { return (v + scratch_align - 1) / scratch_align * scratch_align; }
+
+void cache_release(stenc_ctx *ctx, void *state) {
+    tdg_cache *k = static_cast<tdg_cache *>(state);
+    cudaStreamSynchronize(stenc_stream(ctx)); // nothing may still use the buffers
+    cudaFree(k->scratch);
+    cudaFree(k->flag);
+    cudaFreeHost(k->host_flag);
+    delete k;
+}
+
+stenc_status cache_get(stenc_ctx *ctx, tdg_cache **out) {
+    tdg_cache *k = static_cast<tdg_cache *>(stenc_ctx_cache_get(ctx, STENC_CACHE_TRIDIAG));
+    if (!k) {
+        k = new (std::nothrow) tdg_cache{};
+        if (!k) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_tridiag: no host memory");
+        stenc_status st = STENC_OK;
+        cudaError_t e = cudaMalloc((void **)&k->flag, sizeof *k->flag);
+        if (e == cudaSuccess) e = cudaMallocHost((void **)&k->host_flag, sizeof *k->host_flag);
+        if (e == cudaSuccess)
+            e = cudaMemsetAsync(k->flag, 0xff, sizeof *k->flag, stenc_stream(ctx));
+        if (e != cudaSuccess) {
+            st = STENC_ERROR(e == cudaErrorMemoryAllocation ? STENC_ERR_OUT_OF_MEMORY
+                                                            : STENC_ERR_CUDA,
+                             "stenc_tridiag: creating the per-context state: %s",
+                             cudaGetErrorString(e));
+            cudaFree(k->flag);
+            cudaFreeHost(k->host_flag);
+            delete k;
+            return st;
+        }
+        stenc_ctx_cache_set(ctx, STENC_CACHE_TRIDIAG, k, cache_release);
+    }
+    *out = k;
+    return STENC_OK;
+}
+
+// Make the scratch at least `bytes` long; the old buffer may still be in use on the stream.
+stenc_status scratch_reserve(stenc_ctx *ctx, tdg_cache *k, size_t bytes) {
+    k->used = 0;
+    if (bytes <= k->cap) return STENC_OK;
+    STENC_CUDA_TRY(cudaStreamSynchronize(stenc_stream(ctx)));
+    STENC_CUDA_TRY(cudaFree(k->scratch));
+    k->scratch = nullptr, k->cap = 0;
+    size_t want = bytes / tdg_policy::scratch_slack_den * tdg_policy::scratch_slack_num;
+    if (want < bytes) want = bytes;
+    if (cudaMalloc(&k->scratch, want) != cudaSuccess) {
+        cudaGetLastError();
+        want = bytes; // the slack is a convenience; retry without it
+        STENC_CUDA_TRY(cudaMalloc(&k->scratch, want));
+    }
+    k->cap = want;
+    return STENC_OK;
+}
+
+// A slice of `count` elements from the scratch stack; give it back with scratch_pop.
+template <class T> stenc_status scratch_push(tdg_cache *k, T **p, size_t count) {
+    size_t bytes = align_up(count * sizeof(T));
+    if (k->used + bytes > k->cap)
+        return STENC_ERROR(STENC_ERR_INTERNAL,
+                           "stenc_tridiag: scratch plan too small (%zu + %zu > %zu)", k->used,
+                           bytes, k->cap);
+    *p = reinterpret_cast<T *>(static_cast<char *>(k->scratch) + k->used);
+    k->used += bytes;
+    return STENC_OK;
+}
+template <class T> void scratch_pop(tdg_cache *k, size_t count) {
+    k->used -= align_up(count * sizeof(T));
+}
+
+// ---- host side: shapes and dispatch ------------------------------------------------------
 
 // The THOMAS_PCR shape for rows-per-thread m; false when one system does not fit.
 template <class T> bool tpcr_plan(const stenc_ctx *ctx, int n, long long batch, int m,
@@ -593,14 +830,35 @@ template <class T> bool tpcr_plan(const stenc_ctx *ctx, int n, long long batch, 
     return sh->smem <= ctx->smem_optin;
 }
 
-template <class T> stenc_status run_tpcr(stenc_ctx *ctx, const solve_args<T> &p,
-                                         const tpcr_shape &sh) {
-    STENC_TRY(opt_in(tpcr_kernel<T>, sh.smem));
+bool aligned_to(const void *p, size_t bytes) { return (uintptr_t)p % bytes == 0; }
+
+template <class T, int VW, int MAXT>
+stenc_status launch_tpcr_bounded(stenc_ctx *ctx, const solve_args<T> &p, const tpcr_shape &sh) {
+    STENC_TRY(opt_in(tpcr_kernel<T, VW, MAXT>, sh.smem));
     long long blocks = (p.batch + sh.spb - 1) / sh.spb;
-    tpcr_kernel<T><<<(unsigned)blocks, sh.spb * sh.tps, sh.smem, stenc_stream(ctx)>>>(
+    tpcr_kernel<T, VW, MAXT><<<(unsigned)blocks, sh.spb * sh.tps, sh.smem, stenc_stream(ctx)>>>(
         p.n, p.batch, sh, p.a, p.b, p.c, p.d, p.x, p.flag);
     STENC_CUDA_CHECK_LAUNCH("tpcr_kernel");
     return STENC_OK;
+}
+
+template <class T, int VW> stenc_status launch_tpcr(stenc_ctx *ctx, const solve_args<T> &p,
+                                                    const tpcr_shape &sh) {
+    if (sh.spb * sh.tps <= tdg_policy::small_block_threads)
+        return launch_tpcr_bounded<T, VW, tdg_policy::small_block_threads>(ctx, p, sh);
+    return launch_tpcr_bounded<T, VW, tdg_policy::max_threads>(ctx, p, sh);
+}
+
+// Vector tile loads when every array is 16-byte aligned and a vector never straddles two
+// systems (VW divides n); else one element at a time, still tile_unroll in flight.
+template <class T> stenc_status run_tpcr(stenc_ctx *ctx, const solve_args<T> &p,
+                                         const tpcr_shape &sh) {
+    constexpr int VB = tdg_policy::vector_bytes, VW = VB / (int)sizeof(T);
+    if (p.cache->legacy) return launch_tpcr<T, 0>(ctx, p, sh);
+    if (p.n % VW == 0 && aligned_to(p.a, VB) && aligned_to(p.b, VB) && aligned_to(p.c, VB) &&
+        aligned_to(p.d, VB) && aligned_to(p.x, VB))
+        return launch_tpcr<T, VW>(ctx, p, sh);
+    return launch_tpcr<T, 1>(ctx, p, sh);
 }
 
 template <class T> size_t crpcr_smem(int N, int S) {
@@ -666,25 +924,6 @@ template <class T> stenc_status run_chapter(stenc_ctx *ctx, stenc_tridiag_algo a
     return STENC_OK;
 }
 
-// Scratch comes from the device's stream-ordered pool. Its default release threshold (0) hands
-// memory back at every synchronisation, so each solve would map its scratch afresh (tens of
-// microseconds); keep up to pool_keep_bytes cached instead.
-stenc_status keep_pool(stenc_ctx *ctx) {
-    cudaMemPool_t pool;
-    STENC_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, ctx->cuda_device));
-    unsigned long long keep = 0; // the attribute is a cuuint64_t
-    STENC_CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-    if (keep < tdg_policy::pool_keep_bytes) {
-        keep = tdg_policy::pool_keep_bytes;
-        STENC_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-    }
-    return STENC_OK;
-}
-
-template <class T> stenc_status alloc(stenc_ctx *ctx, T **p, size_t count) {
-    STENC_CUDA_TRY(cudaMallocAsync((void **)p, count * sizeof(T), stenc_stream(ctx)));
-    return STENC_OK;
-}
 
 template <class T> stenc_status solve_contiguous(stenc_ctx *ctx, const solve_args<T> &p,
                                                  stenc_tridiag_algo algo, int sw);
@@ -700,61 +939,79 @@ template <class T> stenc_status run_global(stenc_ctx *ctx, const solve_args<T> &
         return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_tridiag: %lld tiles exceed the grid",
                            blocks);
     T *red = nullptr;
-    STENC_TRY(alloc(ctx, &red, 5 * (size_t)red_ld));
+    STENC_TRY(scratch_push(p.cache, &red, 5 * (size_t)red_ld));
     size_t smem = 4 * (size_t)padded_len(tile_rows) * sizeof(T);
-    stenc_status st = opt_in(gp_reduce_kernel<T>, smem);
-    if (st == STENC_OK) st = opt_in(gp_finish_kernel<T>, smem);
-    if (st == STENC_OK) {
-        gp_reduce_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
-            p.n, m, tiles, R, p.a, p.b, p.c, p.d, red, red_ld, p.flag);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess)
-            st = STENC_ERROR(STENC_ERR_CUDA, "launch of gp_reduce_kernel failed: %s",
-                             cudaGetErrorString(e));
-    }
-    if (st == STENC_OK) {
-        solve_args<T> q = {R, p.batch, red, red + red_ld, red + 2 * red_ld, red + 3 * red_ld,
-                           red + 4 * red_ld, p.flag};
-        st = solve_contiguous(ctx, q, algo, sw);
-    }
-    if (st == STENC_OK) {
-        gp_finish_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
-            p.n, m, tiles, R, p.a, p.b, p.c, p.d, red + 4 * red_ld, p.x, p.flag);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess)
-            st = STENC_ERROR(STENC_ERR_CUDA, "launch of gp_finish_kernel failed: %s",
-                             cudaGetErrorString(e));
-    }
-    cudaError_t e = cudaFreeAsync(red, stenc_stream(ctx));
-    if (st == STENC_OK && e != cudaSuccess)
-        st = STENC_ERROR(STENC_ERR_CUDA, "cudaFreeAsync failed: %s", cudaGetErrorString(e));
-    return st;
+    STENC_TRY(opt_in(gp_reduce_kernel<T>, smem));
+    STENC_TRY(opt_in(gp_finish_kernel<T>, smem));
+    gp_reduce_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
+        p.n, m, tiles, R, p.a, p.b, p.c, p.d, red, red_ld, p.flag);
+    STENC_CUDA_CHECK_LAUNCH("gp_reduce_kernel");
+    solve_args<T> q = {R,           p.batch,          red,    red + red_ld, red + 2 * red_ld,
+                       red + 3 * red_ld, red + 4 * red_ld, p.flag, p.cache};
+    STENC_TRY(solve_contiguous(ctx, q, algo, sw));
+    gp_finish_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
+        p.n, m, tiles, R, p.a, p.b, p.c, p.d, red + 4 * red_ld, p.x, p.flag);
+    STENC_CUDA_CHECK_LAUNCH("gp_finish_kernel");
+    scratch_pop<T>(p.cache, 5 * (size_t)red_ld);
+    return STENC_OK;
 }
 
-template <class T> stenc_status solve_contiguous(stenc_ctx *ctx, const solve_args<T> &p,
-                                                 stenc_tridiag_algo algo, int sw) {
+// The rows per thread THOMAS_PCR uses (THOMAS on contiguous data: one chunk per system).
+template <class T> int tpcr_rows(stenc_tridiag_algo algo, int n, int sw) {
+    return algo == STENC_TRIDIAG_THOMAS ? n
+           : sw > 0                     ? sw
+           : sizeof(T) == 4             ? tdg_policy::thomas_pcr_rows_f32
+                                        : tdg_policy::thomas_pcr_rows_f64;
+}
+
+// 1 when solve_contiguous runs in one kernel (no run_global, no scratch).
+template <class T> bool contiguous_fits(const stenc_ctx *ctx, int n, long long batch,
+                                        stenc_tridiag_algo algo, int sw) {
     switch (algo) {
     case STENC_TRIDIAG_CR:
     case STENC_TRIDIAG_PCR:
     case STENC_TRIDIAG_CR_PCR:
-    case STENC_TRIDIAG_PCR_THOMAS:
-        if (chapter_fits<T>(ctx, algo, p.n, chapter_switch(algo, p.n, sw)))
-            return run_chapter(ctx, algo, p, sw);
-        return run_global(ctx, p, algo, sw);
+    case STENC_TRIDIAG_PCR_THOMAS: return chapter_fits<T>(ctx, algo, n, chapter_switch(algo, n, sw));
     default: {
-        // THOMAS on contiguous data: one chunk per system, staged through shared memory.
-        int m = algo == STENC_TRIDIAG_THOMAS ? p.n
-                : sw > 0                       ? sw
-                : sizeof(T) == 4               ? tdg_policy::thomas_pcr_rows_f32
-                                               : tdg_policy::thomas_pcr_rows_f64;
         tpcr_shape sh;
-        if (tpcr_plan<T>(ctx, p.n, p.batch, m, &sh) && (algo != STENC_TRIDIAG_THOMAS ||
-                                                        sh.tps == 1))
-            return run_tpcr(ctx, p, sh);
-        return run_global(ctx, p, algo == STENC_TRIDIAG_THOMAS ? STENC_TRIDIAG_THOMAS_PCR : algo,
-                          sw);
+        return tpcr_plan<T>(ctx, n, batch, tpcr_rows<T>(algo, n, sw), &sh) &&
+               (algo != STENC_TRIDIAG_THOMAS || sh.tps == 1);
     }
     }
+}
+
+// The algorithm run_global hands the reduced system to.
+stenc_tridiag_algo global_algo(stenc_tridiag_algo algo) {
+    return algo == STENC_TRIDIAG_THOMAS ? STENC_TRIDIAG_THOMAS_PCR : algo;
+}
+
+template <class T> stenc_status solve_contiguous(stenc_ctx *ctx, const solve_args<T> &p,
+                                                 stenc_tridiag_algo algo, int sw) {
+    if (!contiguous_fits<T>(ctx, p.n, p.batch, algo, sw))
+        return run_global(ctx, p, global_algo(algo), sw);
+    switch (algo) {
+    case STENC_TRIDIAG_CR:
+    case STENC_TRIDIAG_PCR:
+    case STENC_TRIDIAG_CR_PCR:
+    case STENC_TRIDIAG_PCR_THOMAS: return run_chapter(ctx, algo, p, sw);
+    default: {
+        tpcr_shape sh;
+        tpcr_plan<T>(ctx, p.n, p.batch, tpcr_rows<T>(algo, p.n, sw), &sh);
+        return run_tpcr(ctx, p, sh);
+    }
+    }
+}
+
+// Scratch bytes solve_contiguous takes (the stack of run_global's reduced systems).
+template <class T> size_t contiguous_need(const stenc_ctx *ctx, int n, long long batch,
+                                          stenc_tridiag_algo algo, int sw) {
+    size_t need = 0;
+    while (!contiguous_fits<T>(ctx, n, batch, algo, sw)) {
+        algo = global_algo(algo);
+        n = reduced_rows(n, tdg_policy::global_rows);
+        need += align_up(5 * (size_t)n * batch * sizeof(T));
+    }
+    return need;
 }
 
 template <class T> stenc_status transpose(stenc_ctx *ctx, const T *in, T *out, long long rows,
@@ -768,18 +1025,33 @@ template <class T> stenc_status transpose(stenc_ctx *ctx, const T *in, T *out, l
     return STENC_OK;
 }
 
+// Interleaved Thomas keeps c' and d' in shared memory when they fit (il_smem_max).
+template <class T> size_t il_smem_bytes(int n) {
+    return 2 * (size_t)n * tdg_policy::il_smem_threads * sizeof(T);
+}
+template <class T> bool il_smem_fits(const tdg_cache *k, int n) {
+    return !k->legacy && il_smem_bytes<T>(n) <= tdg_policy::il_smem_max;
+}
+
 template <class T> stenc_status run_interleaved_thomas(stenc_ctx *ctx, const solve_args<T> &p) {
+    if (il_smem_fits<T>(p.cache, p.n)) {
+        const int threads = tdg_policy::il_smem_threads;
+        const size_t smem = il_smem_bytes<T>(p.n);
+        STENC_TRY(opt_in(thomas_il_smem_kernel<T>, smem));
+        long long blocks = (p.batch + threads - 1) / threads;
+        thomas_il_smem_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
+            p.n, p.batch, p.a, p.b, p.c, p.d, p.x, p.flag);
+        STENC_CUDA_CHECK_LAUNCH("thomas_il_smem_kernel");
+        return STENC_OK;
+    }
     T *cps = nullptr;
-    STENC_TRY(alloc(ctx, &cps, (size_t)p.n * p.batch));
+    STENC_TRY(scratch_push(p.cache, &cps, (size_t)p.n * p.batch));
     const int threads = tdg_policy::interleaved_threads;
     long long blocks = (p.batch + threads - 1) / threads;
     thomas_il_kernel<T><<<(unsigned)blocks, threads, 0, stenc_stream(ctx)>>>(
         p.n, p.batch, p.a, p.b, p.c, p.d, p.x, cps, p.flag);
-    cudaError_t launch = cudaGetLastError();
-    STENC_CUDA_TRY(cudaFreeAsync(cps, stenc_stream(ctx)));
-    if (launch != cudaSuccess)
-        return STENC_ERROR(STENC_ERR_CUDA, "launch of thomas_il_kernel failed: %s",
-                           cudaGetErrorString(launch));
+    STENC_CUDA_CHECK_LAUNCH("thomas_il_kernel");
+    scratch_pop<T>(p.cache, (size_t)p.n * p.batch);
     return STENC_OK;
 }
 
@@ -788,21 +1060,15 @@ template <class T> stenc_status run_transposed(stenc_ctx *ctx, const solve_args<
                                                stenc_tridiag_algo algo, int sw) {
     size_t count = (size_t)p.n * p.batch;
     T *buf = nullptr;
-    STENC_TRY(alloc(ctx, &buf, 5 * count));
+    STENC_TRY(scratch_push(p.cache, &buf, 5 * count));
     const T *in[4] = {p.a, p.b, p.c, p.d};
-    stenc_status st = STENC_OK;
-    for (int k = 0; k < 4 && st == STENC_OK; k++)
-        st = transpose(ctx, in[k], buf + k * count, p.n, p.batch);
-    if (st == STENC_OK) {
-        solve_args<T> q = {p.n, p.batch, buf, buf + count, buf + 2 * count, buf + 3 * count,
-                           buf + 4 * count, p.flag};
-        st = solve_contiguous(ctx, q, algo, sw);
-    }
-    if (st == STENC_OK) st = transpose(ctx, (const T *)(buf + 4 * count), p.x, p.batch, p.n);
-    cudaError_t e = cudaFreeAsync(buf, stenc_stream(ctx));
-    if (st == STENC_OK && e != cudaSuccess)
-        st = STENC_ERROR(STENC_ERR_CUDA, "cudaFreeAsync failed: %s", cudaGetErrorString(e));
-    return st;
+    for (int k = 0; k < 4; k++) STENC_TRY(transpose(ctx, in[k], buf + k * count, p.n, p.batch));
+    solve_args<T> q = {p.n,      p.batch,          buf,    buf + count, buf + 2 * count,
+                       buf + 3 * count, buf + 4 * count, p.flag, p.cache};
+    STENC_TRY(solve_contiguous(ctx, q, algo, sw));
+    STENC_TRY(transpose(ctx, (const T *)(buf + 4 * count), p.x, p.batch, p.n));
+    scratch_pop<T>(p.cache, 5 * count);
+    return STENC_OK;
 }
 
 stenc_tridiag_algo auto_algo(stenc_tridiag_layout layout, long long n, long long batch) {
@@ -813,7 +1079,7 @@ stenc_tridiag_algo auto_algo(stenc_tridiag_layout layout, long long n, long long
 }
 
 template <class T> stenc_status solve_typed(stenc_ctx *ctx, const tdg_problem *p,
-                                            unsigned long long *flag) {
+                                            unsigned long long *flag, tdg_cache *k) {
     solve_args<T> args = {(int)p->n,
                           (long long)p->batch,
                           static_cast<const T *>(p->a),
@@ -821,12 +1087,23 @@ template <class T> stenc_status solve_typed(stenc_ctx *ctx, const tdg_problem *p
                           static_cast<const T *>(p->c),
                           static_cast<const T *>(p->d),
                           static_cast<T *>(p->x),
-                          flag};
+                          flag,
+                          k};
     stenc_tridiag_algo algo =
         p->algo == STENC_TRIDIAG_AUTO ? auto_algo(p->layout, args.n, args.batch) : p->algo;
-    if (p->layout == STENC_TRIDIAG_CONTIGUOUS) return solve_contiguous(ctx, args, algo, p->switch_size);
+    const int sw = p->switch_size;
+    size_t need;
+    if (p->layout == STENC_TRIDIAG_CONTIGUOUS)
+        need = contiguous_need<T>(ctx, args.n, args.batch, algo, sw);
+    else if (algo == STENC_TRIDIAG_THOMAS)
+        need = il_smem_fits<T>(k, args.n) ? 0 : align_up((size_t)args.n * args.batch * sizeof(T));
+    else
+        need = align_up(5 * (size_t)args.n * args.batch * sizeof(T)) +
+               contiguous_need<T>(ctx, args.n, args.batch, algo, sw);
+    STENC_TRY(scratch_reserve(ctx, k, need));
+    if (p->layout == STENC_TRIDIAG_CONTIGUOUS) return solve_contiguous(ctx, args, algo, sw);
     if (algo == STENC_TRIDIAG_THOMAS) return run_interleaved_thomas(ctx, args);
-    return run_transposed(ctx, args, algo, p->switch_size);
+    return run_transposed(ctx, args, algo, sw);
 }
 
 } // namespace
@@ -837,6 +1114,13 @@ stenc_tridiag_algo tdg_cuda_auto_algo(const stenc_ctx *ctx, stenc_type type,
                                       stenc_tridiag_layout layout, size_t n, size_t batch) {
     (void)ctx, (void)type;
     return auto_algo(layout, (long long)n, (long long)batch);
+}
+
+stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy) {
+    tdg_cache *k = nullptr;
+    STENC_TRY(cache_get(ctx, &k));
+    k->legacy = legacy != 0;
+    return STENC_OK;
 }
 
 stenc_status tdg_cuda_flag_create(stenc_ctx *ctx, void **device_flag) {
@@ -857,41 +1141,36 @@ void tdg_cuda_flag_destroy(stenc_ctx *ctx, void *device_flag) {
 }
 
 stenc_status tdg_cuda_flag_take(stenc_ctx *ctx, void *device_flag, uint64_t *first_bad) {
-    unsigned long long v = 0;
-    STENC_CUDA_TRY(cudaMemcpyAsync(&v, device_flag, sizeof v, cudaMemcpyDeviceToHost,
-                                   stenc_stream(ctx)));
+    tdg_cache *k = nullptr;
+    STENC_TRY(cache_get(ctx, &k));
+    STENC_CUDA_TRY(cudaMemcpyAsync(k->host_flag, device_flag, sizeof *k->host_flag,
+                                   cudaMemcpyDeviceToHost, stenc_stream(ctx)));
     STENC_CUDA_TRY(cudaStreamSynchronize(stenc_stream(ctx)));
-    STENC_CUDA_TRY(cudaMemsetAsync(device_flag, 0xff, sizeof v, stenc_stream(ctx)));
-    *first_bad = v;
+    *first_bad = *k->host_flag;
+    if (*first_bad != TDG_NONE)
+        STENC_CUDA_TRY(cudaMemsetAsync(device_flag, 0xff, sizeof *k->host_flag,
+                                       stenc_stream(ctx)));
     return STENC_OK;
 }
 
+// The waiting call uses the context's cached flag: one 8-byte copy into pinned memory and a
+// stream synchronisation; the flag is reset (a memset) only after a failure.
 stenc_status tdg_cuda_solve(stenc_ctx *ctx, const tdg_problem *p, void *device_flag,
                             uint64_t *first_bad) {
     *first_bad = TDG_NONE;
-    unsigned long long *flag = static_cast<unsigned long long *>(device_flag);
-    bool own = flag == nullptr;
-    STENC_TRY(keep_pool(ctx));
-    if (own) {
-        STENC_CUDA_TRY(cudaMallocAsync((void **)&flag, sizeof *flag, stenc_stream(ctx)));
-        STENC_CUDA_TRY(cudaMemsetAsync(flag, 0xff, sizeof *flag, stenc_stream(ctx)));
+    tdg_cache *k = nullptr;
+    STENC_TRY(cache_get(ctx, &k));
+    const bool own = device_flag == nullptr;
+    unsigned long long *flag = own ? k->flag : static_cast<unsigned long long *>(device_flag);
+    stenc_status st = p->type == STENC_F32 ? solve_typed<float>(ctx, p, flag, k)
+                                           : solve_typed<double>(ctx, p, flag, k);
+    if (!own) return st;
+    if (st != STENC_OK) {
+        // Kernels launched before the failure may have set the flag: clear it for the next call.
+        cudaMemsetAsync(flag, 0xff, sizeof *flag, stenc_stream(ctx));
+        return st;
     }
-    stenc_status st = p->type == STENC_F32 ? solve_typed<float>(ctx, p, flag)
-                                           : solve_typed<double>(ctx, p, flag);
-    if (own) {
-        unsigned long long v = TDG_NONE;
-        if (st == STENC_OK) {
-            cudaError_t e = cudaMemcpyAsync(&v, flag, sizeof v, cudaMemcpyDeviceToHost,
-                                            stenc_stream(ctx));
-            if (e == cudaSuccess) e = cudaStreamSynchronize(stenc_stream(ctx));
-            if (e != cudaSuccess)
-                st = STENC_ERROR(STENC_ERR_CUDA, "stenc_tridiag: reading the pivot flag: %s",
-                                 cudaGetErrorString(e));
-        }
-        cudaFreeAsync(flag, stenc_stream(ctx));
-        *first_bad = v;
-    }
-    return st;
+    return tdg_cuda_flag_take(ctx, flag, first_bad);
 }
 
 } // extern "C"

@@ -117,6 +117,8 @@ static const check_case cases[] = {
      "t.stencil:9:1: error: inout 'u' can only be written at the centre point (offset 0)"},
     {HDR "y = a*x;\nreduce sum r2 = y*y;\nreduce max m = fabs(x);\nreduce min n = x;\n}", 0, ""},
     {"stencil s {\ndims 1;\ntype float;\ninput x;\nreduce sum t = x;\n}", 0, ""},
+    {"stencil s {\ndims 1;\ntype float;\nreduce sum t = i;\n}", 1,
+     "t.stencil:1:9: error: stencil 's' reduces over no array"},
     {HDR "y = a*x;\nreduce mean r2 = y;\n}", 1,
      "t.stencil:8:8: error: unknown reduction 'mean' (sum, max or min)"},
     {HDR "y = a*x;\nreduce sum y = x;\n}", 1,

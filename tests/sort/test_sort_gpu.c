@@ -24,7 +24,7 @@ static void test_small_sizes_all_types(void **state) {
 static void test_strided_passes(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
-    const stenc_sort_policy policies[] = {{6, 2, 32}, {8, 3, 64}, {10, 5, 128}};
+    const stenc_sort_policy policies[] = {{6, 2, 0}, {8, 3, 0}, {10, 5, 0}};
     static const size_t sizes[] = {1025, 4099, 65536};
     for (int p = 0; p < 3; p++)
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
@@ -40,8 +40,15 @@ static void test_large_sizes(void **state) {
         for (int v = V_NONE; v <= V_U64; v++)
             check_sort_case(ctx, all_key_types[t], (vkind)v, big, 1, (dist)((t + v) % D_COUNT),
                             (stenc_sort_order)(t % 2), 7 + t, NULL);
+    /* Tiles of 2^15 (1024-thread blocks, u32-sized keys only), and 2^10 with 2^4 chunks. */
+    const stenc_sort_policy wide = {15, 5, 0}, narrow = {10, 4, 0};
+    check_sort_case(ctx, STENC_F32, V_NONE, big, 1, D_SPECIAL, STENC_SORT_DESCENDING, 11, &wide);
+    check_sort_case(ctx, STENC_U32, V_NONE, big, 1, D_RANDOM, STENC_SORT_ASCENDING, 12, &narrow);
+    check_sort_case(ctx, STENC_I32, V_U32, big, 1, D_FEW, STENC_SORT_ASCENDING, 13, &narrow);
     if (!quick) {
         size_t huge = (size_t)1 << 24;
+        check_sort_case(ctx, STENC_U32, V_NONE, huge + 3, 1, D_RANDOM, STENC_SORT_ASCENDING, 14,
+                        &wide);
         check_sort_case(ctx, STENC_U32, V_NONE, huge, 1, D_RANDOM, STENC_SORT_ASCENDING, 1, NULL);
         check_sort_case(ctx, STENC_U32, V_U32, huge, 1, D_FEW, STENC_SORT_ASCENDING, 2, NULL);
         check_sort_case(ctx, STENC_U64, V_NONE, huge, 1, D_REVERSE, STENC_SORT_ASCENDING, 3, NULL);
@@ -58,7 +65,7 @@ static void test_segments(void **state) {
     stenc_ctx *ctx = gpu_ctx();
     static const size_t shapes[][2] = {{1, 9},     {2, 1000},   {3, 1000},   {1025, 7},
                                        {4096, 64}, {100003, 3}, {33, 20000}, {65537, 17}};
-    const stenc_sort_policy small = {8, 3, 64};
+    const stenc_sort_policy small = {8, 3, 0};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         check_sort_case(ctx, STENC_F32, V_U32, shapes[i][0], shapes[i][1], D_SPECIAL,
                         STENC_SORT_ASCENDING, 10 + i, NULL);

@@ -38,7 +38,7 @@ extern "C" {
  * so a stored value may equal it: use stenc_hash_contains where that matters. */
 #define STENC_HASH_NOT_FOUND 0xffffffffu
 
-#define STENC_HASH_DEFAULT_LAYOUT STENC_HASH_LAYOUT_SLOTS
+#define STENC_HASH_DEFAULT_LAYOUT STENC_HASH_LAYOUT_BUCKETS
 
 #define STENC_HASH_MIN_FUNCTIONS 2
 #define STENC_HASH_MAX_FUNCTIONS 5

@@ -39,9 +39,12 @@ stenc_status stenc_sort_segments(stenc_ctx *ctx, stenc_type key_type, void *keys
 
 /* Tunables of the CUDA path. A zero field takes its default. */
 typedef struct stenc_sort_policy {
-    int tile_log2;  /* elements held in shared memory per block: 2^tile_log2 (max) */
+    int tile_log2;  /* elements per block: 2^tile_log2 (max; a block holds them in registers,
+                       32 per thread, 16 for 16-byte elements: up to 2^15 for 4-byte keys
+                       without values, 2^14 for 8-byte and 2^13 for 16-byte elements) */
     int chunk_log2; /* contiguous elements per run in strided global passes (coalescing) */
-    int threads;    /* threads per block */
+    int threads;    /* ignored since the tile fixes the block size (0, or a multiple of 32 up
+                       to 512, as before) */
 } stenc_sort_policy;
 
 /* As stenc_sort_segments, with an explicit policy (NULL: defaults). The CPU path ignores it. */

@@ -89,15 +89,64 @@ stenc_status ref_residual_norm(double inv_h2, const stenc_field *u_f, const sten
     long double sum = 0.0L, max = -INFINITY;
     for (long j = 0; j < nj; j++)
         for (long i = 0; i < ni; i++) {
-            double v = REF_AT(f, i, j, 0) -
-                       inv_h2 * (4.0 * REF_AT(u, i, j, 0) - REF_AT(u, i - 1, j, 0) -
-                                 REF_AT(u, i + 1, j, 0) - REF_AT(u, i, j - 1, 0) -
-                                 REF_AT(u, i, j + 1, 0));
+            double v =
+                REF_AT(f, i, j, 0) -
+                inv_h2 * (4.0 * REF_AT(u, i, j, 0) - REF_AT(u, i - 1, j, 0) -
+                          REF_AT(u, i + 1, j, 0) - REF_AT(u, i, j - 1, 0) - REF_AT(u, i, j + 1, 0));
             REF_AT(r, i, j, 0) = v;
             sum += (long double)v * v;
             if (fabsl(v) > max) max = fabsl(v);
         }
     *r2 = sum;
     *rmax = max;
+    return STENC_OK;
+}
+
+stenc_status ref_gs1d_r2(int color, double h2, stenc_field *u_f, const stenc_field *f_f,
+                         long double *change, long double *change2) {
+    const stenc_field *all[] = {u_f, f_f};
+    stenc_status st = ref_check("ref_gs1d_r2", STENC_F64, 1, 2, 1, 2, all);
+    if (st != STENC_OK) return st;
+    const ref_f64 u = ref_view_f64(u_f), f = ref_view_f64(f_f);
+    long ni, nj, nk;
+    ref_extents(u_f, &ni, &nj, &nk);
+    long double max = -INFINITY, sum = 0.0L;
+    for (long i = 0; i < ni; i++) {
+        if (i % 3 != color) continue;
+        double old = REF_AT(u, i, 0, 0);
+        double v = (12.0 * h2 * REF_AT(f, i, 0, 0) - REF_AT(u, i - 2, 0, 0) +
+                    16.0 * REF_AT(u, i - 1, 0, 0) + 16.0 * REF_AT(u, i + 1, 0, 0) -
+                    REF_AT(u, i + 2, 0, 0)) /
+                   30.0;
+        REF_AT(u, i, 0, 0) = v;
+        double d = v - old;
+        if (fabs(d) > max) max = fabs(d);
+        sum += (long double)(d * d);
+    }
+    *change = max;
+    *change2 = sum;
+    return STENC_OK;
+}
+
+stenc_status ref_dot3d(const stenc_field *x_f, const stenc_field *y_f, long double *dot,
+                       long double *xmin, long double *xmax) {
+    const stenc_field *all[] = {x_f, y_f};
+    stenc_status st = ref_check("ref_dot3d", STENC_F32, 3, 0, 2, 2, all);
+    if (st != STENC_OK) return st;
+    const ref_f32 x = ref_view_f32(x_f), y = ref_view_f32(y_f);
+    long ni, nj, nk;
+    ref_extents(x_f, &ni, &nj, &nk);
+    long double sum = 0.0L, lo = INFINITY, hi = -INFINITY;
+    for (long k = 0; k < nk; k++)
+        for (long j = 0; j < nj; j++)
+            for (long i = 0; i < ni; i++) {
+                float p = REF_AT(x, i, j, k) * REF_AT(y, i, j, k); /* rounded in float */
+                sum += p;
+                if (REF_AT(x, i, j, k) < lo) lo = REF_AT(x, i, j, k);
+                if (REF_AT(x, i, j, k) > hi) hi = REF_AT(x, i, j, k);
+            }
+    *dot = sum;
+    *xmin = lo;
+    *xmax = hi;
     return STENC_OK;
 }

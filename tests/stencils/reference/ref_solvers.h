@@ -31,6 +31,14 @@ stenc_status ref_wjacobi2d(double h2, double omega, const stenc_field *u, const 
 stenc_status ref_residual_norm(double inv_h2, const stenc_field *u, const stenc_field *f,
                                stenc_field *r, long double *r2, long double *rmax);
 
+/* gs1d_r2 (double): at the points with i % 3 == color, u = (12*h2*f - u[-2] + 16u[-1] +
+ * 16u[1] - u[2]) / 30; *change = max |new - old|, *change2 = sum (new - old)^2 (long double). */
+stenc_status ref_gs1d_r2(int color, double h2, stenc_field *u, const stenc_field *f,
+                         long double *change, long double *change2);
+/* dot3d (float): *dot = sum of the float products x*y (long double), *xmin, *xmax. */
+stenc_status ref_dot3d(const stenc_field *x, const stenc_field *y, long double *dot,
+                       long double *xmin, long double *xmax);
+
 #ifdef __cplusplus
 }
 #endif

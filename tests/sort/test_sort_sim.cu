@@ -1,0 +1,218 @@
+// A host simulation of the sort's CUDA kernel: the very same schedule (run_pass) and helpers
+// (loads, register steps, layouts, direction flips, stores) from runtime/sort/sort_cuda.cu,
+// run for every thread of every block in turn, on the pass plan of the C side. No GPU needed,
+// so a CPU-only machine checks the kernel's logic: the output must equal std::sort's (with
+// values beside their keys), and every move the kernel makes with only __syncwarp must keep
+// each warp's shared-memory slots inside the warp.
+#define STSORT_SIM 1
+#include "../../runtime/sort/sort_cuda.cu"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "stenc/stenc.h"
+extern "C" { // cmocka's header has no C++ guard
+#include "test_util.h"
+}
+
+#include <algorithm>
+#include <vector>
+
+namespace {
+
+// The actions of run_pass for all threads of one block (threads run one after the other
+// between barriers, which is one legal interleaving of the kernel).
+template <int RB, class K, int KIND, class V> struct BlockOps {
+    static constexpr int E = 1 << RB;
+    struct Regs {
+        K k[E];
+        V v[E];
+    };
+    std::vector<Regs> regs;
+    std::vector<K> sk;
+    std::vector<V> sv;
+    K *keys;
+    V *values;
+    const PassArgs &a;
+    const PassShape &sh;
+    K flip_key;
+    bool warp_ok = true;
+    BlockOps(uint32_t threads, size_t slots, K *kk, V *vv, const PassArgs &aa,
+             const PassShape &s, K f)
+        : regs(threads), sk(slots), sv(slots), keys(kk), values(vv), a(aa), sh(s), flip_key(f) {}
+    void load(int r) {
+        for (uint32_t t = 0; t < regs.size(); t++)
+            sort_load<RB, K, KIND, V>(regs[t].k, regs[t].v, keys, values, t, r, sh.map, a,
+                                      flip_key);
+    }
+    void store(int r) {
+        for (uint32_t t = 0; t < regs.size(); t++)
+            sort_store<RB, K, KIND, V>(regs[t].k, regs[t].v, keys, values, t, r, sh.map, a,
+                                       flip_key);
+    }
+    void step(int j) {
+        for (auto &x : regs)
+            run_step<RB>(j, x.k, x.v);
+    }
+    void flip(int r, int q, int next) {
+        for (uint32_t t = 0; t < regs.size(); t++)
+            flip_phases<RB>(regs[t].k, t, r, q, next, sh.map, a);
+    }
+    // The warp of the thread that holds slot p in layout r.
+    std::vector<int> warp_of(int r) {
+        std::vector<int> w(sk.size(), -1);
+        for (uint32_t t = 0; t < regs.size(); t++)
+            for (int m = 0; m < E; m++)
+                w[padded(layout_base<RB>(t, r) | ((uint32_t)m << r))] = (int)(t / 32);
+        return w;
+    }
+    void exchange(int r, int nr, bool warp_local) {
+        if (warp_local && warp_of(r) != warp_of(nr)) warp_ok = false;
+        std::fill(sk.begin(), sk.end(), K(0x5A5A5A5A)); // an unwritten slot shows up
+        for (uint32_t t = 0; t < regs.size(); t++)
+            write_layout<RB>(regs[t].k, regs[t].v, sk.data(), sv.data(), t, r);
+        for (uint32_t t = 0; t < regs.size(); t++)
+            read_layout<RB>(regs[t].k, regs[t].v, sk.data(), sv.data(), t, nr);
+    }
+};
+
+// Sort on the host through the kernel's code; false if a warp-local move left its warp.
+template <class K, int KIND, class V>
+bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
+              const stenc_sort_policy *policy, int sm_count) {
+    constexpr int RB = reg_log2<K, V>();
+    stsort_config cfg;
+    const size_t elem = sizeof(K) + (has_values<V>() ? sizeof(V) : 0);
+    assert_stenc_ok(stsort_configure(len, segs, elem, sm_count, 0, policy, &cfg));
+    assert_int_equal(cfg.reg_log2, RB);
+    if (len < 2) return true;
+    static stsort_pass passes[STSORT_MAX_PASSES];
+    const int count = stsort_plan(&cfg, segs, passes, STSORT_MAX_PASSES);
+    assert_true(count >= 0);
+    const unsigned long long space = (unsigned long long)segs << cfg.seg_log2;
+    bool warp_ok = true;
+    for (int i = 0; i < count; i++) {
+        const stsort_pass &p = passes[i];
+        PassArgs a{len, segs, cfg.seg_log2, p.low_bits, p.high_lo, p.high_bits,
+                   p.phase_first, p.phase_last};
+        const int t = p.low_bits + p.high_bits;
+        assert_int_equal(t, cfg.tile_log2);
+        const unsigned long long tiles = (space + (1ull << t) - 1) >> t;
+        for (unsigned long long b = 0; b < tiles; b++) {
+            const PassShape sh = pass_shape<RB>(a, b);
+            BlockOps<RB, K, KIND, V> ops(1u << (t - RB), stsort_smem_slots(t), keys, values, a, sh,
+                                         desc ? ~K(0) : K(0));
+            run_pass<RB>(a, sh, ops);
+            warp_ok = warp_ok && ops.warp_ok;
+        }
+    }
+    return warp_ok;
+}
+
+template <class K, int KIND, class V>
+void check(size_t len, size_t segs, bool desc, const stenc_sort_policy *policy, int sm_count,
+           uint64_t seed) {
+    const size_t n = len * segs;
+    test_rng rng = test_rng_seeded(seed);
+    std::vector<K> keys(n + 1), want;
+    std::vector<V> vals(n + 1);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = test_rng_u64(&rng);
+        keys[i] = (K)(seed % 3 == 0 ? r % 5 : r); // sometimes few distinct keys
+        if constexpr (has_values<V>()) vals[i] = (V)i;
+    }
+    want = keys;
+    const K sentinel = keys[n];
+    bool warp_ok = simulate<K, KIND, V>(keys.data(), vals.data(), len, segs, desc, policy,
+                                        sm_count);
+    if (!warp_ok) fail_msg("n=%zu x %zu: a __syncwarp move crossed warps", len, segs);
+    assert_true(keys[n] == sentinel); // nothing written past the end
+    for (size_t s = 0; s < segs; s++) {
+        auto b = want.begin() + s * len, e = b + len;
+        if (desc)
+            std::sort(b, e, [](K x, K y) { return x > y; });
+        else
+            std::sort(b, e);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i] != want[i])
+            fail_msg("%s n=%zu x %zu tile=%d chunk=%d %s: key %zu is %llu, want %llu",
+                     sizeof(K) == 4 ? "u32" : "u64", len, segs, policy ? policy->tile_log2 : 0,
+                     policy ? policy->chunk_log2 : 0, desc ? "desc" : "asc", i,
+                     (unsigned long long)keys[i], (unsigned long long)want[i]);
+        if constexpr (has_values<V>()) {
+            // values are original indices: each used once, in its own segment, beside its key
+            size_t src = (size_t)vals[i];
+            if (src / len != i / len) fail_msg("value %zu left its segment", i);
+        }
+    }
+    if constexpr (has_values<V>()) {
+        std::vector<K> orig(n);
+        test_rng again = test_rng_seeded(seed);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = test_rng_u64(&again);
+            orig[i] = (K)(seed % 3 == 0 ? r % 5 : r);
+        }
+        std::vector<char> seen(n, 0);
+        for (size_t i = 0; i < n; i++) {
+            size_t src = (size_t)vals[i];
+            if (src >= n || seen[src] || orig[src] != keys[i])
+                fail_msg("value %zu (%zu) is not a fresh index beside its key", i, src);
+            seen[src] = 1;
+        }
+    }
+}
+
+template <class K, class V> void check_shapes(uint64_t seed) {
+    static const size_t sizes[] = {2, 3, 5, 31, 32, 33, 100, 1023, 1024, 1025, 4099, 65536, 70001};
+    const stenc_sort_policy policies[] = {{6, 2, 0}, {8, 3, 0}, {10, 5, 0}, {11, 4, 0}, {0, 0, 0}};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (int p = 0; p < 5; p++)
+            for (int d = 0; d < 2; d++)
+                check<K, STSORT_UNSIGNED, V>(sizes[s], 1, d, &policies[p], p == 4 ? 132 : 0,
+                                             seed + 17 * s + 3 * p + d);
+    static const size_t shapes[][2] = {{1, 9}, {2, 100}, {3, 100}, {33, 200}, {1025, 7}, {4096, 5}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int p = 0; p < 5; p += 2)
+            check<K, STSORT_UNSIGNED, V>(shapes[s][0], shapes[s][1], s % 2, &policies[p], 132,
+                                         seed + 1000 + s);
+}
+
+void test_keys_u32(void **state) {
+    (void)state;
+    check_shapes<uint32_t, NoValue>(1);
+}
+void test_pairs_u32(void **state) {
+    (void)state;
+    check_shapes<uint32_t, uint32_t>(2);
+}
+void test_keys_u64(void **state) {
+    (void)state;
+    check_shapes<uint64_t, NoValue>(3);
+}
+void test_pairs_u64(void **state) {
+    (void)state;
+    check_shapes<uint64_t, uint64_t>(4); // 16-byte elements: 16 registers per thread
+}
+// Large enough for strided passes with the default tiles (2^14 u32 keys).
+void test_large(void **state) {
+    (void)state;
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 19) + 3, 1, false, nullptr, 132, 7);
+    check<uint32_t, STSORT_UNSIGNED, uint32_t>((size_t)1 << 18, 1, true, nullptr, 0, 8);
+    const stenc_sort_policy wide = {15, 5, 0}; // 1024 threads: u32 keys only
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 20) - 1, 1, true, &wide, 132, 9);
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(40000, 3, false, &wide, 132, 10);
+}
+
+} // namespace
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_keys_u32),  cmocka_unit_test(test_pairs_u32),
+        cmocka_unit_test(test_keys_u64),  cmocka_unit_test(test_pairs_u64),
+        cmocka_unit_test(test_large),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
