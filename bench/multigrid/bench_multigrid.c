@@ -33,9 +33,9 @@
 #include "stenc/stenc.h"
 
 #define BMG_DEFAULT_REPS 9
-#define BMG_RB_N 4096        /* 2 fields of 4096^2 doubles: 268 MB */
-#define BMG_C8_N 128         /* 29 fields of 128^3 doubles: 486 MB */
-#define BMG_COPY_MB 512.0    /* per copy buffer */
+#define BMG_RB_N 4096     /* 2 fields of 4096^2 doubles: 268 MB */
+#define BMG_C8_N 128      /* 29 fields of 128^3 doubles: 486 MB */
+#define BMG_COPY_MB 512.0 /* per copy buffer */
 #define BMG_QUICK_RB_N 256
 #define BMG_QUICK_C8_N 24
 #define BMG_QUICK_COPY_MB 8.0
@@ -121,8 +121,8 @@ done:
 
 /* ---- red-black ------------------------------------------------------------------------------ */
 
-static int bench_redblack(stenc_ctx *ctx, stenc_timer *timer, const bmg_options *o,
-                          double copy_gbs, const char *target, bmg_row rows[2]) {
+static int bench_redblack(stenc_ctx *ctx, stenc_timer *timer, const bmg_options *o, double copy_gbs,
+                          const char *target, bmg_row rows[2]) {
     const size_t n = o->rb_n, count = n * n;
     const double h2 = 1.0 / (double)((n + 1) * (n + 1)), omega = 1.5;
     double *u0 = malloc(count * sizeof *u0), *f0 = malloc(count * sizeof *f0);
@@ -203,8 +203,8 @@ static stenc_status c8_color(stenc_ctx *ctx, int color, stenc_field *u, stenc_fi
                        c[21], c[22], c[23], c[24], c[25], c[26], f);
 }
 
-static int bench_8color(stenc_ctx *ctx, stenc_timer *timer, const bmg_options *o,
-                        double copy_gbs, const char *target, bmg_row *R) {
+static int bench_8color(stenc_ctx *ctx, stenc_timer *timer, const bmg_options *o, double copy_gbs,
+                        const char *target, bmg_row *R) {
     const size_t n = o->c8_n, count = n * n * n;
     double *u0 = malloc(count * sizeof *u0), *u1 = malloc(count * sizeof *u1);
     double *f0 = malloc(count * sizeof *f0), *coef[C8_NCOEF] = {NULL}, t[BMG_MAX_REPS], ms;

@@ -64,9 +64,9 @@ typedef struct fe_options {
 typedef struct fe_problem {
     fe_mode mode;
     size_t n;
-    double grading[3];     /* a per dimension */
-    double *X[3];          /* node coordinates 0..n+1 per dimension */
-    double c[FE_NCOEF];    /* const: the stencil */
+    double grading[3];           /* a per dimension */
+    double *X[3];                /* node coordinates 0..n+1 per dimension */
+    double c[FE_NCOEF];          /* const: the stencil */
     stenc_field *coef[FE_NCOEF]; /* var: the coefficient fields */
     stenc_field *u, *b, *r;
     double norm_b;
@@ -94,20 +94,16 @@ static void rows_1d(const double *X, size_t m, double K[3], double M[3]) {
     M[0] = hl / 6, M[1] = (hl + hr) / 3, M[2] = hr / 6;
 }
 
-/* The 27 coefficients of node (i,j,k), in the order of the stencil's declarations: offset
- * (di,dj,dk) at index (di+1) + 3(dj+1) + 9(dk+1). */
-static void node_coefficients(const fe_problem *P, size_t i, size_t j, size_t k,
-                              double c[FE_NCOEF]) {
+/* Coefficient q of node (i,j,k): offset (di,dj,dk) = (q%3-1, q/3%3-1, q/9-1), the order of the
+ * stencil's declarations (q = 13 is the centre). */
+static double node_coefficient(const fe_problem *P, size_t i, size_t j, size_t k, int q) {
     double K[3][3], M[3][3];
     rows_1d(P->X[0], i, K[0], M[0]);
     rows_1d(P->X[1], j, K[1], M[1]);
     rows_1d(P->X[2], k, K[2], M[2]);
-    for (int dk = 0; dk < 3; dk++)
-        for (int dj = 0; dj < 3; dj++)
-            for (int di = 0; di < 3; di++)
-                c[di + 3 * dj + 9 * dk] = K[0][di] * M[1][dj] * M[2][dk] +
-                                          M[0][di] * K[1][dj] * M[2][dk] +
-                                          M[0][di] * M[1][dj] * K[2][dk];
+    int di = q % 3, dj = q / 3 % 3, dk = q / 9;
+    return K[0][di] * M[1][dj] * M[2][dk] + M[0][di] * K[1][dj] * M[2][dk] +
+           M[0][di] * M[1][dj] * K[2][dk];
 }
 
 static void problem_free(fe_problem *P) {
@@ -147,11 +143,13 @@ static int problem_init(fe_problem *P, stenc_ctx *ctx, fe_mode mode, int mesh_of
     TRY(stenc_field_create(ctx, &P->b, STENC_F64, 3, n, n, n, 0));
     TRY(stenc_field_create(ctx, &P->r, STENC_F64, 3, n, n, n, 0));
     /* b = 3 pi^2 (Mx sx)(My sy)(Mz sz), s = sin(pi X) */
-    double *Ms[3];
-    for (int d = 0; d < 3; d++)
-        Ms[d] = NULL;
-    for (int d = 0; d < 3; d++) {
-        if (!(Ms[d] = malloc(n * sizeof *Ms[d]))) goto fail_ms;
+    double *Ms[3] = {NULL, NULL, NULL};
+    int have_ms = 1;
+    for (int d = 0; d < 3 && have_ms; d++) {
+        if (!(Ms[d] = malloc(n * sizeof *Ms[d]))) {
+            have_ms = 0;
+            break;
+        }
         for (size_t m = 0; m < n; m++) {
             double K[3], M[3];
             rows_1d(P->X[d], m, K, M);
@@ -159,27 +157,26 @@ static int problem_init(fe_problem *P, stenc_ctx *ctx, fe_mode mode, int mesh_of
                        M[2] * sin(pi * P->X[d][m + 2]);
         }
     }
-    for (size_t k = 0; k < n; k++)
-        for (size_t j = 0; j < n; j++)
-            for (size_t i = 0; i < n; i++)
-                dense[i + n * (j + n * k)] = 3 * pi * pi * Ms[0][i] * Ms[1][j] * Ms[2][k];
-fail_ms:
+    if (have_ms)
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 0; j < n; j++)
+                for (size_t i = 0; i < n; i++)
+                    dense[i + n * (j + n * k)] = 3 * pi * pi * Ms[0][i] * Ms[1][j] * Ms[2][k];
     for (int d = 0; d < 3; d++)
         free(Ms[d]);
-    if (!Ms[2]) goto fail;
+    if (!have_ms) goto fail;
     TRY(stenc_field_copy_from(P->b, dense));
     TRY(stenc_field_norm2(P->b, &P->norm_b));
-    if (mode == FE_CONST) node_coefficients(P, 0, 0, 0, P->c);
+    if (mode == FE_CONST)
+        for (int q = 0; q < FE_NCOEF; q++)
+            P->c[q] = node_coefficient(P, 0, 0, 0, q);
     if (mode == FE_VAR) {
-        double c[FE_NCOEF];
         for (int q = 0; q < FE_NCOEF; q++) {
             TRY(stenc_field_create(ctx, &P->coef[q], STENC_F64, 3, n, n, n, 0));
             for (size_t k = 0; k < n; k++)
                 for (size_t j = 0; j < n; j++)
-                    for (size_t i = 0; i < n; i++) {
-                        node_coefficients(P, i, j, k, c);
-                        dense[i + n * (j + n * k)] = c[q];
-                    }
+                    for (size_t i = 0; i < n; i++)
+                        dense[i + n * (j + n * k)] = node_coefficient(P, i, j, k, q);
             TRY(stenc_field_copy_from(P->coef[q], dense));
             TRY(stenc_field_upload(P->coef[q]));
         }
@@ -238,8 +235,8 @@ static stenc_status fe_rel_residual(stenc_ctx *ctx, fe_problem *P, double *rel) 
         break;
     case FE_VAR:
         st = fe_res_var(ctx, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10],
-                        f[11], f[12], f[13], f[14], f[15], f[16], f[17], f[18], f[19], f[20],
-                        f[21], f[22], f[23], f[24], f[25], f[26], P->u, P->b, P->r);
+                        f[11], f[12], f[13], f[14], f[15], f[16], f[17], f[18], f[19], f[20], f[21],
+                        f[22], f[23], f[24], f[25], f[26], P->u, P->b, P->r);
         break;
     default:
         st = STENC_ERR_INVALID_ARGUMENT;
@@ -264,8 +261,8 @@ static int fe_error(fe_problem *P, double *err) {
     for (size_t k = 0; k < n; k++)
         for (size_t j = 0; j < n; j++)
             for (size_t i = 0; i < n; i++) {
-                double ex = sin(pi * P->X[0][i + 1]) * sin(pi * P->X[1][j + 1]) *
-                            sin(pi * P->X[2][k + 1]);
+                double ex =
+                    sin(pi * P->X[0][i + 1]) * sin(pi * P->X[1][j + 1]) * sin(pi * P->X[2][k + 1]);
                 double e = fabs(u[i + n * (j + n * k)] - ex);
                 if (!(e <= *err)) *err = e;
             }

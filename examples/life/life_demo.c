@@ -149,8 +149,8 @@ static void reference_step(long nx, long ny, const uint8_t *in, uint8_t *out) {
 }
 
 /* Place `pattern` (rows of '.'/'#') with its top-left cell at (i0, j0), wrapping. */
-static void place(long nx, long ny, uint8_t *cells, const char *const *pattern, int rows,
-                  long i0, long j0) {
+static void place(long nx, long ny, uint8_t *cells, const char *const *pattern, int rows, long i0,
+                  long j0) {
     for (int r = 0; r < rows; r++)
         for (int c = 0; pattern[r][c]; c++)
             if (pattern[r][c] == '#') cells[(i0 + c) % nx + nx * ((j0 + r) % ny)] = 1;
@@ -202,8 +202,8 @@ static int run_checks(stenc_ctx *ctx, const life_options *o) {
     else
         place(nx, ny, expect, blinker_v, 3, nx / 2, ny / 2 - 1);
     long d = count_diff(count, board, expect);
-    printf("blinker: %ld steps, %s: %ld cells differ  %s\n", s,
-           s % 2 ? "vertical" : "horizontal", d, d ? "FAIL" : "ok");
+    printf("blinker: %ld steps, %s: %ld cells differ  %s\n", s, s % 2 ? "vertical" : "horizontal",
+           d, d ? "FAIL" : "ok");
     failures += d != 0;
 
     /* random soup against the reference */
@@ -220,8 +220,8 @@ static int run_checks(stenc_ctx *ctx, const life_options *o) {
     for (size_t p = 0; p < count; p++)
         alive += board[p];
     d = count_diff(count, board, expect);
-    printf("soup   : %ld steps, %ld cells alive at the end, %ld differ from the reference  %s\n",
-           s, alive, d, d ? "FAIL" : "ok");
+    printf("soup   : %ld steps, %ld cells alive at the end, %ld differ from the reference  %s\n", s,
+           alive, d, d ? "FAIL" : "ok");
     failures += d != 0;
     goto done;
 error:

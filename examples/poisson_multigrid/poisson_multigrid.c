@@ -23,8 +23,8 @@
 
 #define MG_MAX_LEVELS 16
 #define MG_MAX_GRIDS 8
-#define MG_OMEGA 0.8     /* Thoman's smoothing weight */
-#define MG_PRE_SMOOTH 2  /* V(2,1) */
+#define MG_OMEGA 0.8    /* Thoman's smoothing weight */
+#define MG_PRE_SMOOTH 2 /* V(2,1) */
 #define MG_POST_SMOOTH 1
 #define MG_COARSE_SWEEPS 20 /* on the 1-point grid the error falls 5x per sweep */
 #define MG_MAX_CYCLES 40
@@ -41,18 +41,18 @@
 typedef struct mg_options {
     long grids[MG_MAX_GRIDS];
     int ngrids;
-    double tol;        /* stop when |r| / |f| falls below it */
-    int time_cycles;   /* extra cycles timed after the solve */
-    long switch_n;     /* GPU solves: levels smaller than this run on the CPU */
+    double tol;      /* stop when |r| / |f| falls below it */
+    int time_cycles; /* extra cycles timed after the solve */
+    long switch_n;   /* GPU solves: levels smaller than this run on the CPU */
     int want_cpu, want_gpu, check;
 } mg_options;
 
 typedef struct mg_level {
-    size_t n;          /* interior points per side */
+    size_t n; /* interior points per side */
     double h;
-    int on_device;     /* where this level's work runs */
+    int on_device; /* where this level's work runs */
     stenc_field *u, *tmp, *f;
-    double seconds;    /* accumulated in profiled cycles */
+    double seconds; /* accumulated in profiled cycles */
 } mg_level;
 
 typedef struct mg_solver {
@@ -109,8 +109,7 @@ static stenc_status vcycle(mg_solver *s, int l, int zero_guess) {
     int pre = l == s->nlevels - 1 ? MG_COARSE_SWEEPS : MG_PRE_SMOOTH;
     if (zero_guess) {
         if ((st = place(L->u, L->on_device)) != STENC_OK) return st;
-        if ((st = mg_smooth_zero(s->ctx, MG_OMEGA, L->h * L->h, L->f, L->u)) != STENC_OK)
-            return st;
+        if ((st = mg_smooth_zero(s->ctx, MG_OMEGA, L->h * L->h, L->f, L->u)) != STENC_OK) return st;
         pre--;
     }
     if ((st = smooth(s, L, pre)) != STENC_OK) return st;
@@ -119,8 +118,7 @@ static stenc_status vcycle(mg_solver *s, int l, int zero_guess) {
     mg_level *C = &s->lv[l + 1];
     /* r = f - A u into tmp, restricted into the coarse right-hand side (moved to this level's
      * side for the call, then to the coarse level's side). */
-    if ((st = mg_residual(s->ctx, 1.0 / (L->h * L->h), L->u, L->f, L->tmp)) != STENC_OK)
-        return st;
+    if ((st = mg_residual(s->ctx, 1.0 / (L->h * L->h), L->u, L->f, L->tmp)) != STENC_OK) return st;
     if ((st = place(C->f, L->on_device)) != STENC_OK) return st;
     if ((st = stenc_mg_restrict(C->f, L->tmp, STENC_MG_GRID_INTERIOR, STENC_MG_FULL_WEIGHTING)) !=
         STENC_OK)
@@ -207,8 +205,8 @@ static int solve(stenc_ctx *ctx, const mg_options *o, size_t n, int on_gpu, mg_r
     memset(res, 0, sizeof *res);
     for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i < n; i++)
-            dense[i + n * j] = 2 * pi * pi * sin(pi * (double)(i + 1) * L->h) *
-                               sin(pi * (double)(j + 1) * L->h);
+            dense[i + n * j] =
+                2 * pi * pi * sin(pi * (double)(i + 1) * L->h) * sin(pi * (double)(j + 1) * L->h);
     TRY(stenc_field_download(L->f));
     TRY(stenc_field_copy_from(L->f, dense));
     TRY(place(L->f, L->on_device));
@@ -232,8 +230,8 @@ static int solve(stenc_ctx *ctx, const mg_options *o, size_t n, int on_gpu, mg_r
     res->max_error = 0;
     for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i < n; i++) {
-            double e = fabs(dense[i + n * j] - sin(pi * (double)(i + 1) * L->h) *
-                                                   sin(pi * (double)(j + 1) * L->h));
+            double e = fabs(dense[i + n * j] -
+                            sin(pi * (double)(i + 1) * L->h) * sin(pi * (double)(j + 1) * L->h));
             if (!(e <= res->max_error)) res->max_error = e; /* NaN propagates */
         }
     TRY(place(L->u, L->on_device));

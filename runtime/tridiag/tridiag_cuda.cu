@@ -9,7 +9,9 @@
 //             substitution. switch 1 is plain CR, switch >= n is plain PCR.
 //   pcrthomas PCR until the system splits into `switch` interleaved subsystems, then one thread
 //             per subsystem runs Thomas.
-//   thomas_il one thread per system on interleaved data: every load and store is coalesced.
+//             Tiles move as 16-byte vectors when the arrays allow it.
+//   thomas_il one thread per system on interleaved data: every load and store is coalesced;
+//             c' and d' in shared memory when they fit (thomas_il_smem), else in scratch.
 //   gp_*      systems larger than shared memory: the chunk elimination of tpcr over tiles of
 //             global memory, a recursive solve of the reduced system, then back substitution.
 // The chapter's kernels pad to the next power of two with identity rows (a=0, b=1, c=0, d=0),
@@ -19,6 +21,8 @@
 // Zero pivots: every division checks its divisor and every solution is checked for being
 // finite; a failing system's index goes into a device flag with atomicMin (one atomic per
 // failing system or thread, none on the good path).
+//
+// Scratch and the waiting call's flag are per context (tdg_cache, STENC_CACHE_TRIDIAG).
 #include <cstdint>
 #include <new>
 
@@ -34,10 +38,10 @@ namespace {
 struct tdg_policy {
     static constexpr int block_threads = 128;      // threads a tpcr block aims for
     static constexpr int max_threads = 1024;       // CUDA's per-block limit
-    // THOMAS_PCR rows per thread (switch): measured best at 1024 x 1024 and 1024 x 16384 on
-    // the H100 (bench/tridiag/RESULTS.md): 16 in float, 8 in double.
+    // THOMAS_PCR rows per thread (switch): with vector tile loads 16 was the best or within 6%
+    // of it in every benchmark case, in both precisions (H100, bench/tridiag/RESULTS.md).
     static constexpr int thomas_pcr_rows_f32 = 16;
-    static constexpr int thomas_pcr_rows_f64 = 8;
+    static constexpr int thomas_pcr_rows_f64 = 16;
     static constexpr int cr_pcr_switch = 128;      // CR_PCR: chapter's best switch point
     static constexpr int pcr_thomas_switch = 64;   // PCR_THOMAS: subsystems for Thomas
     static constexpr int chapter_max_threads = 512; // block size cap for crpcr / pcrthomas
