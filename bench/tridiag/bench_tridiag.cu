@@ -20,28 +20,28 @@ extern "C" int bench_tridiag_cpu(void);
 // that old and new are measured in the same run.
 extern "C" stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy);
 
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        cudaError_t e_ = (x);                                                                    \
-        if (e_ != cudaSuccess) {                                                                 \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);      \
-            exit(1);                                                                             \
-        }                                                                                        \
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);        \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
-#define CS(x)                                                                                    \
-    do {                                                                                         \
-        cusparseStatus_t s_ = (x);                                                               \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                     \
-            printf("cuSPARSE error %d at %s:%d\n", (int)s_, __FILE__, __LINE__);                 \
-            exit(1);                                                                             \
-        }                                                                                        \
+#define CS(x)                                                                                      \
+    do {                                                                                           \
+        cusparseStatus_t s_ = (x);                                                                 \
+        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                       \
+            printf("cuSPARSE error %d at %s:%d\n", (int)s_, __FILE__, __LINE__);                   \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
-#define SK(x)                                                                                    \
-    do {                                                                                         \
-        if ((x) != STENC_OK) {                                                                   \
-            printf("stenc error: %s\n", stenc_last_error());                                     \
-            exit(1);                                                                             \
-        }                                                                                        \
+#define SK(x)                                                                                      \
+    do {                                                                                           \
+        if ((x) != STENC_OK) {                                                                     \
+            printf("stenc error: %s\n", stenc_last_error());                                       \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static const int kReps = 21;
@@ -87,15 +87,17 @@ __global__ void fill(T *a, T *b, T *c, T *d, int n, long long batch, int interle
     }
 }
 
-template <class T> static double host_max_residual(const std::vector<T> &a, const std::vector<T> &b,
-                                                   const std::vector<T> &c, const std::vector<T> &d,
-                                                   const std::vector<T> &x, int n, long long batch,
-                                                   int interleaved) {
+template <class T>
+static double host_max_residual(const std::vector<T> &a, const std::vector<T> &b,
+                                const std::vector<T> &c, const std::vector<T> &d,
+                                const std::vector<T> &x, int n, long long batch, int interleaved) {
     double worst = 0;
     for (long long s = 0; s < batch; s++) {
         double rr = 0, dd = 0;
         for (int i = 0; i < n; i++) {
-            auto at = [&](int j) { return interleaved ? (size_t)j * batch + s : (size_t)s * n + j; };
+            auto at = [&](int j) {
+                return interleaved ? (size_t)j * batch + s : (size_t)s * n + j;
+            };
             size_t k = at(i);
             double r = (double)b[k] * x[k] - d[k];
             if (i > 0) r += (double)a[k] * x[at(i - 1)];
@@ -132,33 +134,49 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
         CK(cudaGetLastError());
         CK(cudaMemcpyAsync(x0, d, bytes, cudaMemcpyDeviceToDevice, stream));
         // cuSPARSE solves in place: time (copy + solve) and subtract the copy.
-        double copy_ms = median_ms([&] { CK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream)); });
+        double copy_ms =
+            median_ms([&] { CK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream)); });
         size_t bs1 = 0, bs2 = 0;
         if (sizeof(T) == 4) {
-            CS(cusparseSgtsv2StridedBatch_bufferSizeExt(h, n, (float *)a, (float *)b, (float *)c, (float *)x, (int)batch, n, &bs1));
-            CS(cusparseSgtsvInterleavedBatch_bufferSizeExt(h, 0, n, (float *)a, (float *)b, (float *)c, (float *)x, (int)batch, &bs2));
+            CS(cusparseSgtsv2StridedBatch_bufferSizeExt(h, n, (float *)a, (float *)b, (float *)c,
+                                                        (float *)x, (int)batch, n, &bs1));
+            CS(cusparseSgtsvInterleavedBatch_bufferSizeExt(
+                h, 0, n, (float *)a, (float *)b, (float *)c, (float *)x, (int)batch, &bs2));
         } else {
-            CS(cusparseDgtsv2StridedBatch_bufferSizeExt(h, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, n, &bs1));
-            CS(cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, &bs2));
+            CS(cusparseDgtsv2StridedBatch_bufferSizeExt(h, n, (double *)a, (double *)b, (double *)c,
+                                                        (double *)x, (int)batch, n, &bs1));
+            CS(cusparseDgtsvInterleavedBatch_bufferSizeExt(
+                h, 0, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, &bs2));
         }
         void *ws;
         CK(cudaMalloc(&ws, std::max(bs1, bs2) + 16));
-        double cus_ms = median_ms([&] {
-            CK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream));
-            if (!il) {
-                if (sizeof(T) == 4) CS(cusparseSgtsv2StridedBatch(h, n, (float *)a, (float *)b, (float *)c, (float *)x, (int)batch, n, ws));
-                else CS(cusparseDgtsv2StridedBatch(h, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, n, ws));
-            } else {
-                if (sizeof(T) == 4) CS(cusparseSgtsvInterleavedBatch(h, 0, n, (float *)a, (float *)b, (float *)c, (float *)x, (int)batch, ws));
-                else CS(cusparseDgtsvInterleavedBatch(h, 0, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, ws));
-            }
-        }) - copy_ms;
+        double cus_ms =
+            median_ms([&] {
+                CK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream));
+                if (!il) {
+                    if (sizeof(T) == 4)
+                        CS(cusparseSgtsv2StridedBatch(h, n, (float *)a, (float *)b, (float *)c,
+                                                      (float *)x, (int)batch, n, ws));
+                    else
+                        CS(cusparseDgtsv2StridedBatch(h, n, (double *)a, (double *)b, (double *)c,
+                                                      (double *)x, (int)batch, n, ws));
+                } else {
+                    if (sizeof(T) == 4)
+                        CS(cusparseSgtsvInterleavedBatch(h, 0, n, (float *)a, (float *)b,
+                                                         (float *)c, (float *)x, (int)batch, ws));
+                    else
+                        CS(cusparseDgtsvInterleavedBatch(h, 0, n, (double *)a, (double *)b,
+                                                         (double *)c, (double *)x, (int)batch, ws));
+                }
+            }) -
+            copy_ms;
         CK(cudaFree(ws));
         // The better cuSPARSE routine is the one for this layout: the other needs a transpose.
         double cus_gunk = count / cus_ms / 1e6;
         table.push_back({prec, il ? "interleaved" : "contiguous",
-                         il ? "cusparse_interleaved" : "cusparse_strided", n, batch, cus_ms, cus_gunk,
-                         min_bytes / cus_ms / 1e6, min_bytes / cus_ms / 1e6 / copy_gbs, 1, 1, NAN});
+                         il ? "cusparse_interleaved" : "cusparse_strided", n, batch, cus_ms,
+                         cus_gunk, min_bytes / cus_ms / 1e6, min_bytes / cus_ms / 1e6 / copy_gbs, 1,
+                         1, NAN});
         printf("name=tridiag target=cusparse precision=%s layout=%s n=%d batch=%lld algo=%s "
                "gunk_s=%.3f gbs=%.1f ratio_floor=%.3f ratio_cusparse=1\n",
                prec, il ? "interleaved" : "contiguous", n, batch,
@@ -172,13 +190,17 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
             int sw, legacy;
         };
         std::vector<variant> algos = {{STENC_TRIDIAG_AUTO, 0, 0}, {STENC_TRIDIAG_AUTO, 0, 1}};
-        for (int sw : {4, 8, 16, 32}) algos.push_back({STENC_TRIDIAG_THOMAS_PCR, sw, 0});
+        for (int sw : {4, 8, 16, 32})
+            algos.push_back({STENC_TRIDIAG_THOMAS_PCR, sw, 0});
         if (il) algos.push_back({STENC_TRIDIAG_THOMAS, 0, 0});
         if (all_algos) {
             for (int k = STENC_TRIDIAG_THOMAS; k < STENC_TRIDIAG_ALGO_COUNT; k++)
-                if (!(il && k == STENC_TRIDIAG_THOMAS)) algos.push_back({(stenc_tridiag_algo)k, 0, 0});
-            for (int sw : {32, 64, 256}) algos.push_back({STENC_TRIDIAG_CR_PCR, sw, 0});
-            for (int sw : {16, 128, 256}) algos.push_back({STENC_TRIDIAG_PCR_THOMAS, sw, 0});
+                if (!(il && k == STENC_TRIDIAG_THOMAS))
+                    algos.push_back({(stenc_tridiag_algo)k, 0, 0});
+            for (int sw : {32, 64, 256})
+                algos.push_back({STENC_TRIDIAG_CR_PCR, sw, 0});
+            for (int sw : {16, 128, 256})
+                algos.push_back({STENC_TRIDIAG_PCR_THOMAS, sw, 0});
         }
         for (auto [algo, sw, legacy] : algos) {
             // THOMAS on contiguous data is one thread per system: hopeless beyond small n.
@@ -188,7 +210,8 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
                 if (!deferred && (algo != STENC_TRIDIAG_AUTO || sw || legacy)) continue;
                 stenc_tridiag_options opt = {algo, sw, deferred ? report : nullptr};
                 stenc_type type = sizeof(T) == 4 ? STENC_F32 : STENC_F64;
-                stenc_tridiag_layout layout = il ? STENC_TRIDIAG_INTERLEAVED : STENC_TRIDIAG_CONTIGUOUS;
+                stenc_tridiag_layout layout =
+                    il ? STENC_TRIDIAG_INTERLEAVED : STENC_TRIDIAG_CONTIGUOUS;
                 CK(cudaMemsetAsync(x, 0xff, bytes, stream)); // poison
                 double ms = median_ms([&] {
                     SK(stenc_tridiag_solve(ctx, type, layout, n, batch, a, b, c, d, x, &opt));
@@ -203,7 +226,10 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
                 CK(cudaMemcpy(hx.data(), x, bytes, cudaMemcpyDeviceToHost));
                 double res = host_max_residual(ha, hb, hc, hd, hx, n, batch, il);
                 double gunk = count / ms / 1e6, gbs = min_bytes / ms / 1e6;
-                std::string name = std::string(stenc_tridiag_algo_name(algo == STENC_TRIDIAG_AUTO ? stenc_tridiag_auto_algo(ctx, type, layout, n, batch) : algo));
+                std::string name = std::string(stenc_tridiag_algo_name(
+                    algo == STENC_TRIDIAG_AUTO
+                        ? stenc_tridiag_auto_algo(ctx, type, layout, n, batch)
+                        : algo));
                 if (algo == STENC_TRIDIAG_AUTO) name = "auto:" + name;
                 if (sw) name += "/" + std::to_string(sw);
                 if (legacy) name += ":old";
@@ -234,7 +260,8 @@ int main(int argc, char **argv) {
         CK(cudaMalloc(&p, nb));
         CK(cudaMalloc(&q, nb));
         CK(cudaMemsetAsync(p, 1, nb, stream));
-        double ms = median_ms([&] { CK(cudaMemcpyAsync(q, p, nb, cudaMemcpyDeviceToDevice, stream)); }, 9);
+        double ms =
+            median_ms([&] { CK(cudaMemcpyAsync(q, p, nb, cudaMemcpyDeviceToDevice, stream)); }, 9);
         copy_gbs = 2.0 * nb / ms / 1e6;
         CK(cudaFree(p));
         CK(cudaFree(q));
@@ -243,7 +270,8 @@ int main(int argc, char **argv) {
     cusparseHandle_t h;
     CS(cusparseCreate(&h));
     CS(cusparseSetStream(h, stream));
-    const int cases[][2] = {{1024, 1024}, {1024, 16384}, {256, 65536}, {64, 262144}, {4096, 4096}, {100000, 64}};
+    const int cases[][2] = {{1024, 1024}, {1024, 16384}, {256, 65536},
+                            {64, 262144}, {4096, 4096},  {100000, 64}};
     for (auto &cs : cases) {
         if (quick && cs[0] * (long long)cs[1] > (1 << 20)) continue;
         bool all = cs[0] == 1024 || quick;
@@ -254,9 +282,9 @@ int main(int argc, char **argv) {
     printf("\n%-7s %-12s %7s %7s %-20s %9s %8s %8s %7s %8s %9s\n", "prec", "layout", "n", "batch",
            "algo", "ms", "Gunk/s", "GB/s", "floor", "vs_cusp", "residual");
     for (auto &r : table)
-        printf("%-7s %-12s %7d %7lld %-20s %9.4f %8.2f %8.1f %7.3f %8.3f %9.2e\n", r.precision.c_str(),
-               r.layout.c_str(), r.n, r.batch, r.algo.c_str(), r.ms, r.gunk, r.gbs, r.floor,
-               r.vs_strided, r.residual);
+        printf("%-7s %-12s %7d %7lld %-20s %9.4f %8.2f %8.1f %7.3f %8.3f %9.2e\n",
+               r.precision.c_str(), r.layout.c_str(), r.n, r.batch, r.algo.c_str(), r.ms, r.gunk,
+               r.gbs, r.floor, r.vs_strided, r.residual);
     stenc_ctx_destroy(ctx);
     return bench_tridiag_cpu();
 }

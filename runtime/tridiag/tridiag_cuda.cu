@@ -36,17 +36,17 @@ namespace {
 // ---- tunables ----------------------------------------------------------------------------
 
 struct tdg_policy {
-    static constexpr int block_threads = 128;      // threads a tpcr block aims for
-    static constexpr int max_threads = 1024;       // CUDA's per-block limit
+    static constexpr int block_threads = 128; // threads a tpcr block aims for
+    static constexpr int max_threads = 1024;  // CUDA's per-block limit
     // THOMAS_PCR rows per thread (switch): with vector tile loads 16 was the best or within 6%
     // of it in every benchmark case, in both precisions (H100, bench/tridiag/RESULTS.md).
     static constexpr int thomas_pcr_rows_f32 = 16;
     static constexpr int thomas_pcr_rows_f64 = 16;
-    static constexpr int cr_pcr_switch = 128;      // CR_PCR: chapter's best switch point
-    static constexpr int pcr_thomas_switch = 64;   // PCR_THOMAS: subsystems for Thomas
+    static constexpr int cr_pcr_switch = 128;       // CR_PCR: chapter's best switch point
+    static constexpr int pcr_thomas_switch = 64;    // PCR_THOMAS: subsystems for Thomas
     static constexpr int chapter_max_threads = 512; // block size cap for crpcr / pcrthomas
-    static constexpr int global_rows = 16;         // gp_*: rows per thread
-    static constexpr int global_threads = 128;     // gp_*: threads per block
+    static constexpr int global_rows = 16;          // gp_*: rows per thread
+    static constexpr int global_threads = 128;      // gp_*: threads per block
     static constexpr int interleaved_threads = 128;
     // Interleaved one-thread-per-system Thomas needs many systems and short ones: at n = 1024
     // the transpose + THOMAS_PCR path measured 2x faster, at n <= 256 Thomas won.
@@ -73,8 +73,12 @@ struct tdg_policy {
 // ---- device helpers ----------------------------------------------------------------------
 
 // One pad element per 32 removes CR's power-of-two-stride bank conflicts (chapter 11.4.5).
-__device__ __forceinline__ int padi(int i) { return i + (i >> 5); }
-__host__ __device__ inline int padded_len(int n) { return n + ((n - 1) >> 5) + 1; }
+__device__ __forceinline__ int padi(int i) {
+    return i + (i >> 5);
+}
+__host__ __device__ inline int padded_len(int n) {
+    return n + ((n - 1) >> 5) + 1;
+}
 
 template <class T> __device__ __forceinline__ bool bad_pivot(T v) {
     return !(fabs(v) > T(0)) || isinf(v);
@@ -141,8 +145,8 @@ __device__ void chunk_reduce(T *A, T *B, T *C, T *D, int off, int r0, int L, T o
 
 // With x_0 and x_{L-1} known, the interior rows give their unknowns; all go into D.
 template <class T>
-__device__ void chunk_substitute(const T *A, const T *C, T *D, int off, int r0, int L, T x0,
-                                 T xl, bool &bad) {
+__device__ void chunk_substitute(const T *A, const T *C, T *D, int off, int r0, int L, T x0, T xl,
+                                 bool &bad) {
     D[off + padi(r0)] = x0;
     if (L >= 2) D[off + padi(r0 + L - 1)] = xl;
     for (int i = 1; i < L - 1; i++) {
@@ -279,7 +283,8 @@ __device__ __forceinline__ void tile_store(int n, int np, int total, const T *D,
             V r;
             T *pr = reinterpret_cast<T *>(&r);
 #pragma unroll
-            for (int j = 0; j < VW; j++) pr[j] = D[g * np + padi(i0 + j)];
+            for (int j = 0; j < VW; j++)
+                pr[j] = D[g * np + padi(i0 + j)];
             vx[v] = r;
         }
     }
@@ -304,9 +309,10 @@ template <class T> __host__ size_t tpcr_smem(int np, int rmax, int spb) {
 // for tile_unroll vectors in flight; larger blocks (up to max_threads) fewer (big_block_unroll)
 // so that the kernel does not spill.
 template <class T, int VW, int MAXT>
-__global__ void __launch_bounds__(MAXT) tpcr_kernel(int n, long long batch, tpcr_shape sh, const T *__restrict__ a,
-                            const T *__restrict__ b, const T *__restrict__ c,
-                            const T *d, T *x, unsigned long long *flag) {
+__global__ void __launch_bounds__(MAXT)
+    tpcr_kernel(int n, long long batch, tpcr_shape sh, const T *__restrict__ a,
+                const T *__restrict__ b, const T *__restrict__ c, const T *d, T *x,
+                unsigned long long *flag) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *A = reinterpret_cast<T *>(smem_raw);
     const int np = sh.np, spb = sh.spb, tps = sh.tps, m = sh.m, rmax = sh.rmax;
@@ -334,7 +340,8 @@ __global__ void __launch_bounds__(MAXT) tpcr_kernel(int n, long long batch, tpcr
         T out[2][4];
         chunk_reduce(A, B, C, D, g * np, r0, L, out, bad);
         for (int q = 0; q < (L >= 2 ? 2 : 1); q++)
-            for (int j = 0; j < 4; j++) Rg0[j * ld + 2 * lt + q] = out[q][j];
+            for (int j = 0; j < 4; j++)
+                Rg0[j * ld + 2 * lt + q] = out[q][j];
     }
     __syncthreads();
     // PCR on each system's reduced rows; every thread of the block joins the barriers.
@@ -384,9 +391,8 @@ __device__ void load_padded(int n, int N, const T *a, const T *b, const T *c, co
 
 // Smem: A,B,C,D padded (4*padded_len(N)), then PCR ping-pong 8*S, then one flag.
 template <class T>
-__global__ void crpcr_kernel(int n, int N, int S, const T *__restrict__ a,
-                             const T *__restrict__ b, const T *__restrict__ c,
-                             const T *d, T *x, unsigned long long *flag) {
+__global__ void crpcr_kernel(int n, int N, int S, const T *__restrict__ a, const T *__restrict__ b,
+                             const T *__restrict__ c, const T *d, T *x, unsigned long long *flag) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const int np = padded_len(N);
     T *A = reinterpret_cast<T *>(smem_raw), *B = A + np, *C = B + np, *D = C + np;
@@ -430,7 +436,8 @@ __global__ void crpcr_kernel(int n, int N, int S, const T *__restrict__ a,
     }
     __syncthreads();
     pcr_solve(P0, P1, S, size, tid, nt, bad);
-    for (int k = tid; k < size; k += nt) D[padi(s * k + s - 1)] = P0[3 * S + k];
+    for (int k = tid; k < size; k += nt)
+        D[padi(s * k + s - 1)] = P0[3 * S + k];
     __syncthreads();
     // CR back substitution: the equations eliminated at stride s, from coarse to fine.
     while (s > 1) {
@@ -457,8 +464,8 @@ __global__ void crpcr_kernel(int n, int N, int S, const T *__restrict__ a,
 // Smem: two ping-pong systems of N rows (8N), then one flag.
 template <class T>
 __global__ void pcrthomas_kernel(int n, int N, int S, const T *__restrict__ a,
-                                 const T *__restrict__ b, const T *__restrict__ c,
-                                 const T *d, T *x, unsigned long long *flag) {
+                                 const T *__restrict__ b, const T *__restrict__ c, const T *d, T *x,
+                                 unsigned long long *flag) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *P0 = reinterpret_cast<T *>(smem_raw), *P1 = P0 + 4 * N;
     int *sbad = reinterpret_cast<int *>(P1 + 4 * N);
@@ -513,8 +520,8 @@ __global__ void pcrthomas_kernel(int n, int N, int S, const T *__restrict__ a,
 // The modified rhs goes into x, the modified super-diagonal into cp (n*batch scratch).
 template <class T>
 __global__ void thomas_il_kernel(int n, long long batch, const T *__restrict__ a,
-                                 const T *__restrict__ b, const T *__restrict__ c, const T *d,
-                                 T *x, T *__restrict__ cps, unsigned long long *flag) {
+                                 const T *__restrict__ b, const T *__restrict__ c, const T *d, T *x,
+                                 T *__restrict__ cps, unsigned long long *flag) {
     long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= batch) return;
     bool bad = false;
@@ -552,8 +559,8 @@ __global__ void thomas_il_kernel(int n, long long batch, const T *__restrict__ a
 // written only in the backward pass, after every d has been read, so x may be d.
 template <class T>
 __global__ void thomas_il_smem_kernel(int n, long long batch, const T *__restrict__ a,
-                                      const T *__restrict__ b, const T *__restrict__ c,
-                                      const T *d, T *x, unsigned long long *flag) {
+                                      const T *__restrict__ b, const T *__restrict__ c, const T *d,
+                                      T *x, unsigned long long *flag) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     constexpr int U = tdg_policy::il_unroll;
     const int nt = blockDim.x, t = threadIdx.x;
@@ -577,7 +584,8 @@ __global__ void thomas_il_smem_kernel(int n, long long batch, const T *__restric
     for (int i0 = 0; i0 < n; i0 += U) {
         T ra[U], rb[U], rc[U], rd[U];
 #pragma unroll
-        for (int u = 0; u < U; u++) ra[u] = na[u], rb[u] = nb[u], rc[u] = nc[u], rd[u] = nd[u];
+        for (int u = 0; u < U; u++)
+            ra[u] = na[u], rb[u] = nb[u], rc[u] = nc[u], rd[u] = nd[u];
         if (i0 + U < n) load(i0 + U);
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -609,8 +617,8 @@ __global__ void thomas_il_smem_kernel(int n, long long batch, const T *__restric
 
 // Tile of rows [t0, t0 + rows) of system `sys` into smem; a[0] and c[n-1] zeroed.
 template <class T>
-__device__ void gp_load(int n, long long sys, int t0, int rows, const T *a, const T *b,
-                        const T *c, const T *d, T *A, T *B, T *C, T *D) {
+__device__ void gp_load(int n, long long sys, int t0, int rows, const T *a, const T *b, const T *c,
+                        const T *d, T *A, T *B, T *C, T *D) {
     const long long base = sys * n + t0;
     for (int k = threadIdx.x; k < rows; k += blockDim.x) {
         int i = t0 + k, s = padi(k);
@@ -624,9 +632,8 @@ __device__ void gp_load(int n, long long sys, int t0, int rows, const T *a, cons
 // Reduced system of each system: R rows at red + sys*R (4 arrays at stride batch*R).
 template <class T>
 __global__ void gp_reduce_kernel(int n, int m, int tiles, int R, const T *__restrict__ a,
-                                 const T *__restrict__ b, const T *__restrict__ c,
-                                 const T *d, T *red, long long red_ld,
-                                 unsigned long long *flag) {
+                                 const T *__restrict__ b, const T *__restrict__ c, const T *d,
+                                 T *red, long long red_ld, unsigned long long *flag) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const int tile_rows = m * blockDim.x, np = padded_len(tile_rows);
     T *A = reinterpret_cast<T *>(smem_raw), *B = A + np, *C = B + np, *D = C + np;
@@ -642,15 +649,15 @@ __global__ void gp_reduce_kernel(int n, int m, int tiles, int R, const T *__rest
     chunk_reduce(A, B, C, D, 0, r0, L, out, bad);
     const long long q = (long long)tile * blockDim.x + threadIdx.x, at = sys * R + 2 * q;
     for (int h = 0; h < (L >= 2 ? 2 : 1); h++)
-        for (int j = 0; j < 4; j++) red[j * red_ld + at + h] = out[h][j];
+        for (int j = 0; j < 4; j++)
+            red[j * red_ld + at + h] = out[h][j];
     if (bad) flag_system(flag, sys);
 }
 
 template <class T>
 __global__ void gp_finish_kernel(int n, int m, int tiles, int R, const T *__restrict__ a,
-                                 const T *__restrict__ b, const T *__restrict__ c,
-                                 const T *d, const T *__restrict__ xr, T *x,
-                                 unsigned long long *flag) {
+                                 const T *__restrict__ b, const T *__restrict__ c, const T *d,
+                                 const T *__restrict__ xr, T *x, unsigned long long *flag) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const int tile_rows = m * blockDim.x, np = padded_len(tile_rows);
     T *A = reinterpret_cast<T *>(smem_raw), *B = A + np, *C = B + np, *D = C + np;
@@ -670,7 +677,8 @@ __global__ void gp_finish_kernel(int n, int m, int tiles, int R, const T *__rest
     }
     __syncthreads();
     const long long base = sys * n + t0;
-    for (int k = threadIdx.x; k < rows; k += blockDim.x) x[base + k] = D[padi(k)];
+    for (int k = threadIdx.x; k < rows; k += blockDim.x)
+        x[base + k] = D[padi(k)];
     if (bad) flag_system(flag, sys);
 }
 
@@ -702,14 +710,15 @@ __global__ void transpose_kernel(const T *__restrict__ in, T *__restrict__ out, 
 
 int next_pow2(int n) {
     int p = 1;
-    while (p < n) p <<= 1;
+    while (p < n)
+        p <<= 1;
     return p;
 }
 
 template <class K> stenc_status opt_in(K kernel, size_t smem) {
     if (smem > tdg_policy::default_smem)
-        STENC_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)smem));
+        STENC_CUDA_TRY(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     return STENC_OK;
 }
 
@@ -740,7 +749,9 @@ struct tdg_cache {
 
 constexpr size_t scratch_align = 256;
 
-size_t align_up(size_t v) { return (v + scratch_align - 1) / scratch_align * scratch_align; }
+size_t align_up(size_t v) {
+    return (v + scratch_align - 1) / scratch_align * scratch_align;
+}
 
 void cache_release(stenc_ctx *ctx, void *state) {
     tdg_cache *k = static_cast<tdg_cache *>(state);
@@ -762,10 +773,9 @@ stenc_status cache_get(stenc_ctx *ctx, tdg_cache **out) {
         if (e == cudaSuccess)
             e = cudaMemsetAsync(k->flag, 0xff, sizeof *k->flag, stenc_stream(ctx));
         if (e != cudaSuccess) {
-            st = STENC_ERROR(e == cudaErrorMemoryAllocation ? STENC_ERR_OUT_OF_MEMORY
-                                                            : STENC_ERR_CUDA,
-                             "stenc_tridiag: creating the per-context state: %s",
-                             cudaGetErrorString(e));
+            st = STENC_ERROR(
+                e == cudaErrorMemoryAllocation ? STENC_ERR_OUT_OF_MEMORY : STENC_ERR_CUDA,
+                "stenc_tridiag: creating the per-context state: %s", cudaGetErrorString(e));
             cudaFree(k->flag);
             cudaFreeHost(k->host_flag);
             delete k;
@@ -813,13 +823,13 @@ template <class T> void scratch_pop(tdg_cache *k, size_t count) {
 // ---- host side: shapes and dispatch ------------------------------------------------------
 
 // The THOMAS_PCR shape for rows-per-thread m; false when one system does not fit.
-template <class T> bool tpcr_plan(const stenc_ctx *ctx, int n, long long batch, int m,
-                                  tpcr_shape *sh) {
+template <class T>
+bool tpcr_plan(const stenc_ctx *ctx, int n, long long batch, int m, tpcr_shape *sh) {
     // A chunk of one row leaves one reduced equation, not two: chunks have at least 2 rows.
     if (m < 2) m = 2;
     if (m > n) m = n;
-    if ((n + m - 1) / m > tdg_policy::max_threads) m = (n + tdg_policy::max_threads - 1) /
-                                                       tdg_policy::max_threads;
+    if ((n + m - 1) / m > tdg_policy::max_threads)
+        m = (n + tdg_policy::max_threads - 1) / tdg_policy::max_threads;
     sh->m = m;
     sh->tps = (n + m - 1) / m;
     sh->np = padded_len(n) | 1; // odd stride: consecutive systems start in different banks
@@ -828,13 +838,16 @@ template <class T> bool tpcr_plan(const stenc_ctx *ctx, int n, long long batch, 
     if (spb < 1) spb = 1;
     if (spb > batch) spb = (int)batch;
     // Small systems share a block, but not so much shared memory that only one block fits.
-    while (spb > 1 && tpcr_smem<T>(sh->np, sh->rmax, spb) > tdg_policy::default_smem) spb--;
+    while (spb > 1 && tpcr_smem<T>(sh->np, sh->rmax, spb) > tdg_policy::default_smem)
+        spb--;
     sh->spb = spb;
     sh->smem = tpcr_smem<T>(sh->np, sh->rmax, spb);
     return sh->smem <= ctx->smem_optin;
 }
 
-bool aligned_to(const void *p, size_t bytes) { return (uintptr_t)p % bytes == 0; }
+bool aligned_to(const void *p, size_t bytes) {
+    return (uintptr_t)p % bytes == 0;
+}
 
 template <class T, int VW, int MAXT>
 stenc_status launch_tpcr_bounded(stenc_ctx *ctx, const solve_args<T> &p, const tpcr_shape &sh) {
@@ -846,8 +859,8 @@ stenc_status launch_tpcr_bounded(stenc_ctx *ctx, const solve_args<T> &p, const t
     return STENC_OK;
 }
 
-template <class T, int VW> stenc_status launch_tpcr(stenc_ctx *ctx, const solve_args<T> &p,
-                                                    const tpcr_shape &sh) {
+template <class T, int VW>
+stenc_status launch_tpcr(stenc_ctx *ctx, const solve_args<T> &p, const tpcr_shape &sh) {
     if (sh.spb * sh.tps <= tdg_policy::small_block_threads)
         return launch_tpcr_bounded<T, VW, tdg_policy::small_block_threads>(ctx, p, sh);
     return launch_tpcr_bounded<T, VW, tdg_policy::max_threads>(ctx, p, sh);
@@ -855,8 +868,8 @@ template <class T, int VW> stenc_status launch_tpcr(stenc_ctx *ctx, const solve_
 
 // Vector tile loads when every array is 16-byte aligned and a vector never straddles two
 // systems (VW divides n); else one element at a time, still tile_unroll in flight.
-template <class T> stenc_status run_tpcr(stenc_ctx *ctx, const solve_args<T> &p,
-                                         const tpcr_shape &sh) {
+template <class T>
+stenc_status run_tpcr(stenc_ctx *ctx, const solve_args<T> &p, const tpcr_shape &sh) {
     constexpr int VB = tdg_policy::vector_bytes, VW = VB / (int)sizeof(T);
     if (p.cache->legacy) return launch_tpcr<T, 0>(ctx, p, sh);
     if (p.n % VW == 0 && aligned_to(p.a, VB) && aligned_to(p.b, VB) && aligned_to(p.c, VB) &&
@@ -868,7 +881,9 @@ template <class T> stenc_status run_tpcr(stenc_ctx *ctx, const solve_args<T> &p,
 template <class T> size_t crpcr_smem(int N, int S) {
     return (4 * (size_t)padded_len(N) + 8 * (size_t)S) * sizeof(T) + sizeof(int);
 }
-template <class T> size_t pcrthomas_smem(int N) { return 8 * (size_t)N * sizeof(T) + sizeof(int); }
+template <class T> size_t pcrthomas_smem(int N) {
+    return 8 * (size_t)N * sizeof(T) + sizeof(int);
+}
 
 int chapter_threads(int N) {
     int t = N / 2;
@@ -879,13 +894,13 @@ int chapter_threads(int N) {
 // The intermediate-system capacity of CR_PCR: CR halves N until it is <= switch.
 int crpcr_intermediate(int N, int sw) {
     int size = N;
-    while (size > sw) size /= 2;
+    while (size > sw)
+        size /= 2;
     return size < 1 ? 1 : size;
 }
 
 // 1 when the chapter algorithm `algo` fits in one block's shared memory for size n.
-template <class T> bool chapter_fits(const stenc_ctx *ctx, stenc_tridiag_algo algo, int n,
-                                     int sw) {
+template <class T> bool chapter_fits(const stenc_ctx *ctx, stenc_tridiag_algo algo, int n, int sw) {
     int N = next_pow2(n);
     if (algo == STENC_TRIDIAG_PCR_THOMAS) return pcrthomas_smem<T>(N) <= ctx->smem_optin;
     return crpcr_smem<T>(N, crpcr_intermediate(N, sw)) <= ctx->smem_optin;
@@ -894,9 +909,12 @@ template <class T> bool chapter_fits(const stenc_ctx *ctx, stenc_tridiag_algo al
 int chapter_switch(stenc_tridiag_algo algo, int n, int sw) {
     int N = next_pow2(n);
     switch (algo) {
-    case STENC_TRIDIAG_CR: return 1;
-    case STENC_TRIDIAG_PCR: return N;
-    case STENC_TRIDIAG_CR_PCR: return sw > 0 ? sw : tdg_policy::cr_pcr_switch;
+    case STENC_TRIDIAG_CR:
+        return 1;
+    case STENC_TRIDIAG_PCR:
+        return N;
+    case STENC_TRIDIAG_CR_PCR:
+        return sw > 0 ? sw : tdg_policy::cr_pcr_switch;
     default: { // PCR_THOMAS: a power of two number of subsystems, at most N
         int s = sw > 0 ? sw : tdg_policy::pcr_thomas_switch;
         s = next_pow2(s);
@@ -905,8 +923,8 @@ int chapter_switch(stenc_tridiag_algo algo, int n, int sw) {
     }
 }
 
-template <class T> stenc_status run_chapter(stenc_ctx *ctx, stenc_tridiag_algo algo,
-                                            const solve_args<T> &p, int sw) {
+template <class T>
+stenc_status run_chapter(stenc_ctx *ctx, stenc_tridiag_algo algo, const solve_args<T> &p, int sw) {
     int N = next_pow2(p.n), S = chapter_switch(algo, p.n, sw), threads = chapter_threads(N);
     if (p.batch > INT32_MAX)
         return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_tridiag: batch %lld too large for %s",
@@ -922,19 +940,19 @@ template <class T> stenc_status run_chapter(stenc_ctx *ctx, stenc_tridiag_algo a
     int I = crpcr_intermediate(N, S);
     size_t smem = crpcr_smem<T>(N, I);
     STENC_TRY(opt_in(crpcr_kernel<T>, smem));
-    crpcr_kernel<T><<<(unsigned)p.batch, threads, smem, stenc_stream(ctx)>>>(
-        p.n, N, I, p.a, p.b, p.c, p.d, p.x, p.flag);
+    crpcr_kernel<T><<<(unsigned)p.batch, threads, smem, stenc_stream(ctx)>>>(p.n, N, I, p.a, p.b,
+                                                                             p.c, p.d, p.x, p.flag);
     STENC_CUDA_CHECK_LAUNCH("crpcr_kernel");
     return STENC_OK;
 }
 
-
-template <class T> stenc_status solve_contiguous(stenc_ctx *ctx, const solve_args<T> &p,
-                                                 stenc_tridiag_algo algo, int sw);
+template <class T>
+stenc_status solve_contiguous(stenc_ctx *ctx, const solve_args<T> &p, stenc_tridiag_algo algo,
+                              int sw);
 
 // Systems too large for one block: reduce tiles to chunk-end equations, solve those, finish.
-template <class T> stenc_status run_global(stenc_ctx *ctx, const solve_args<T> &p,
-                                           stenc_tridiag_algo algo, int sw) {
+template <class T>
+stenc_status run_global(stenc_ctx *ctx, const solve_args<T> &p, stenc_tridiag_algo algo, int sw) {
     const int m = tdg_policy::global_rows, threads = tdg_policy::global_threads;
     const int tile_rows = m * threads, tiles = (p.n + tile_rows - 1) / tile_rows;
     const int R = reduced_rows(p.n, m);
@@ -950,8 +968,9 @@ template <class T> stenc_status run_global(stenc_ctx *ctx, const solve_args<T> &
     gp_reduce_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
         p.n, m, tiles, R, p.a, p.b, p.c, p.d, red, red_ld, p.flag);
     STENC_CUDA_CHECK_LAUNCH("gp_reduce_kernel");
-    solve_args<T> q = {R,           p.batch,          red,    red + red_ld, red + 2 * red_ld,
-                       red + 3 * red_ld, red + 4 * red_ld, p.flag, p.cache};
+    solve_args<T> q = {
+        R,      p.batch, red, red + red_ld, red + 2 * red_ld, red + 3 * red_ld, red + 4 * red_ld,
+        p.flag, p.cache};
     STENC_TRY(solve_contiguous(ctx, q, algo, sw));
     gp_finish_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
         p.n, m, tiles, R, p.a, p.b, p.c, p.d, red + 4 * red_ld, p.x, p.flag);
@@ -969,13 +988,15 @@ template <class T> int tpcr_rows(stenc_tridiag_algo algo, int n, int sw) {
 }
 
 // 1 when solve_contiguous runs in one kernel (no run_global, no scratch).
-template <class T> bool contiguous_fits(const stenc_ctx *ctx, int n, long long batch,
-                                        stenc_tridiag_algo algo, int sw) {
+template <class T>
+bool contiguous_fits(const stenc_ctx *ctx, int n, long long batch, stenc_tridiag_algo algo,
+                     int sw) {
     switch (algo) {
     case STENC_TRIDIAG_CR:
     case STENC_TRIDIAG_PCR:
     case STENC_TRIDIAG_CR_PCR:
-    case STENC_TRIDIAG_PCR_THOMAS: return chapter_fits<T>(ctx, algo, n, chapter_switch(algo, n, sw));
+    case STENC_TRIDIAG_PCR_THOMAS:
+        return chapter_fits<T>(ctx, algo, n, chapter_switch(algo, n, sw));
     default: {
         tpcr_shape sh;
         return tpcr_plan<T>(ctx, n, batch, tpcr_rows<T>(algo, n, sw), &sh) &&
@@ -989,15 +1010,17 @@ stenc_tridiag_algo global_algo(stenc_tridiag_algo algo) {
     return algo == STENC_TRIDIAG_THOMAS ? STENC_TRIDIAG_THOMAS_PCR : algo;
 }
 
-template <class T> stenc_status solve_contiguous(stenc_ctx *ctx, const solve_args<T> &p,
-                                                 stenc_tridiag_algo algo, int sw) {
+template <class T>
+stenc_status solve_contiguous(stenc_ctx *ctx, const solve_args<T> &p, stenc_tridiag_algo algo,
+                              int sw) {
     if (!contiguous_fits<T>(ctx, p.n, p.batch, algo, sw))
         return run_global(ctx, p, global_algo(algo), sw);
     switch (algo) {
     case STENC_TRIDIAG_CR:
     case STENC_TRIDIAG_PCR:
     case STENC_TRIDIAG_CR_PCR:
-    case STENC_TRIDIAG_PCR_THOMAS: return run_chapter(ctx, algo, p, sw);
+    case STENC_TRIDIAG_PCR_THOMAS:
+        return run_chapter(ctx, algo, p, sw);
     default: {
         tpcr_shape sh;
         tpcr_plan<T>(ctx, p.n, p.batch, tpcr_rows<T>(algo, p.n, sw), &sh);
@@ -1007,8 +1030,9 @@ template <class T> stenc_status solve_contiguous(stenc_ctx *ctx, const solve_arg
 }
 
 // Scratch bytes solve_contiguous takes (the stack of run_global's reduced systems).
-template <class T> size_t contiguous_need(const stenc_ctx *ctx, int n, long long batch,
-                                          stenc_tridiag_algo algo, int sw) {
+template <class T>
+size_t contiguous_need(const stenc_ctx *ctx, int n, long long batch, stenc_tridiag_algo algo,
+                       int sw) {
     size_t need = 0;
     while (!contiguous_fits<T>(ctx, n, batch, algo, sw)) {
         algo = global_algo(algo);
@@ -1018,13 +1042,13 @@ template <class T> size_t contiguous_need(const stenc_ctx *ctx, int n, long long
     return need;
 }
 
-template <class T> stenc_status transpose(stenc_ctx *ctx, const T *in, T *out, long long rows,
-                                          long long cols) {
+template <class T>
+stenc_status transpose(stenc_ctx *ctx, const T *in, T *out, long long rows, long long cols) {
     constexpr int TS = tdg_policy::transpose_tile;
     long long tiles = ((rows + TS - 1) / TS) * ((cols + TS - 1) / TS);
     unsigned grid = (unsigned)(tiles < 65535 * 8 ? tiles : 65535 * 8);
-    transpose_kernel<T><<<grid, dim3(TS, tdg_policy::transpose_rows), 0, stenc_stream(ctx)>>>(
-        in, out, rows, cols);
+    transpose_kernel<T>
+        <<<grid, dim3(TS, tdg_policy::transpose_rows), 0, stenc_stream(ctx)>>>(in, out, rows, cols);
     STENC_CUDA_CHECK_LAUNCH("transpose_kernel");
     return STENC_OK;
 }
@@ -1060,15 +1084,18 @@ template <class T> stenc_status run_interleaved_thomas(stenc_ctx *ctx, const sol
 }
 
 // Interleaved data for a contiguous algorithm: transpose in, solve, transpose out.
-template <class T> stenc_status run_transposed(stenc_ctx *ctx, const solve_args<T> &p,
-                                               stenc_tridiag_algo algo, int sw) {
+template <class T>
+stenc_status run_transposed(stenc_ctx *ctx, const solve_args<T> &p, stenc_tridiag_algo algo,
+                            int sw) {
     size_t count = (size_t)p.n * p.batch;
     T *buf = nullptr;
     STENC_TRY(scratch_push(p.cache, &buf, 5 * count));
     const T *in[4] = {p.a, p.b, p.c, p.d};
-    for (int k = 0; k < 4; k++) STENC_TRY(transpose(ctx, in[k], buf + k * count, p.n, p.batch));
-    solve_args<T> q = {p.n,      p.batch,          buf,    buf + count, buf + 2 * count,
-                       buf + 3 * count, buf + 4 * count, p.flag, p.cache};
+    for (int k = 0; k < 4; k++)
+        STENC_TRY(transpose(ctx, in[k], buf + k * count, p.n, p.batch));
+    solve_args<T> q = {
+        p.n,    p.batch, buf, buf + count, buf + 2 * count, buf + 3 * count, buf + 4 * count,
+        p.flag, p.cache};
     STENC_TRY(solve_contiguous(ctx, q, algo, sw));
     STENC_TRY(transpose(ctx, (const T *)(buf + 4 * count), p.x, p.batch, p.n));
     scratch_pop<T>(p.cache, 5 * count);
@@ -1082,8 +1109,9 @@ stenc_tridiag_algo auto_algo(stenc_tridiag_layout layout, long long n, long long
     return STENC_TRIDIAG_THOMAS_PCR;
 }
 
-template <class T> stenc_status solve_typed(stenc_ctx *ctx, const tdg_problem *p,
-                                            unsigned long long *flag, tdg_cache *k) {
+template <class T>
+stenc_status solve_typed(stenc_ctx *ctx, const tdg_problem *p, unsigned long long *flag,
+                         tdg_cache *k) {
     solve_args<T> args = {(int)p->n,
                           (long long)p->batch,
                           static_cast<const T *>(p->a),
@@ -1152,8 +1180,7 @@ stenc_status tdg_cuda_flag_take(stenc_ctx *ctx, void *device_flag, uint64_t *fir
     STENC_CUDA_TRY(cudaStreamSynchronize(stenc_stream(ctx)));
     *first_bad = *k->host_flag;
     if (*first_bad != TDG_NONE)
-        STENC_CUDA_TRY(cudaMemsetAsync(device_flag, 0xff, sizeof *k->host_flag,
-                                       stenc_stream(ctx)));
+        STENC_CUDA_TRY(cudaMemsetAsync(device_flag, 0xff, sizeof *k->host_flag, stenc_stream(ctx)));
     return STENC_OK;
 }
 

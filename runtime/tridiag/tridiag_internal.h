@@ -28,8 +28,8 @@ typedef struct tdg_problem {
 
 struct stenc_tridiag_report {
     stenc_ctx *ctx;
-    uint64_t host_first;  /* CPU: lowest failing system so far */
-    void *device_first;   /* CUDA: a uint64_t in device memory, TDG_NONE when clear */
+    uint64_t host_first; /* CPU: lowest failing system so far */
+    void *device_first;  /* CUDA: a uint64_t in device memory, TDG_NONE when clear */
 };
 
 /* CPU Thomas; *first_bad gets the lowest failing system or TDG_NONE. */

@@ -27,7 +27,9 @@ stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy) {
     return no_cuda("tdg_cuda_set_legacy");
 }
 
-void tdg_cuda_flag_destroy(stenc_ctx *ctx, void *device_flag) { (void)ctx, (void)device_flag; }
+void tdg_cuda_flag_destroy(stenc_ctx *ctx, void *device_flag) {
+    (void)ctx, (void)device_flag;
+}
 
 stenc_status tdg_cuda_flag_take(stenc_ctx *ctx, void *device_flag, uint64_t *first_bad) {
     (void)ctx, (void)device_flag, (void)first_bad;

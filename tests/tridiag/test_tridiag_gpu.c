@@ -17,10 +17,10 @@ typedef struct algo_case {
 } algo_case;
 
 static const algo_case algos[] = {
-    {STENC_TRIDIAG_AUTO, 0},       {STENC_TRIDIAG_THOMAS, 0},     {STENC_TRIDIAG_CR, 0},
-    {STENC_TRIDIAG_PCR, 0},        {STENC_TRIDIAG_CR_PCR, 0},     {STENC_TRIDIAG_CR_PCR, 2},
-    {STENC_TRIDIAG_CR_PCR, 33},    {STENC_TRIDIAG_PCR_THOMAS, 0}, {STENC_TRIDIAG_PCR_THOMAS, 1},
-    {STENC_TRIDIAG_PCR_THOMAS, 8}, {STENC_TRIDIAG_THOMAS_PCR, 0}, {STENC_TRIDIAG_THOMAS_PCR, 1},
+    {STENC_TRIDIAG_AUTO, 0},       {STENC_TRIDIAG_THOMAS, 0},      {STENC_TRIDIAG_CR, 0},
+    {STENC_TRIDIAG_PCR, 0},        {STENC_TRIDIAG_CR_PCR, 0},      {STENC_TRIDIAG_CR_PCR, 2},
+    {STENC_TRIDIAG_CR_PCR, 33},    {STENC_TRIDIAG_PCR_THOMAS, 0},  {STENC_TRIDIAG_PCR_THOMAS, 1},
+    {STENC_TRIDIAG_PCR_THOMAS, 8}, {STENC_TRIDIAG_THOMAS_PCR, 0},  {STENC_TRIDIAG_THOMAS_PCR, 1},
     {STENC_TRIDIAG_THOMAS_PCR, 3}, {STENC_TRIDIAG_THOMAS_PCR, 33},
 };
 static const size_t sizes[] = {1, 2, 3, 5, 31, 32, 33, 200, 1000, 1024, 1025, 4096, 100000};
@@ -56,17 +56,18 @@ static void check_case(stenc_type type, stenc_tridiag_layout layout, size_t n, s
     size_t worst;
     double res = tdg_max_residual(&t, in, type, x, &worst);
     if (!(res <= RESIDUAL_EPS * tdg_eps(type)))
-        fail_msg("%s/%d %s %s n=%zu batch=%zu: residual %g in system %zu", what,
-                 ac.switch_size, stenc_type_name(type), layout ? "interleaved" : "contiguous", n,
-                 batch, res, worst);
-    assert_stenc_ok(stenc_tridiag_solve(cpu, type, layout, n, batch, in, in + bytes,
-                                        in + 2 * bytes, in + 3 * bytes, x_cpu, NULL));
+        fail_msg("%s/%d %s %s n=%zu batch=%zu: residual %g in system %zu", what, ac.switch_size,
+                 stenc_type_name(type), layout ? "interleaved" : "contiguous", n, batch, res,
+                 worst);
+    assert_stenc_ok(stenc_tridiag_solve(cpu, type, layout, n, batch, in, in + bytes, in + 2 * bytes,
+                                        in + 3 * bytes, x_cpu, NULL));
     long double *ref = malloc((count ? count : 1) * sizeof *ref);
-    for (size_t k = 0; k < count; k++) ref[k] = tdg_load(x_cpu, type, k);
+    for (size_t k = 0; k < count; k++)
+        ref[k] = tdg_load(x_cpu, type, k);
     double agree = tdg_max_rel_error(count, x, type, ref);
     if (!(agree <= AGREE_EPS * tdg_eps(type)))
-        fail_msg("%s/%d %s n=%zu batch=%zu: differs from CPU Thomas by %g", what,
-                 ac.switch_size, stenc_type_name(type), n, batch, agree);
+        fail_msg("%s/%d %s n=%zu batch=%zu: differs from CPU Thomas by %g", what, ac.switch_size,
+                 stenc_type_name(type), n, batch, agree);
 
     /* In place: d becomes x. */
     st = stenc_tridiag_solve_inplace(gpu, type, layout, n, batch, d_in, d_in + bytes,
@@ -96,8 +97,7 @@ static void test_gpu_all_algorithms(void **state) {
                     for (size_t bi = 0; bi < sizeof batches / sizeof *batches; bi++) {
                         size_t n = sizes[si], batch = batches[bi];
                         if (bi > 0 && n * batch > max_unknowns) continue;
-                        if (race && (algos[ai].switch_size || (n != 33 && n != 200) ||
-                                     batch != 3))
+                        if (race && (algos[ai].switch_size || (n != 33 && n != 200) || batch != 3))
                             continue;
                         check_case((stenc_type)type, (stenc_tridiag_layout)layout, n, batch,
                                    algos[ai], seed++);
@@ -176,10 +176,9 @@ static void test_gpu_singular_is_named(void **state) {
                 stenc_tridiag_report *report;
                 assert_stenc_ok(stenc_tridiag_report_create(gpu, &report));
                 opt.report = report;
-                assert_stenc_ok(stenc_tridiag_solve(gpu, (stenc_type)type,
-                                                    (stenc_tridiag_layout)layout, n, batch,
-                                                    d_in, d_in + bytes, d_in + 2 * bytes,
-                                                    d_in + 3 * bytes, d_x, &opt));
+                assert_stenc_ok(stenc_tridiag_solve(
+                    gpu, (stenc_type)type, (stenc_tridiag_layout)layout, n, batch, d_in,
+                    d_in + bytes, d_in + 2 * bytes, d_in + 3 * bytes, d_x, &opt));
                 size_t first = 0;
                 assert_int_equal(stenc_tridiag_report_check(report, &first), STENC_ERR_SINGULAR);
                 assert_int_equal(first, 41);
