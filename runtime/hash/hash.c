@@ -197,7 +197,7 @@ static stenc_status build_slots(stenc_hash_table *t, const void *keys, const uin
         draw_constants(t, t->stats.builds, &s->g);
         t->stats.builds++;
         t->stats.last_attempts = attempt + 1;
-        hash_insert_result r = {0, 0, 0, 0};
+        hash_insert_result r = {0, 0};
         if ((st = t->be->clear(t->ctx, &s->g, s->slots)) != STENC_OK) goto fail;
         if ((st = t->be->insert(t->ctx, &s->g, s->slots, keys, values, NULL, n, &r)) != STENC_OK)
             goto fail;
@@ -206,11 +206,6 @@ static stenc_status build_slots(stenc_hash_table *t, const void *keys, const uin
                              "%s: %llu keys equal the reserved empty key", fn,
                              (unsigned long long)r.reserved);
             goto fail;
-        }
-        if (hash_insert_left_no_copies(&s->g, &r)) {
-            s->count = n - (size_t)r.dropped;
-            s->value_count = s->count;
-            return STENC_OK;
         }
         if (r.failed == 0) {
             size_t erased = 0;
@@ -379,7 +374,7 @@ stenc_status stenc_hash_insert(stenc_hash_table *table, const void *keys, const 
     work.slots_bytes = bytes;
     if ((st = stenc_memcpy(t->ctx, work.slots, t->st.slots, bytes)) != STENC_OK) goto done;
     work.g.max_chain = chain_limit(&t->cfg, t->st.count + n);
-    hash_insert_result r = {0, 0, 0, 0};
+    hash_insert_result r = {0, 0};
     st = t->be->insert(t->ctx, &work.g, work.slots, keys, slot_values, present, n, &r);
     if (st != STENC_OK) goto done;
     if (r.reserved) {
@@ -392,14 +387,10 @@ stenc_status stenc_hash_insert(stenc_hash_table *table, const void *keys, const 
         st = insert_by_rebuild(t, keys, values, n);
         goto done;
     }
-    if (hash_insert_left_no_copies(&work.g, &r)) {
-        work.count = t->st.count + (n - found) - (size_t)r.dropped;
-    } else {
-        size_t erased = 0;
-        if ((st = t->be->dedupe(t->ctx, &work.g, work.slots, &work.count, &erased)) != STENC_OK)
-            goto done;
-        work.g.holes |= erased != 0;
-    }
+    size_t erased = 0;
+    if ((st = t->be->dedupe(t->ctx, &work.g, work.slots, &work.count, &erased)) != STENC_OK)
+        goto done;
+    work.g.holes |= erased != 0;
     const size_t expected = t->st.count + n - found;
     if (work.count < expected && is_map && t->cfg.duplicates == STENC_HASH_DUPLICATES_REJECT) {
         st = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,

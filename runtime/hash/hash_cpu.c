@@ -98,20 +98,15 @@ static stenc_status cpu_clear(stenc_ctx *ctx, const hash_geom *g, void *slots) {
 /* BUCKETS: place `carry` in the first of its buckets (in function order from its start
  * function) with an empty slot; when all d are full, evict from the start function's bucket
  * and carry the evicted entry on from its next function. Stops on meeting a copy of the key.
- * Returns 0 when placed or dropped (counted in r), 1 when the chain ran past max_chain (the
- * carried entry is lost). */
-static int bucket_insert_one(const hash_geom *g, void *slots, cpu_entry carry,
-                             hash_insert_result *r) {
+ * Returns 0 when placed, 1 when the chain ran past max_chain (the carried entry is lost). */
+static int bucket_insert_one(const hash_geom *g, void *slots, cpu_entry carry) {
     const uint64_t empty = empty_key(g);
     int start = 0;
     for (uint32_t evictions = 0;; evictions++) {
         for (int t = 0; t < g->d; t++) {
             int free_slot = 0;
             uint32_t b = hash_slot(g, (start + t) % g->d, carry.key);
-            if (bucket_find(g, slots, b, carry.key, &free_slot) != UINT32_MAX) {
-                r->dropped++;
-                return 0;
-            }
+            if (bucket_find(g, slots, b, carry.key, &free_slot) != UINT32_MAX) return 0;
             if (!free_slot) continue;
             uint32_t s = bucket_find(g, slots, b, empty, NULL);
             slot_set(g, slots, s, carry);
@@ -123,12 +118,7 @@ static int bucket_insert_one(const hash_geom *g, void *slots, cpu_entry carry,
             b * (uint32_t)g->bucket + (uint32_t)hash_victim(carry.key, evictions, g->bucket);
         cpu_entry evicted = slot_get(g, slots, s);
         slot_set(g, slots, s, carry);
-        r->evictions++;
-        if (evicted.key == empty) return 0;
-        if (evicted.key == carry.key) {
-            r->dropped++;
-            return 0;
-        }
+        if (evicted.key == empty || evicted.key == carry.key) return 0;
         carry = evicted;
         start = hash_next_function(g, carry.key, b);
     }
@@ -138,7 +128,7 @@ static stenc_status cpu_insert(stenc_ctx *ctx, const hash_geom *g, void *slots, 
                                const uint32_t *values, const uint8_t *skip, size_t n,
                                hash_insert_result *result) {
     (void)ctx;
-    result->failed = result->reserved = result->dropped = result->evictions = 0;
+    result->failed = result->reserved = 0;
     const uint64_t empty = empty_key(g);
     for (size_t i = 0; i < n; i++) {
         if (skip && skip[i]) continue;
@@ -148,7 +138,7 @@ static stenc_status cpu_insert(stenc_ctx *ctx, const hash_geom *g, void *slots, 
             continue;
         }
         if (g->bucket > 1) {
-            if (bucket_insert_one(g, slots, carry, result)) {
+            if (bucket_insert_one(g, slots, carry)) {
                 result->failed++;
                 return STENC_OK;
             }

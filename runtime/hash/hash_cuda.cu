@@ -204,29 +204,17 @@ bucket_insert_kernel(const __grid_constant__ hash_geom g, typename layout<Wide>:
                     own |= L::key(e[k]) == ck;
                     if (L::key(e[k]) == L::empty) free_at = k;
                 }
-                if (own) {
-                    atomicAdd(&counters[2], 1ull);
-                    return;
-                }
+                if (own) return;
                 if (free_at < 0) break; // full: the next bucket
                 const uint64_t was = L::key(L::cas(bp + free_at, empty_slot, carry));
-                if (was == L::empty) return;
-                if (was == ck) {
-                    atomicAdd(&counters[2], 1ull);
-                    return;
-                }
+                if (was == L::empty || was == ck) return;
             }
         }
         if (evictions == g.max_chain) break;
         const uint32_t b = hash_slot(&g, start, ck);
         slot evicted = L::exchange(slots + (size_t)b * B + hash_victim(ck, evictions, B), carry);
-        atomicAdd(&counters[3], 1ull);
         const uint64_t ek = L::key(evicted);
-        if (ek == L::empty) return;
-        if (ek == ck) {
-            atomicAdd(&counters[2], 1ull);
-            return;
-        }
+        if (ek == L::empty || ek == ck) return;
         carry = evicted;
         start = hash_next_function(&g, ek, b);
     }
@@ -503,12 +491,12 @@ template <bool Wide>
 stenc_status insert_t(stenc_ctx *ctx, const hash_geom *g, void *slots, const void *keys,
                       const uint32_t *values, const uint8_t *skip, size_t n,
                       hash_insert_result *result) {
-    result->failed = result->reserved = result->dropped = result->evictions = 0;
+    result->failed = result->reserved = 0;
     if (n == 0) return STENC_OK;
     STENC_TRY(check_wide(ctx, g));
     STENC_TRY(check_bucket<Wide>(g));
     scratch c(stenc_stream(ctx));
-    STENC_TRY(zeroed_counters(ctx, c, 4));
+    STENC_TRY(zeroed_counters(ctx, c, 2));
     const unsigned grid = grid_for(n, hash_policy::insert_block);
     if (g->bucket > 1) {
         bucket_insert_kernel<Wide><<<grid, hash_policy::insert_block, 0, stenc_stream(ctx)>>>(
@@ -521,12 +509,10 @@ stenc_status insert_t(stenc_ctx *ctx, const hash_geom *g, void *slots, const voi
             skip, n, c.as<unsigned long long>());
         STENC_CUDA_CHECK_LAUNCH("insert_kernel");
     }
-    unsigned long long h[4];
-    STENC_TRY(read_counters(ctx, c.as<unsigned long long>(), h, 4));
+    unsigned long long h[2];
+    STENC_TRY(read_counters(ctx, c.as<unsigned long long>(), h, 2));
     result->failed = h[0];
     result->reserved = h[1];
-    result->dropped = h[2];
-    result->evictions = h[3];
     return STENC_OK;
 }
 

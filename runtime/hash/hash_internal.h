@@ -118,20 +118,9 @@ static inline size_t hash_slot_bytes(const hash_geom *g) {
 
 /* Counters of one insertion pass. */
 typedef struct hash_insert_result {
-    uint64_t failed;    /* insertions whose chain ran past max_chain (their item is dropped) */
-    uint64_t reserved;  /* input keys equal to the reserved empty key (not inserted) */
-    uint64_t dropped;   /* BUCKETS: insertions that ended on a copy of their key (no new entry) */
-    uint64_t evictions; /* BUCKETS: exchanges into full buckets */
+    uint64_t failed;   /* insertions whose chain ran past max_chain (their item is dropped) */
+    uint64_t reserved; /* input keys equal to the reserved empty key (not inserted) */
 } hash_insert_result;
-
-/* BUCKETS: after an insertion pass without evictions the table holds no repeated key, so the
- * duplicate pass can be skipped. Every slot was then written at most once (empty to entry, by
- * CAS), always the first free slot of its bucket, and a key goes into the first of its buckets
- * with a free slot: of two copies of one key, the one placed second read a bucket in which the
- * first already was, and stopped there (dropped). */
-static inline int hash_insert_left_no_copies(const hash_geom *g, const hash_insert_result *r) {
-    return g->bucket > 1 && r->failed == 0 && r->evictions == 0;
-}
 
 /* One backend: every operation works on memory of its context and blocks until done. */
 typedef struct hash_backend {
