@@ -345,11 +345,14 @@ static int check_sweeps(stenc_ctx *ctx, const fe_options *o, size_t n) {
     TRY(stenc_field_download(V.u));
     TRY(stenc_field_copy_to(V.u, u));
     TRY(stenc_field_upload(V.u));
+    TRY(stenc_field_download(V.b));
     TRY(stenc_field_copy_to(V.b, b));
+    TRY(stenc_field_upload(V.b));
     for (int q = 0; q < FE_NCOEF; q++) {
         if (!(cf[q] = malloc(count * sizeof *cf[q]))) goto fail;
         TRY(stenc_field_download(V.coef[q]));
         TRY(stenc_field_copy_to(V.coef[q], cf[q]));
+        TRY(stenc_field_upload(V.coef[q]));
     }
 #define REF(i, j, k) ref[(i) + 1 + nh * ((j) + 1 + nh * ((k) + 1))]
     for (size_t k = 0; k < n; k++)

@@ -11,7 +11,8 @@
  *           iteration, hand-written here (it is sequential: CPU only), with Young's
  *           omega = 2 / (1 + 2 sin(pi h / 2)).
  *
- * Each runs until |r| / |r0| < tol for the residual r of eq. 2 (the generated lap_residual).
+ * Each runs until |r| / |r0| < tol for the residual r of eq. 2 (the generated lap_residual),
+ * tol falling as h^2 beyond n = SOR_TOL_REF_N.
  * Jacobi needs O(n^2) iterations, the two SOR variants O(n). */
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +27,10 @@
 
 #define SOR_MAX_GRIDS 8
 #define SOR_DEFAULT_TOL 1e-9
+/* The tolerance holds for grids up to this size and falls as h^2 beyond it: the algebraic
+ * error (about |r| / lambda_min ~ |r| / h^2 relative) must stay well below the discretisation
+ * error (~ h^2) for the methods to agree on the discrete solution as the grid grows. */
+#define SOR_TOL_REF_N 15
 /* --check: SOR and SSOR each need at most this fraction of Jacobi's iterations (n >= 15),
  * the three solutions agree to within SOR_CHECK_AGREE times the discretisation error, and the
  * error against the exact solution falls by 3.5..4.5x per refinement (second order). */
@@ -54,8 +59,8 @@ typedef struct sor_options {
 typedef struct sor_result {
     long iters;
     int converged;
-    double omega, rel_residual, max_error, seconds;
-    double *solution; /* n*n, i fastest */
+    double omega, tol, rel_residual, max_error, seconds; /* tol: o->tol scaled to the grid */
+    double *solution;                                    /* n*n, i fastest */
 } sor_result;
 
 #define TRY(call)                                                                                  \
@@ -175,12 +180,13 @@ static int solve(stenc_ctx *ctx, const sor_options *o, sor_method m, size_t n, s
         TRY(stenc_field_upload(tmp));
         TRY(stenc_field_upload(r));
     }
-    double r0, rn;
+    double r0, rn, scale = (double)(SOR_TOL_REF_N + 1) / (double)(n + 1);
+    res->tol = o->tol * (scale < 1 ? scale * scale : 1);
     TRY(lap_residual(ctx, u, r));
     TRY(stenc_field_norm2(r, &r0));
     rn = r0;
     double t0 = now_s();
-    while (res->iters < o->max_iters && !(rn < o->tol * r0)) {
+    while (res->iters < o->max_iters && !(rn < res->tol * r0)) {
         switch (m) {
         case SOR_JACOBI:
             TRY(lap_jacobi(ctx, u, tmp));
@@ -202,7 +208,7 @@ static int solve(stenc_ctx *ctx, const sor_options *o, sor_method m, size_t n, s
     }
     TRY(stenc_ctx_synchronize(ctx));
     res->seconds = now_s() - t0;
-    res->converged = rn < o->tol * r0;
+    res->converged = rn < res->tol * r0;
     res->rel_residual = rn / r0;
     TRY(stenc_field_download(u));
     TRY(stenc_field_copy_to(u, res->solution));
@@ -224,11 +230,12 @@ static void usage(const char *prog) {
     printf("usage: %s [--grids 31,63,127] [--tol T] [--max-iters N] [--device auto|cpu|cuda]\n"
            "          [--check]\n"
            "  --grids  unknowns per side of each grid (default 31,63,127)\n"
-           "  --tol    stop when |r| / |r0| < T (default %g)\n"
+           "  --tol    stop when |r| / |r0| < T (default %g) on grids up to %d, T (%d/(n+1))^2 on\n"
+           "           larger ones\n"
            "  --check  exit 1 unless every method converges, SOR and SSOR each need at most\n"
            "           %.0f%% of Jacobi's iterations, the solutions agree, and the error falls\n"
            "           as h^2\n",
-           prog, SOR_DEFAULT_TOL, 100 * SOR_CHECK_MAX_FRACTION);
+           prog, SOR_DEFAULT_TOL, SOR_TOL_REF_N, SOR_TOL_REF_N + 1, 100 * SOR_CHECK_MAX_FRACTION);
 }
 
 static int parse_args(int argc, char **argv, sor_options *o) {
@@ -312,8 +319,9 @@ int main(int argc, char **argv) {
     }
     printf("sor: 5-point Laplace on the unit square, u = sin(pi x) on y = 1, exact u = sin(pi x) "
            "sinh(pi y)/sinh(pi)\n"
-           "device: %s (Jacobi and red-black SOR; SSOR is a sequential CPU sweep), tol %g\n",
-           stenc_ctx_device_name(ctx), o.tol);
+           "device: %s (Jacobi and red-black SOR; SSOR is a sequential CPU sweep)\n"
+           "tol %g, times (%d/(n+1))^2 for n > %d\n",
+           stenc_ctx_device_name(ctx), o.tol, SOR_TOL_REF_N + 1, SOR_TOL_REF_N);
     printf("%6s %-8s %8s %10s %8s %10s %12s %10s\n", "n", "method", "omega", "iterations", "sweeps",
            "|r|/|r0|", "max_error", "time_s");
     int failures = 0;
