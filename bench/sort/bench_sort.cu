@@ -244,19 +244,22 @@ int main(int argc, char **argv) {
         print_row(rows.back(), "sort", nullptr);
     }
     if (tune) {
-        // Tiles up to 2^15 (1024 threads x 32 registers); chunk 2^4..2^6 of the strided passes.
-        const int tune_sizes[] = {16, 18, 20, 22, 24, 27};
+        // Tiles up to 2^15 (1024 threads x 32 registers) for u32 keys, 2^14 for 8-byte elements;
+        // runs of 2^4..2^5 elements in the strided passes.
+        const int tune_sizes[] = {20, 22, 24, 27};
         for (int lg : tune_sizes) {
             if (lg > max_lg) break;
-            for (int t = 10; t <= 15; t++)
-                for (int c = 4; c <= 6; c++) {
-                    if (lg < 24 && c != 5) continue;
+            for (int t = 13; t <= 15; t++)
+                for (int c = 4; c <= 5; c++) {
                     stenc_sort_policy p = {t, c, 0};
                     Row r = bench_one<unsigned, false>(ctx, "u32", lg, &p, false);
                     print_row(r, "sort_tune", &p);
                 }
-            for (int t = 11; t <= 13 && lg >= 20; t++) {
-                stenc_sort_policy p = {t, 5, 0};
+        }
+        for (int lg : tune_sizes) {
+            if (lg > max_lg) break;
+            for (int t = 13; t <= 14; t++) {
+                stenc_sort_policy p = {t, 4, 0};
                 Row r = bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false);
                 print_row(r, "sort_tune", &p);
                 r = bench_one<unsigned, true>(ctx, "u32", lg, &p, false);

@@ -74,14 +74,19 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
     int space_log2 = seg_log2 + stsort_ceil_log2(num_segments ? num_segments : 1);
     int tile = p.tile_log2;
     if (tile == 0) {
-        tile = STSORT_TILE_BYTES_LOG2 - stsort_ceil_log2(elem_bytes);
-        /* Small sorts: shrink the tile so that every SM gets work, down to a floor. */
+        tile = stsort_default_tile_log2(elem_bytes);
+        /* Small sorts: shrink the tile to about one per SM, down to a floor (smaller tiles
+         * mean more passes, and these sorts are bound by each pass's latency). */
         if (sm_count > 0) {
-            int spread = space_log2 - stsort_ceil_log2((size_t)sm_count) - STSORT_TILES_PER_SM_LOG2;
+            int spread = space_log2 - (stsort_ceil_log2((size_t)sm_count + 1) - 1);
             if (spread < STSORT_MIN_TILE_LOG2) spread = STSORT_MIN_TILE_LOG2;
             if (spread < tile) tile = spread;
         }
     }
+    /* A default tile shrinks to the device's shared memory (an explicit one is refused). */
+    while (p.tile_log2 == 0 && smem_optin > 0 && tile > STSORT_MIN_TILE_LOG2 &&
+           stsort_smem_slots(tile) * elem_bytes > smem_optin)
+        tile--;
     const int reg_log2 = stsort_reg_log2(elem_bytes);
     /* A block holds the tile in registers, 2^reg_log2 elements per thread. */
     const int max_threads = stsort_max_threads(elem_bytes);

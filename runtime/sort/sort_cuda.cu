@@ -112,7 +112,7 @@ SORT_HD uint32_t slot_stride(int r) {
 // ascending iff bit q of the virtual index equals bit q of L-1 (see the top of this file).
 template <int RB>
 SORT_HD uint32_t desc_bits(int q, int r, uint32_t base, const TileMap &map,
-                                              unsigned long long seg_len, int seg_log2) {
+                           unsigned long long seg_len, int seg_log2) {
     if (q >= seg_log2) return 0;
     const int sb = map.tile_bit(q);
     uint32_t pat;
@@ -120,11 +120,21 @@ SORT_HD uint32_t desc_bits(int q, int r, uint32_t base, const TileMap &map,
         pat = ((map.block_v >> q) & 1) ? ~0u : 0u;
     } else if (sb >= r && sb < r + RB) {
         switch (sb - r) { // the registers whose index has bit sb - r set
-        case 0: pat = 0xAAAAAAAAu; break;
-        case 1: pat = 0xCCCCCCCCu; break;
-        case 2: pat = 0xF0F0F0F0u; break;
-        case 3: pat = 0xFF00FF00u; break;
-        default: pat = 0xFFFF0000u; break;
+        case 0:
+            pat = 0xAAAAAAAAu;
+            break;
+        case 1:
+            pat = 0xCCCCCCCCu;
+            break;
+        case 2:
+            pat = 0xF0F0F0F0u;
+            break;
+        case 3:
+            pat = 0xFF00FF00u;
+            break;
+        default:
+            pat = 0xFFFF0000u;
+            break;
         }
     } else {
         pat = ((base >> sb) & 1) ? ~0u : 0u;
@@ -134,7 +144,16 @@ SORT_HD uint32_t desc_bits(int q, int r, uint32_t base, const TileMap &map,
 
 // Keys of descending runs are complemented, so that every compare-exchange sorts ascending.
 template <int E, class K> SORT_HD void flip_desc(K (&k)[E], uint32_t bits) {
-SORT_UNROLL
+    constexpr uint32_t all = E >= 32 ? ~0u : (1u << E) - 1;
+    bits &= all;
+    if (bits == 0 || bits == all) { // one direction for the whole thread (every later pass)
+        const K mask = bits ? ~K(0) : K(0);
+        SORT_UNROLL
+        for (int m = 0; m < E; m++)
+            k[m] ^= mask;
+        return;
+    }
+    SORT_UNROLL
     for (int m = 0; m < E; m++)
         k[m] ^= K(0) - K((bits >> m) & 1u);
 }
@@ -142,16 +161,15 @@ SORT_UNROLL
 // XOR with the descending-run masks of phase q and of phase `next` (-1: none): entering a
 // phase (at the load), moving from q to next, or leaving the last phase (before the store).
 template <int RB, class K>
-SORT_HD void flip_phases(K (&k)[1 << RB], uint32_t tid, int r, int q, int next,
-                         const TileMap &map, const PassArgs &a) {
+SORT_HD void flip_phases(K (&k)[1 << RB], uint32_t tid, int r, int q, int next, const TileMap &map,
+                         const PassArgs &a) {
     const uint32_t base = layout_base<RB>(tid, r);
     uint32_t bits = desc_bits<RB>(q, r, base, map, a.seg_len, a.seg_log2);
     if (next >= 0) bits ^= desc_bits<RB>(next, r, base, map, a.seg_len, a.seg_log2);
     flip_desc<1 << RB>(k, bits);
 }
 
-template <class K, class V>
-SORT_HD void compare_exchange(K &a, K &b, V &va, V &vb) {
+template <class K, class V> SORT_HD void compare_exchange(K &a, K &b, V &va, V &vb) {
     if constexpr (has_values<V>()) {
         const bool c = a > b;
         const K ka = c ? b : a, kb = c ? a : b;
@@ -164,39 +182,47 @@ SORT_HD void compare_exchange(K &a, K &b, V &va, V &vb) {
 }
 
 // One step on register bit J: all compare-exchanges inside a thread, no memory traffic.
-template <int J, int E, class K, class V>
-SORT_HD void step_regs(K (&k)[E], V (&v)[E]) {
-SORT_UNROLL
+template <int J, int E, class K, class V> SORT_HD void step_regs(K (&k)[E], V (&v)[E]) {
+    SORT_UNROLL
     for (int m = 0; m < E; m++)
         if (!(m & (1 << J))) compare_exchange(k[m], k[m | (1 << J)], v[m], v[m | (1 << J)]);
 }
-template <int RB, class K, class V>
-SORT_HD void run_step(int j, K (&k)[1 << RB], V (&v)[1 << RB]) {
+template <int RB, class K, class V> SORT_HD void run_step(int j, K (&k)[1 << RB], V (&v)[1 << RB]) {
     constexpr int E = 1 << RB;
     switch (j) {
-    case 0: step_regs<0, E>(k, v); break;
-    case 1: step_regs<1, E>(k, v); break;
-    case 2: step_regs<2, E>(k, v); break;
-    case 3: step_regs<3, E>(k, v); break;
-    default: step_regs<(RB > 4 ? 4 : 0), E>(k, v); break;
+    case 0:
+        step_regs<0, E>(k, v);
+        break;
+    case 1:
+        step_regs<1, E>(k, v);
+        break;
+    case 2:
+        step_regs<2, E>(k, v);
+        break;
+    case 3:
+        step_regs<3, E>(k, v);
+        break;
+    default:
+        step_regs<(RB > 4 ? 4 : 0), E>(k, v);
+        break;
     }
 }
 
 // This thread's registers in layout r to shared memory (and back, read_layout).
 template <int RB, class K, class V>
-SORT_HD void write_layout(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv,
-                          uint32_t tid, int r) {
+SORT_HD void write_layout(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv, uint32_t tid,
+                          int r) {
     constexpr int E = 1 << RB;
     const uint32_t base = layout_base<RB>(tid, r), stride = slot_stride(r);
     if (stride) {
         const uint32_t p = padded(base);
-SORT_UNROLL
+        SORT_UNROLL
         for (int m = 0; m < E; m++) {
             sk[p + m * stride] = k[m];
             if constexpr (has_values<V>()) sv[p + m * stride] = v[m];
         }
     } else {
-SORT_UNROLL
+        SORT_UNROLL
         for (int m = 0; m < E; m++) {
             const uint32_t p = padded(base | ((uint32_t)m << r));
             sk[p] = k[m];
@@ -205,19 +231,19 @@ SORT_UNROLL
     }
 }
 template <int RB, class K, class V>
-SORT_HD void read_layout(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V *sv,
-                         uint32_t tid, int r) {
+SORT_HD void read_layout(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V *sv, uint32_t tid,
+                         int r) {
     constexpr int E = 1 << RB;
     const uint32_t base = layout_base<RB>(tid, r), stride = slot_stride(r);
     if (stride) {
         const uint32_t p = padded(base);
-SORT_UNROLL
+        SORT_UNROLL
         for (int m = 0; m < E; m++) {
             k[m] = sk[p + m * stride];
             if constexpr (has_values<V>()) v[m] = sv[p + m * stride];
         }
     } else {
-SORT_UNROLL
+        SORT_UNROLL
         for (int m = 0; m < E; m++) {
             const uint32_t p = padded(base | ((uint32_t)m << r));
             k[m] = sk[p];
@@ -230,7 +256,7 @@ SORT_UNROLL
 // was last read by this same thread (when it read layout r), so no barrier comes before.
 template <int RB, class K, class V>
 __device__ __forceinline__ void exchange_layouts(K (&k)[1 << RB], V (&v)[1 << RB], K *sk, V *sv,
-                                         uint32_t tid, int r, int nr, bool warp_local) {
+                                                 uint32_t tid, int r, int nr, bool warp_local) {
     write_layout<RB>(k, v, sk, sv, tid, r);
     if (warp_local)
         __syncwarp();
@@ -260,14 +286,15 @@ struct Span {
     bool general;
 };
 template <int RB>
-SORT_HD Span span_of(uint32_t base, int r, const TileMap &map,
-                                        const PassArgs &a) {
+SORT_HD Span span_of(uint32_t base, int r, const TileMap &map, const PassArgs &a) {
     constexpr int E = 1 << RB;
     Span sp{0, 0, 0, true};
     const unsigned long long v0 = map.vindex(base);
     int shift = -1;
-    if (r + RB <= map.low_bits) shift = r;
-    else if (r >= map.low_bits) shift = r - map.low_bits + map.high_lo;
+    if (r + RB <= map.low_bits)
+        shift = r;
+    else if (r >= map.low_bits)
+        shift = r - map.low_bits + map.high_lo;
     if (shift < 0) return sp;
     const unsigned long long last = v0 + ((unsigned long long)(E - 1) << shift);
     if ((v0 >> a.seg_log2) != (last >> a.seg_log2)) return sp;
@@ -282,8 +309,7 @@ SORT_HD Span span_of(uint32_t base, int r, const TileMap &map,
     return sp;
 }
 // The global index of tile position s, or false if it is a missing (+infinity) element.
-SORT_HD bool global_index(uint32_t s, const TileMap &map, const PassArgs &a,
-                                             size_t *g) {
+SORT_HD bool global_index(uint32_t s, const TileMap &map, const PassArgs &a, size_t *g) {
     const unsigned long long v = map.vindex(s), seg = v >> a.seg_log2,
                              i = v & ((1ull << a.seg_log2) - 1);
     *g = (size_t)(seg * a.seg_len + i);
@@ -291,16 +317,24 @@ SORT_HD bool global_index(uint32_t s, const TileMap &map, const PassArgs &a,
 }
 
 template <int RB, class K, int KIND, class V>
-SORT_HD void sort_load(K (&k)[1 << RB], V (&v)[1 << RB], const K *keys,
-                                     const V *values, uint32_t tid, int r, const TileMap &map,
-                                     const PassArgs &a, K flip) {
+SORT_HD void sort_load(K (&k)[1 << RB], V (&v)[1 << RB], const K *keys, const V *values,
+                       uint32_t tid, int r, const TileMap &map, const PassArgs &a, K flip) {
     constexpr int E = 1 << RB;
     const uint32_t base = layout_base<RB>(tid, r);
     const Span sp = span_of<RB>(base, r, map, a);
     if (!sp.general) {
         const K *pk = keys + sp.g0;
         const V *pv = has_values<V>() ? values + sp.g0 : values;
-SORT_UNROLL
+        if (sp.count == (uint32_t)E) { // all present: unconditional loads, all in flight
+            const size_t step = (size_t)1 << sp.shift;
+            SORT_UNROLL
+            for (int m = 0; m < E; m++) {
+                k[m] = map_key<K>(pk[m * step], KIND) ^ flip;
+                if constexpr (has_values<V>()) v[m] = pv[m * step];
+            }
+            return;
+        }
+        SORT_UNROLL
         for (int m = 0; m < E; m++) {
             const size_t o = (size_t)m << sp.shift;
             if ((uint32_t)m < sp.count) {
@@ -313,7 +347,7 @@ SORT_UNROLL
         }
         return;
     }
-SORT_UNROLL
+    SORT_UNROLL
     for (int m = 0; m < E; m++) {
         size_t g;
         if (global_index(base | ((uint32_t)m << r), map, a, &g)) {
@@ -327,16 +361,24 @@ SORT_UNROLL
 }
 
 template <int RB, class K, int KIND, class V>
-SORT_HD void sort_store(const K (&k)[1 << RB], const V (&v)[1 << RB], K *keys,
-                                      V *values, uint32_t tid, int r, const TileMap &map,
-                                      const PassArgs &a, K flip) {
+SORT_HD void sort_store(const K (&k)[1 << RB], const V (&v)[1 << RB], K *keys, V *values,
+                        uint32_t tid, int r, const TileMap &map, const PassArgs &a, K flip) {
     constexpr int E = 1 << RB;
     const uint32_t base = layout_base<RB>(tid, r);
     const Span sp = span_of<RB>(base, r, map, a);
     if (!sp.general) {
         K *pk = keys + sp.g0;
         V *pv = has_values<V>() ? values + sp.g0 : values;
-SORT_UNROLL
+        if (sp.count == (uint32_t)E) {
+            const size_t step = (size_t)1 << sp.shift;
+            SORT_UNROLL
+            for (int m = 0; m < E; m++) {
+                pk[m * step] = unmap_key<K>(k[m] ^ flip, KIND);
+                if constexpr (has_values<V>()) pv[m * step] = v[m];
+            }
+            return;
+        }
+        SORT_UNROLL
         for (int m = 0; m < E; m++) {
             if ((uint32_t)m >= sp.count) break;
             const size_t o = (size_t)m << sp.shift;
@@ -345,7 +387,7 @@ SORT_UNROLL
         }
         return;
     }
-SORT_UNROLL
+    SORT_UNROLL
     for (int m = 0; m < E; m++) {
         size_t g;
         if (global_index(base | ((uint32_t)m << r), map, a, &g)) {
@@ -366,10 +408,10 @@ struct PassShape {
 template <int RB> SORT_HD PassShape pass_shape(const PassArgs &a, unsigned long long block) {
     PassShape sh;
     sh.t = a.low_bits + a.high_bits;
-    sh.top_r = sh.t - RB;                         // the highest layout
-    sh.io_r = sh.top_r < 5 ? sh.top_r : 5;        // the lowest layout with contiguous lanes
+    sh.top_r = sh.t - RB;                          // the highest layout
+    sh.io_r = sh.top_r < 5 ? sh.top_r : 5;         // the lowest layout with contiguous lanes
     sh.bottom = a.high_bits == 0 ? 0 : a.low_bits; // the lowest step bit of every phase
-    const int gap_bits = a.high_lo - a.low_bits;  // block bits between the low and high bits
+    const int gap_bits = a.high_lo - a.low_bits;   // block bits between the low and high bits
     sh.map.low_bits = a.low_bits;
     sh.map.high_lo = a.high_lo;
     sh.map.high_bits = a.high_bits;
@@ -383,7 +425,8 @@ template <int RB> SORT_HD PassShape pass_shape(const PassArgs &a, unsigned long 
 // through shared memory, direction flips at phase boundaries, store. `ops` runs each action
 // for one thread (the kernel) or for every thread of a block in turn (the host simulation).
 #pragma nv_exec_check_disable
-template <int RB, class Ops> SORT_HD void run_pass(const PassArgs &a, const PassShape &sh, Ops &ops) {
+template <int RB, class Ops>
+SORT_HD void run_pass(const PassArgs &a, const PassShape &sh, Ops &ops) {
     int r = layout_for<RB>(sh.phase_top(a.phase_first), sh.top_r);
     if (r < sh.io_r) r = sh.io_r; // load with coalesced lanes
     ops.load(r);

@@ -81,18 +81,22 @@ typedef struct stsort_config {
     int reg_log2;   /* elements per thread: a block of 2^t has 2^(t - reg_log2) threads */
 } stsort_config;
 
-/* Defaults of the CUDA path (see docs/sort.md for why). */
+/* Defaults of the CUDA path (see docs/sort.md for why; tuned on an H100, 2026-11-21). */
 enum {
-    STSORT_TILE_BYTES_LOG2 = 16,  /* 64 KiB of keys+values per block */
-    STSORT_MIN_TILE_LOG2 = 10,    /* smallest tile chosen to spread a small sort over SMs */
-    STSORT_TILES_PER_SM_LOG2 = 1, /* shrink tiles until there are ~2 per SM (above the min) */
-    STSORT_CHUNK_LOG2 = 5,        /* 32 contiguous elements: >= 128 B per warp access */
+    STSORT_MIN_TILE_LOG2 = 12,    /* smallest tile chosen to spread a small sort over SMs */
+    STSORT_CHUNK_LOG2 = 4,        /* 16 contiguous elements per run in strided passes */
     STSORT_MAX_THREADS = 512,     /* __launch_bounds__ of the kernel (4-byte elements: 1024) */
     STSORT_MAX_THREADS_4B = 1024, /* 32 u32 keys per thread fit in 64 registers */
     STSORT_MAX_TILE_LOG2 = 16,
-    STSORT_REG_LOG2 = 5,      /* elements per thread (registers) for elements of <= 8 bytes */
-    STSORT_REG_LOG2_WIDE = 4  /* ... and for 16-byte elements (u64 keys + u64 values) */
+    STSORT_REG_LOG2 = 5,     /* elements per thread (registers) for elements of <= 8 bytes */
+    STSORT_REG_LOG2_WIDE = 4 /* ... and for 16-byte elements (u64 keys + u64 values) */
 };
+
+/* The default (largest) tile: 2^15 4-byte keys (1024 threads, 132 KiB of shared memory),
+ * 2^13 8-byte elements, 2^12 16-byte ones (512 and 256 threads, 66 KiB). */
+static inline int stsort_default_tile_log2(size_t elem_bytes) {
+    return elem_bytes <= 4 ? 15 : elem_bytes <= 8 ? 13 : 12;
+}
 
 /* The largest block of the kernel for elements of this size. */
 static inline int stsort_max_threads(size_t elem_bytes) {

@@ -41,10 +41,13 @@ static void test_large_sizes(void **state) {
             check_sort_case(ctx, all_key_types[t], (vkind)v, big, 1, (dist)((t + v) % D_COUNT),
                             (stenc_sort_order)(t % 2), 7 + t, NULL);
     /* Tiles of 2^15 (1024-thread blocks, u32-sized keys only), and 2^10 with 2^4 chunks. */
-    const stenc_sort_policy wide = {15, 5, 0}, narrow = {10, 4, 0};
+    const stenc_sort_policy wide = {15, 5, 0}, narrow = {10, 4, 0}, wide8 = {14, 4, 0};
     check_sort_case(ctx, STENC_F32, V_NONE, big, 1, D_SPECIAL, STENC_SORT_DESCENDING, 11, &wide);
     check_sort_case(ctx, STENC_U32, V_NONE, big, 1, D_RANDOM, STENC_SORT_ASCENDING, 12, &narrow);
     check_sort_case(ctx, STENC_I32, V_U32, big, 1, D_FEW, STENC_SORT_ASCENDING, 13, &narrow);
+    /* Tiles of 2^14 8-byte elements (512 threads x 128 registers, 132 KiB). */
+    check_sort_case(ctx, STENC_F64, V_NONE, big, 1, D_SPECIAL, STENC_SORT_ASCENDING, 15, &wide8);
+    check_sort_case(ctx, STENC_U32, V_U32, big, 1, D_RANDOM, STENC_SORT_DESCENDING, 16, &wide8);
     if (!quick) {
         size_t huge = (size_t)1 << 24;
         check_sort_case(ctx, STENC_U32, V_NONE, huge + 3, 1, D_RANDOM, STENC_SORT_ASCENDING, 14,

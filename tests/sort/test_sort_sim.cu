@@ -39,8 +39,8 @@ template <int RB, class K, int KIND, class V> struct BlockOps {
     const PassShape &sh;
     K flip_key;
     bool warp_ok = true;
-    BlockOps(uint32_t threads, size_t slots, K *kk, V *vv, const PassArgs &aa,
-             const PassShape &s, K f)
+    BlockOps(uint32_t threads, size_t slots, K *kk, V *vv, const PassArgs &aa, const PassShape &s,
+             K f)
         : regs(threads), sk(slots), sv(slots), keys(kk), values(vv), a(aa), sh(s), flip_key(f) {}
     void load(int r) {
         for (uint32_t t = 0; t < regs.size(); t++)
@@ -95,8 +95,8 @@ bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
     bool warp_ok = true;
     for (int i = 0; i < count; i++) {
         const stsort_pass &p = passes[i];
-        PassArgs a{len, segs, cfg.seg_log2, p.low_bits, p.high_lo, p.high_bits,
-                   p.phase_first, p.phase_last};
+        PassArgs a{len,       segs,        cfg.seg_log2,  p.low_bits,
+                   p.high_lo, p.high_bits, p.phase_first, p.phase_last};
         const int t = p.low_bits + p.high_bits;
         assert_int_equal(t, cfg.tile_log2);
         const unsigned long long tiles = (space + (1ull << t) - 1) >> t;
@@ -125,8 +125,8 @@ void check(size_t len, size_t segs, bool desc, const stenc_sort_policy *policy, 
     }
     want = keys;
     const K sentinel = keys[n];
-    bool warp_ok = simulate<K, KIND, V>(keys.data(), vals.data(), len, segs, desc, policy,
-                                        sm_count);
+    bool warp_ok =
+        simulate<K, KIND, V>(keys.data(), vals.data(), len, segs, desc, policy, sm_count);
     if (!warp_ok) fail_msg("n=%zu x %zu: a __syncwarp move crossed warps", len, segs);
     assert_true(keys[n] == sentinel); // nothing written past the end
     for (size_t s = 0; s < segs; s++) {
@@ -204,14 +204,17 @@ void test_large(void **state) {
     const stenc_sort_policy wide = {15, 5, 0}; // 1024 threads: u32 keys only
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 20) - 1, 1, true, &wide, 132, 9);
     check<uint32_t, STSORT_UNSIGNED, NoValue>(40000, 3, false, &wide, 132, 10);
+    const stenc_sort_policy wide8 = {14, 4, 0}; // 512 threads: 8-byte elements
+    check<uint32_t, STSORT_UNSIGNED, uint32_t>(((size_t)1 << 18) + 5, 1, false, &wide8, 132, 11);
+    check<uint64_t, STSORT_UNSIGNED, NoValue>(100000, 2, true, &wide8, 132, 12);
 }
 
 } // namespace
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keys_u32),  cmocka_unit_test(test_pairs_u32),
-        cmocka_unit_test(test_keys_u64),  cmocka_unit_test(test_pairs_u64),
+        cmocka_unit_test(test_keys_u32), cmocka_unit_test(test_pairs_u32),
+        cmocka_unit_test(test_keys_u64), cmocka_unit_test(test_pairs_u64),
         cmocka_unit_test(test_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
