@@ -33,6 +33,9 @@
 #include "fe_res_var.h"
 #include "stenc/stenc.h"
 
+#define EXAMPLE_NAME "fe_gauss_seidel"
+#include "example_util.h"
+
 #define FE_NCOEF 27
 #define FE_NCOLORS 8
 #define FE_MAX_GRIDS 8
@@ -71,21 +74,6 @@ typedef struct fe_problem {
     stenc_field *u, *b, *r;
     double norm_b;
 } fe_problem;
-
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        stenc_status st_ = (call);                                                                 \
-        if (st_ != STENC_OK) {                                                                     \
-            fprintf(stderr, "fe_gauss_seidel: %s failed: %s\n", #call, stenc_last_error());        \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The assembled 1-D rows at interior node m (0..n-1, coordinate X[m+1]). */
 static void rows_1d(const double *X, size_t m, double K[3], double M[3]) {
@@ -284,14 +272,14 @@ static int fe_solve(stenc_ctx *ctx, const fe_options *o, fe_mode mode, size_t n,
     memset(res, 0, sizeof *res);
     if (problem_init(&P, ctx, mode, -1, n, o->grading) != 0) return -1;
     double rel = 1;
-    double t0 = now_s();
+    double t0 = example_now_s();
     while (res->sweeps < o->max_sweeps && !(rel < o->tol)) {
         TRY(fe_sweep(ctx, &P));
         res->sweeps++;
         TRY(fe_rel_residual(ctx, &P, &rel));
     }
     TRY(stenc_ctx_synchronize(ctx));
-    res->seconds = now_s() - t0;
+    res->seconds = example_now_s() - t0;
     res->converged = rel < o->tol;
     res->rel_residual = rel;
     if (fe_error(&P, &res->max_error) != 0) goto fail;
@@ -455,16 +443,8 @@ static int parse_args(int argc, char **argv, fe_options *o) {
         if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
         a++;
         if (strcmp(arg, "--grids") == 0) {
-            o->ngrids = 0;
-            for (const char *p = val; *p;) {
-                char *end;
-                long n = strtol(p, &end, 10);
-                if (end == p || n < 2 || n > 1023 || o->ngrids == FE_MAX_GRIDS)
-                    return fprintf(stderr, "bad grid list '%s' (2..1023)\n", val), -2;
-                o->grids[o->ngrids++] = n;
-                p = *end == ',' ? end + 1 : end;
-                if (*end && *end != ',') return fprintf(stderr, "bad grid list '%s'\n", val), -2;
-            }
+            o->ngrids = example_parse_sizes(val, o->grids, FE_MAX_GRIDS, 2, 1023);
+            if (o->ngrids < 0) return -2;
         } else if (strcmp(arg, "--modes") == 0) {
             for (int m = 0; m < FE_MODE_COUNT; m++)
                 o->modes[m] = strstr(val, fe_mode_name[m]) != NULL;
@@ -478,14 +458,7 @@ static int parse_args(int argc, char **argv, fe_options *o) {
             o->max_sweeps = atol(val);
             if (o->max_sweeps < 1) return fprintf(stderr, "bad max-sweeps '%s'\n", val), -2;
         } else if (strcmp(arg, "--device") == 0) {
-            if (strcmp(val, "cpu") == 0)
-                o->device = STENC_DEVICE_CPU;
-            else if (strcmp(val, "cuda") == 0)
-                o->device = STENC_DEVICE_CUDA;
-            else if (strcmp(val, "auto") == 0)
-                o->device = STENC_DEVICE_AUTO;
-            else
-                return fprintf(stderr, "bad device '%s'\n", val), -2;
+            if (example_parse_device(val, &o->device) != 0) return -2;
         } else
             return fprintf(stderr, "unknown option %s\n", arg), -2;
     }

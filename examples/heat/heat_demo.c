@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "stenc/stenc.h"
+
+#define EXAMPLE_NAME "heat_demo"
+#include "example_util.h"
 #ifdef STENC_HAVE_GENERATED
 #include "heat3d.h"
 #endif
@@ -24,7 +27,8 @@
 #define HEAT_CHECK_MIN_RATIO 3.0
 
 typedef struct heat_options {
-    int grids[HEAT_MAX_GRIDS], ngrids;
+    long grids[HEAT_MAX_GRIDS];
+    int ngrids;
     double kappa, t_end, r;
     long steps; /* > 0: fixed number of steps (dt = t_end/steps must keep r <= 1/6) */
     stenc_device device;
@@ -44,7 +48,7 @@ static void usage(const char *prog) {
 }
 
 static int parse_args(int argc, char **argv, heat_options *o) {
-    const int default_grids[] = {16, 32, 64, 128};
+    const long default_grids[] = {16, 32, 64, 128};
     o->ngrids = 4;
     memcpy(o->grids, default_grids, sizeof default_grids);
     o->kappa = 1.0, o->t_end = 0.01, o->r = 0.125, o->steps = 0;
@@ -59,16 +63,8 @@ static int parse_args(int argc, char **argv, heat_options *o) {
         if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
         a++;
         if (strcmp(arg, "--grids") == 0) {
-            o->ngrids = 0;
-            for (char *s = (char *)val; *s && o->ngrids < HEAT_MAX_GRIDS;) {
-                char *end;
-                long n = strtol(s, &end, 10);
-                if (end == s || n < 2 || n > 2048)
-                    return fprintf(stderr, "bad grid '%s'\n", val), -2;
-                o->grids[o->ngrids++] = (int)n;
-                s = *end == ',' ? end + 1 : end;
-                if (*end && *end != ',') return fprintf(stderr, "bad grid list '%s'\n", val), -2;
-            }
+            o->ngrids = example_parse_sizes(val, o->grids, HEAT_MAX_GRIDS, 2, 2048);
+            if (o->ngrids < 0) return -2;
         } else if (strcmp(arg, "--t-end") == 0)
             o->t_end = atof(val);
         else if (strcmp(arg, "--kappa") == 0)
@@ -78,14 +74,7 @@ static int parse_args(int argc, char **argv, heat_options *o) {
         else if (strcmp(arg, "--steps") == 0)
             o->steps = atol(val);
         else if (strcmp(arg, "--device") == 0) {
-            if (strcmp(val, "cpu") == 0)
-                o->device = STENC_DEVICE_CPU;
-            else if (strcmp(val, "cuda") == 0)
-                o->device = STENC_DEVICE_CUDA;
-            else if (strcmp(val, "auto") == 0)
-                o->device = STENC_DEVICE_AUTO;
-            else
-                return fprintf(stderr, "bad device '%s'\n", val), -2;
+            if (example_parse_device(val, &o->device) != 0) return -2;
         } else
             return fprintf(stderr, "unknown option %s\n", arg), -2;
     }
@@ -93,15 +82,6 @@ static int parse_args(int argc, char **argv, heat_options *o) {
         return fprintf(stderr, "need kappa > 0, t-end > 0, 0 < r <= 1/6\n"), -2;
     return 0;
 }
-
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        stenc_status st_ = (call);                                                                 \
-        if (st_ != STENC_OK) {                                                                     \
-            fprintf(stderr, "heat_demo: %s failed: %s\n", #call, stenc_last_error());              \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
 
 static stenc_status heat_step(stenc_ctx *ctx, double a, double b, const stenc_field *x,
                               stenc_field *y) {
@@ -242,14 +222,14 @@ int main(int argc, char **argv) {
     int failed = 0;
     for (int g = 0; g < o.ngrids; g++) {
         heat_result res;
-        if (solve(ctx, &o, o.grids[g], &res) != 0) {
+        if (solve(ctx, &o, (int)o.grids[g], &res) != 0) {
             stenc_ctx_destroy(ctx);
             return 1;
         }
         double ratio = g > 0 ? prev_err / res.max_error : 0;
         char ratio_text[32] = "-";
         if (g > 0) snprintf(ratio_text, sizeof ratio_text, "%.2f", ratio);
-        printf("%5d^3 %8ld %10.3e %8.4f %10.3f %10.3f %12.4e %8s\n", o.grids[g], res.steps, res.dt,
+        printf("%5ld^3 %8ld %10.3e %8.4f %10.3f %10.3f %12.4e %8s\n", o.grids[g], res.steps, res.dt,
                res.r, res.seconds, res.gpts, res.max_error, ratio_text);
         fflush(stdout);
         if (!isfinite(res.max_error)) failed = 1;

@@ -18,6 +18,9 @@
 #include "life.h"
 #include "stenc/stenc.h"
 
+#define EXAMPLE_NAME "life_demo"
+#include "example_util.h"
+
 /* Exit code that ctest reports as "skipped". */
 #define LIFE_EXIT_SKIP 77
 /* Live fraction of the random soup, and its seed. */
@@ -30,15 +33,6 @@ typedef struct life_options {
     int check;
     long bench_n, bench_steps; /* > 0: time bench_steps steps on a bench_n^2 board */
 } life_options;
-
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        stenc_status st_ = (call);                                                                 \
-        if (st_ != STENC_OK) {                                                                     \
-            fprintf(stderr, "life_demo: %s failed: %s\n", #call, stenc_last_error());              \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
 
 static void usage(const char *prog) {
     printf("usage: %s [--size NX[xNY]] [--steps S] [--device auto|cpu|cuda] [--check]\n"
@@ -76,14 +70,7 @@ static int parse_args(int argc, char **argv, life_options *o) {
             if (o->bench_n < 8 || o->bench_steps < 1)
                 return fprintf(stderr, "bad --bench %s %s\n", val, argv[a]), -2;
         } else if (strcmp(arg, "--device") == 0) {
-            if (strcmp(val, "cpu") == 0)
-                o->device = STENC_DEVICE_CPU;
-            else if (strcmp(val, "cuda") == 0)
-                o->device = STENC_DEVICE_CUDA;
-            else if (strcmp(val, "auto") == 0)
-                o->device = STENC_DEVICE_AUTO;
-            else
-                return fprintf(stderr, "bad device '%s'\n", val), -2;
+            if (example_parse_device(val, &o->device) != 0) return -2;
         } else
             return fprintf(stderr, "unknown option %s\n", arg), -2;
     }

@@ -18,14 +18,11 @@
 #include "smooth_objective.h"
 #include "stenc/stenc.h"
 
+#define EXAMPLE_NAME "mesh_smoothing"
+#include "example_util.h"
+
 static const double alpha = 0.5;        /* the chapter's step bound */
 static const double simplex_frac = 0.25; /* initial simplex edge, as a fraction of the bound */
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 #define CHECK(call)                                                                              \
     do {                                                                                         \
@@ -88,11 +85,11 @@ static int smooth(mesh *m, stenc_device device, int sweeps, result *r) {
     stenc_ctx *ctx;
     CHECK(stenc_ctx_create(&ctx, device));
     r->before = mesh_min_angle_deg(m);
-    double t0 = now_s();
+    double t0 = example_now_s();
     int32_t *colour = malloc((size_t)m->nv * sizeof(int32_t));
     r->colours = mesh_colour(m, colour);
-    r->colour_ms = 1e3 * (now_s() - t0);
-    t0 = now_s();
+    r->colour_ms = 1e3 * (example_now_s() - t0);
+    t0 = example_now_s();
     /* the mesh on the solver's device; xyz is refreshed after every colour */
     void *xyz_d, *tri_d, *vtri_d, *params_d, *x0_d, *x_d, *f_d, *stop_d, *step_d;
     const size_t nv = (size_t)m->nv;
@@ -145,7 +142,7 @@ static int smooth(mesh *m, stenc_device device, int sweeps, result *r) {
                 for (int k = 0; k < 3; k++) p[k] += x[2 * i] * sp[i].u[k] + x[2 * i + 1] * sp[i].v[k];
             }
         }
-    r->opt_ms = 1e3 * (now_s() - t0);
+    r->opt_ms = 1e3 * (example_now_s() - t0);
     r->after = mesh_min_angle_deg(m);
     stenc_free(ctx, xyz_d), stenc_free(ctx, tri_d), stenc_free(ctx, vtri_d);
     stenc_free(ctx, params_d), stenc_free(ctx, x0_d), stenc_free(ctx, step_d);

@@ -22,6 +22,9 @@
 #include "mg_smooth_zero.h"
 #include "stenc/stenc.h"
 
+#define EXAMPLE_NAME "poisson_multigrid"
+#include "example_util.h"
+
 #define MG_MAX_LEVELS 16
 #define MG_MAX_GRIDS 8
 #define MG_OMEGA 0.8    /* Thoman's smoothing weight */
@@ -68,21 +71,6 @@ typedef struct mg_solver {
     mg_level lv[MG_MAX_LEVELS];
 } mg_solver;
 
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        stenc_status st_ = (call);                                                                 \
-        if (st_ != STENC_OK) {                                                                     \
-            fprintf(stderr, "poisson_multigrid: %s failed: %s\n", #call, stenc_last_error());      \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Move a field to where its level runs (a no-op when it is there already). */
 static stenc_status place(stenc_field *f, int on_device) {
     return on_device ? stenc_field_upload(f) : stenc_field_download(f);
@@ -92,7 +80,7 @@ static stenc_status place(stenc_field *f, int on_device) {
 static stenc_status charge(mg_solver *s, int l, double *t0) {
     if (!s->profile) return STENC_OK;
     stenc_status st = stenc_ctx_synchronize(s->ctx);
-    double t = now_s();
+    double t = example_now_s();
     s->lv[l].seconds += t - *t0;
     *t0 = t;
     return st;
@@ -111,7 +99,7 @@ static stenc_status smooth(mg_solver *s, mg_level *L, int steps) {
  * level starts from u = 0 (a coarse-grid correction). */
 static stenc_status vcycle(mg_solver *s, int l, int zero_guess) {
     mg_level *L = &s->lv[l];
-    double t0 = now_s();
+    double t0 = example_now_s();
     stenc_status st;
     int pre = l == s->nlevels - 1 ? MG_COARSE_SWEEPS : MG_PRE_SMOOTH;
     if (zero_guess) {
@@ -135,7 +123,7 @@ static stenc_status vcycle(mg_solver *s, int l, int zero_guess) {
 
     if ((st = vcycle(s, l + 1, 1)) != STENC_OK) return st;
 
-    t0 = now_s();
+    t0 = example_now_s();
     /* u += P e; the coarse halo holds the correction's zero boundary. */
     if ((st = place(C->u, L->on_device)) != STENC_OK) return st;
     if ((st = stenc_mg_prolong_add(L->u, C->u, STENC_MG_GRID_INTERIOR)) != STENC_OK) return st;
@@ -251,11 +239,11 @@ static int solve(stenc_ctx *ctx, const mg_options *o, size_t n, int on_gpu, mg_r
      * time of each level (it waits for the device after every level, so it is slower). */
     TRY(vcycle(&s, 0, 0));
     TRY(stenc_ctx_synchronize(ctx));
-    double t0 = now_s();
+    double t0 = example_now_s();
     for (int c = 0; c < o->time_cycles; c++)
         TRY(vcycle(&s, 0, 0));
     TRY(stenc_ctx_synchronize(ctx));
-    res->ms_per_cycle = (now_s() - t0) * 1e3 / o->time_cycles;
+    res->ms_per_cycle = (example_now_s() - t0) * 1e3 / o->time_cycles;
     s.profile = 1;
     TRY(vcycle(&s, 0, 0));
     res->nlevels = s.nlevels;
@@ -304,17 +292,11 @@ static int parse_args(int argc, char **argv, mg_options *o) {
         if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
         a++;
         if (strcmp(arg, "--grids") == 0) {
-            o->ngrids = 0;
-            for (const char *p = val; *p;) {
-                char *end;
-                long n = strtol(p, &end, 10);
-                if (end == p || n < 3 || n > 65535 || ((n + 1) & n) != 0 ||
-                    o->ngrids == MG_MAX_GRIDS)
-                    return fprintf(stderr, "bad grid list '%s' (each 2^L-1, 3..65535)\n", val), -2;
-                o->grids[o->ngrids++] = n;
-                p = *end == ',' ? end + 1 : end;
-                if (*end && *end != ',') return fprintf(stderr, "bad grid list '%s'\n", val), -2;
-            }
+            o->ngrids = example_parse_sizes(val, o->grids, MG_MAX_GRIDS, 3, 65535);
+            if (o->ngrids < 0) return -2;
+            for (int g = 0; g < o->ngrids; g++)
+                if (((o->grids[g] + 1) & o->grids[g]) != 0)
+                    return fprintf(stderr, "bad grid %ld: each must be 2^L-1\n", o->grids[g]), -2;
         } else if (strcmp(arg, "--tol") == 0) {
             o->tol = atof(val);
             if (!(o->tol > 0)) return fprintf(stderr, "bad tol '%s'\n", val), -2;

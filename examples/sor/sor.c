@@ -25,6 +25,9 @@
 #include "sor_rb.h"
 #include "stenc/stenc.h"
 
+#define EXAMPLE_NAME "sor"
+#include "example_util.h"
+
 #define SOR_MAX_GRIDS 8
 #define SOR_DEFAULT_TOL 1e-9
 /* The tolerance holds for grids up to this size and falls as h^2 beyond it: the algebraic
@@ -62,21 +65,6 @@ typedef struct sor_result {
     double omega, tol, rel_residual, max_error, seconds; /* tol: o->tol scaled to the grid */
     double *solution;                                    /* n*n, i fastest */
 } sor_result;
-
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        stenc_status st_ = (call);                                                                 \
-        if (st_ != STENC_OK) {                                                                     \
-            fprintf(stderr, "sor: %s failed: %s\n", #call, stenc_last_error());                    \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double exact(double x, double y) {
     const double pi = acos(-1.0);
@@ -185,7 +173,7 @@ static int solve(stenc_ctx *ctx, const sor_options *o, sor_method m, size_t n, s
     TRY(lap_residual(ctx, u, r));
     TRY(stenc_field_norm2(r, &r0));
     rn = r0;
-    double t0 = now_s();
+    double t0 = example_now_s();
     while (res->iters < o->max_iters && !(rn < res->tol * r0)) {
         switch (m) {
         case SOR_JACOBI:
@@ -207,7 +195,7 @@ static int solve(stenc_ctx *ctx, const sor_options *o, sor_method m, size_t n, s
         TRY(stenc_field_norm2(r, &rn));
     }
     TRY(stenc_ctx_synchronize(ctx));
-    res->seconds = now_s() - t0;
+    res->seconds = example_now_s() - t0;
     res->converged = rn < res->tol * r0;
     res->rel_residual = rn / r0;
     TRY(stenc_field_download(u));
@@ -254,16 +242,8 @@ static int parse_args(int argc, char **argv, sor_options *o) {
         if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
         a++;
         if (strcmp(arg, "--grids") == 0) {
-            o->ngrids = 0;
-            for (const char *p = val; *p;) {
-                char *end;
-                long n = strtol(p, &end, 10);
-                if (end == p || n < 2 || n > 8191 || o->ngrids == SOR_MAX_GRIDS)
-                    return fprintf(stderr, "bad grid list '%s' (2..8191)\n", val), -2;
-                o->grids[o->ngrids++] = n;
-                p = *end == ',' ? end + 1 : end;
-                if (*end && *end != ',') return fprintf(stderr, "bad grid list '%s'\n", val), -2;
-            }
+            o->ngrids = example_parse_sizes(val, o->grids, SOR_MAX_GRIDS, 2, 8191);
+            if (o->ngrids < 0) return -2;
         } else if (strcmp(arg, "--tol") == 0) {
             o->tol = atof(val);
             if (!(o->tol > 0 && o->tol < 1)) return fprintf(stderr, "bad tol '%s'\n", val), -2;
@@ -271,14 +251,7 @@ static int parse_args(int argc, char **argv, sor_options *o) {
             o->max_iters = atol(val);
             if (o->max_iters < 1) return fprintf(stderr, "bad max-iters '%s'\n", val), -2;
         } else if (strcmp(arg, "--device") == 0) {
-            if (strcmp(val, "cpu") == 0)
-                o->device = STENC_DEVICE_CPU;
-            else if (strcmp(val, "cuda") == 0)
-                o->device = STENC_DEVICE_CUDA;
-            else if (strcmp(val, "auto") == 0)
-                o->device = STENC_DEVICE_AUTO;
-            else
-                return fprintf(stderr, "bad device '%s'\n", val), -2;
+            if (example_parse_device(val, &o->device) != 0) return -2;
         } else
             return fprintf(stderr, "unknown option %s\n", arg), -2;
     }
