@@ -11,6 +11,13 @@
 // against the generated C kernel run on the host on the same inputs (bit for bit: the .cu is
 // built with -fmad=false), and the naive kernel against it too. Prints key=value lines, then
 // a table.
+//
+// Solver stencils (--solvers runs only these): a red-black sweep of gs_redblack at 8192^2, an
+// 8-colour sweep of gs27_8color at 512^3, and residual_norm (a reduction) at 8192^2. A colour
+// sweep is measured against the bytes it must move: per array, the distinct 32-byte sectors
+// holding a point of the colour or a neighbour it reads (reads and writes counted apart), over
+// the sweep's colours (sector_bytes below; docs/cuda.md). Checked bit for bit against the C
+// kernel after one full sweep from the same data; residual_norm's r2 against the C target's.
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -20,16 +27,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "stenc/stenc.h"
 
 #include "euler_flux.h"
+#include "gs27_8color.h"
+#include "gs_redblack.h"
 #include "heat3d.h"
 #include "jacobi2d.h"
 #include "life.h"
 #include "residual2d.h"
+#include "residual_norm.h"
 #include "varcoef27.h"
 #include "wave_r2.h"
 
@@ -227,14 +238,229 @@ static void report(const Case &c, const char *size, const char *variant, double 
     rows.push_back({c.name, variant, ms, gpts, gbs, gbs / copy, bad});
 }
 
+// ---- solver stencils ------------------------------------------------------------------------
+
+typedef int (*colour_fn)(long i, long j, long k);
+static int colour_redblack(long i, long j, long) { return (int)((i + j) % 2); }
+static int colour_eight(long i, long j, long k) {
+    return (int)(i % 2 + 2 * (j % 2) + 4 * (k % 2));
+}
+
+struct Offset {
+    int d[3];
+};
+
+// Bytes one launch of colour `color` moves at least through one array: the distinct 32-byte
+// sectors holding a point (i + o) for a point i of the colour and o in `offs`, times 32. Rows
+// are aligned (STENC_FIELD_ALIGN), so the sector of element i is floor(i / (32 / sizeof(T))).
+// Rows of the same pattern (which offsets land, at which colour residues) are counted once.
+static double sector_bytes(int dims, const size_t n[3], int period[3], colour_fn colour, int color,
+                           const std::vector<Offset> &offs) {
+    const long spt = 32 / (long)sizeof(real);
+    const long h = 2; // wide enough for every offset used here
+    std::map<std::vector<int>, long> memo;
+    double sectors = 0;
+    const long j_lo = dims >= 2 ? -h : 0, j_hi = dims >= 2 ? (long)n[1] + h : 1;
+    const long k_lo = dims >= 3 ? -h : 0, k_hi = dims >= 3 ? (long)n[2] + h : 1;
+    for (long k = k_lo; k < k_hi; k++)
+        for (long j = j_lo; j < j_hi; j++) {
+            std::vector<int> key;
+            for (const Offset &o : offs) {
+                long jj = j - o.d[1], kk = k - o.d[2];
+                bool in = jj >= 0 && jj < (long)n[1] && kk >= 0 && kk < (long)n[2];
+                key.push_back(in ? (int)(jj % period[1] + period[1] * (kk % period[2])) : -1);
+            }
+            auto it = memo.find(key);
+            if (it == memo.end()) {
+                std::vector<char> hit((size_t)((long)n[0] + 2 * h + 2 * spt) / spt + 2, 0);
+                long count = 0;
+                for (size_t q = 0; q < offs.size(); q++) {
+                    if (key[q] < 0) continue;
+                    long jj = j - offs[q].d[1], kk = k - offs[q].d[2];
+                    for (long i = 0; i < (long)n[0]; i++) {
+                        if (colour(i, jj, kk) != color) continue;
+                        long e = i + offs[q].d[0];
+                        long sct = (e >= 0 ? e / spt : -((-e + spt - 1) / spt)) + 1 + h / spt + 1;
+                        if (!hit[(size_t)sct]) hit[(size_t)sct] = 1, count++;
+                    }
+                }
+                it = memo.emplace(key, count).first;
+            }
+            sectors += (double)it->second;
+        }
+    return sectors * 32.0;
+}
+
+// Dense interior copies, for resetting an inout between checks.
+static std::vector<real> interior(const stenc_field *f, const size_t n[3]) {
+    std::vector<real> v(n[0] * n[1] * n[2]);
+    CHECK_STENC(stenc_field_copy_to(f, v.data()));
+    return v;
+}
+
+static void report_solver(const char *name, const char *size, const char *variant, double ms,
+                          double pts, double bytes, double copy, long bad, const char *extra) {
+    double gpts = pts / ms * 1e-6, gbs = bytes / ms * 1e-6;
+    printf("name=%s target=cuda variant=%s precision=%s size=%s ms=%.4f gpts=%.2f gbs=%.0f "
+           "bound_bytes=%.4g copy_gbs=%.0f frac_of_bound=%.3f mismatches=%ld%s\n",
+           name, variant, kPrecision, size, ms, gpts, gbs, bytes, copy, gbs / copy, bad, extra);
+    fflush(stdout);
+    rows.push_back({name, variant, ms, gpts, gbs, gbs / copy, bad});
+}
+
+// A coloured in-place sweep: all colours in turn, timed as one, per variant; then checked.
+// fields[0] is the inout; `run` launches one colour with a variant.
+template <class Run>
+static int bench_sweep(stenc_ctx *ctx, const char *name, int dims, const size_t n[3], int nfields,
+                       int ncolors, int period[3], colour_fn colour,
+                       const std::vector<Offset> &u_reads, Run run,
+                       const char *(*variant_name)(int), double copy, int reps,
+                       void (*fill_field)(stenc_field *, int)) {
+    char size[32];
+    snprintf(size, sizeof size, dims == 3 ? "%zu^3" : "%zu^2", n[0]);
+    std::vector<stenc_field *> f(nfields);
+    for (int a = 0; a < nfields; a++) {
+        CHECK_STENC(stenc_field_create(ctx, &f[a], kType, dims, n[0], n[1], n[2], 1));
+        fill_field(f[a], a);
+    }
+    // The reference: one full sweep of the C kernel on a copy of u.
+    stenc_field *uref;
+    CHECK_STENC(stenc_field_create(ctx, &uref, kType, dims, n[0], n[1], n[2], 1));
+    fill_field(uref, 0);
+    const std::vector<real> u0 = interior(f[0], n);
+    std::vector<stenc_field *> g = f;
+    g[0] = uref;
+    double t0 = omp_get_wtime();
+    for (int c = 0; c < ncolors; c++) CHECK_STENC(run(ctx, "c", c, g.data()));
+    printf("# %s: C kernel on the host, one sweep %.3f s\n", name, omp_get_wtime() - t0);
+    for (int a = 0; a < nfields; a++) CHECK_STENC(stenc_field_upload(f[a]));
+
+    // The bound: per colour, u read (its reads), u written (the colour), every other array
+    // read at the colour's points; summed over the colours.
+    double bytes = 0, pts = (double)n[0] * n[1] * n[2];
+    const std::vector<Offset> centre = {{{0, 0, 0}}};
+    for (int c = 0; c < ncolors; c++) {
+        bytes += sector_bytes(dims, n, period, colour, c, u_reads);
+        bytes += sector_bytes(dims, n, period, colour, c, centre) * nfields; // u written + inputs
+    }
+    printf("# %s: bytes-moved bound of one %d-colour sweep %.4g B (%.1f B per point; a sweep "
+           "without colours would move %d B per point)\n",
+           name, ncolors, bytes, bytes / pts, (nfields + 1) * (int)sizeof(real));
+
+    Timer timer(ctx);
+    int failures = 0;
+    const char *vname;
+    for (int v = 0; (vname = variant_name(v)) != nullptr; v++) {
+        double ms = timer.median_ms(
+            [&] {
+                for (int c = 0; c < ncolors; c++) CHECK_STENC(run(ctx, vname, c, f.data()));
+            },
+            reps);
+        // the check: from the original u, one sweep, bit for bit against the C kernel
+        CHECK_STENC(stenc_field_download(f[0]));
+        CHECK_STENC(stenc_field_copy_from(f[0], u0.data()));
+        CHECK_STENC(stenc_field_upload(f[0]));
+        for (int c = 0; c < ncolors; c++) CHECK_STENC(run(ctx, vname, c, f.data()));
+        CHECK_STENC(stenc_field_download(f[0]));
+        long bad = compare(f[0], uref);
+        CHECK_STENC(stenc_field_upload(f[0]));
+        failures += bad != 0;
+        char extra[64];
+        snprintf(extra, sizeof extra, " colours=%d", ncolors);
+        report_solver(name, size, vname, ms, pts, bytes, copy, bad, extra);
+    }
+    stenc_field_free(uref);
+    for (int a = 0; a < nfields; a++) stenc_field_free(f[a]);
+    return failures;
+}
+
+static void fill_pm1(stenc_field *f, int a) { fill(f, 2000 + (uint64_t)a, -1, 1, false); }
+static void fill_gs27(stenc_field *f, int a) {
+    if (a == 14) fill(f, 2000 + (uint64_t)a, 4, 6, false);
+    else if (a >= 1 && a <= 27) fill(f, 2000 + (uint64_t)a, -0.2, 0.2, false);
+    else fill(f, 2000 + (uint64_t)a, -1, 1, false);
+}
+
+static int bench_solvers(stenc_ctx *ctx, bool quick, double copy, int reps, const char *only) {
+    int failures = 0;
+    const size_t n2 = quick ? 512 : 8192, n3 = quick ? 64 : 512;
+    if (!only || !strcmp(only, "gs_redblack")) {
+        size_t n[3] = {n2, n2, 1};
+        int period[3] = {2, 2, 1};
+        std::vector<Offset> reads = {{{0, 0, 0}}, {{-1, 0, 0}}, {{1, 0, 0}}, {{0, -1, 0}}, {{0, 1, 0}}};
+        auto run = [](stenc_ctx *c, const char *v, int color, stenc_field **f) {
+            return gs_redblack_variant(c, v, color, 1.0 / 289, 1.3, f[0], f[1]);
+        };
+        failures += bench_sweep(ctx, "gs_redblack", 2, n, 2, 2, period, colour_redblack, reads, run,
+                                gs_redblack_variant_name, copy, reps, fill_pm1);
+    }
+    if (!only || !strcmp(only, "gs27_8color")) {
+        size_t n[3] = {n3, n3, n3};
+        int period[3] = {2, 2, 2};
+        std::vector<Offset> reads;
+        for (int k = -1; k <= 1; k++)
+            for (int j = -1; j <= 1; j++)
+                for (int i = -1; i <= 1; i++) reads.push_back({{i, j, k}});
+        auto run = [](stenc_ctx *c, const char *v, int color, stenc_field **f) {
+            return gs27_8color_variant(c, v, color, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
+                                       f[8], f[9], f[10], f[11], f[12], f[13], f[14], f[15], f[16],
+                                       f[17], f[18], f[19], f[20], f[21], f[22], f[23], f[24],
+                                       f[25], f[26], f[27], f[28]);
+        };
+        failures += bench_sweep(ctx, "gs27_8color", 3, n, 29, 8, period, colour_eight, reads, run,
+                                gs27_8color_variant_name, copy, reps, fill_gs27);
+    }
+    if (!only || !strcmp(only, "residual_norm")) {
+        // A reduction: u, f read, r written, r2 and rmax returned; 24 B per point in double.
+        size_t n[3] = {n2, n2, 1};
+        char size[32];
+        snprintf(size, sizeof size, "%zu^2", n2);
+        stenc_field *f[3], *rc;
+        for (int a = 0; a < 3; a++) {
+            CHECK_STENC(stenc_field_create(ctx, &f[a], kType, 2, n[0], n[1], 1, 1));
+            fill_pm1(f[a], a);
+        }
+        CHECK_STENC(stenc_field_create(ctx, &rc, kType, 2, n[0], n[1], 1, 1));
+        double c_r2, c_rmax;
+        CHECK_STENC(residual_norm_variant(ctx, "c", 289.0, f[0], f[1], rc, &c_r2, &c_rmax));
+        for (int a = 0; a < 3; a++) CHECK_STENC(stenc_field_upload(f[a]));
+        Timer timer(ctx);
+        const double pts = (double)n[0] * n[1], bytes = 3.0 * sizeof(real) * pts;
+        const char *vname;
+        for (int v = 0; (vname = residual_norm_variant_name(v)) != nullptr; v++) {
+            double r2 = 0, rmax = 0, r2b = 0, rmaxb = 0;
+            double ms = timer.median_ms(
+                [&] { CHECK_STENC(residual_norm_variant(ctx, vname, 289.0, f[0], f[1], f[2], &r2, &rmax)); },
+                reps);
+            CHECK_STENC(residual_norm_variant(ctx, vname, 289.0, f[0], f[1], f[2], &r2b, &rmaxb));
+            CHECK_STENC(stenc_field_download(f[2]));
+            long bad = compare(f[2], rc);
+            CHECK_STENC(stenc_field_upload(f[2]));
+            bool same = !memcmp(&r2, &r2b, sizeof r2) && rmax == rmaxb;
+            double rel = fabs(r2 - c_r2) / fabs(c_r2);
+            // The C target and the GPU sum in different orders, each within ~2^-52 of the exact sum.
+            bool close = rel <= 8.0 * 0x1.0p-53 && rmax == c_rmax;
+            if (bad || !same || !close) failures++, bad += !same + !close;
+            char extra[160];
+            snprintf(extra, sizeof extra, " r2=%.17g c_r2=%.17g rel_diff=%.2e repeat_bitwise=%s",
+                     r2, c_r2, rel, same ? "yes" : "NO");
+            report_solver("residual_norm", size, vname, ms, pts, bytes, copy, bad, extra);
+        }
+        for (int a = 0; a < 3; a++) stenc_field_free(f[a]);
+        stenc_field_free(rc);
+    }
+    return failures;
+}
+
 int main(int argc, char **argv) {
-    bool quick = false;
+    bool quick = false, solvers_only = false;
     int reps = 20;
     const char *only = nullptr;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick")) quick = true, reps = 3;
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc) reps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--only") && a + 1 < argc) only = argv[++a];
+        else if (!strcmp(argv[a], "--solvers")) solvers_only = true;
     }
     stenc_ctx *ctx;
     if (stenc_ctx_create(&ctx, STENC_DEVICE_CUDA) != STENC_OK) {
@@ -251,7 +477,7 @@ int main(int argc, char **argv) {
     int failures = 0;
 
     for (const Case &c : kCases) {
-        if (only && strcmp(only, c.name)) continue;
+        if (solvers_only || (only && strcmp(only, c.name))) continue;
         size_t n[3] = {c.dims == 3 ? n3 : n2, c.dims == 3 ? n3 : n2, c.dims == 3 ? n3 : 1};
         char size[32];
         snprintf(size, sizeof size, c.dims == 3 ? "%zu^3" : "%zu^2", n[0]);
@@ -328,6 +554,8 @@ int main(int argc, char **argv) {
         for (int o = c.ninputs; o < nf; o++) stenc_field_free(ref[o]);
         for (int a = 0; a < nf; a++) stenc_field_free(f[a]);
     }
+
+    failures += bench_solvers(ctx, quick, copy, reps, only);
 
     printf("\n%-11s %-26s %9s %8s %7s %9s %s\n", "stencil", "variant", "ms", "Gpts/s", "GB/s",
            "of bound", "check");

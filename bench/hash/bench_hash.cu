@@ -15,22 +15,7 @@
 #include "stenc/core.h"
 #include "stenc/hash.h"
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);        \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define SK(x)                                                                                      \
-    do {                                                                                           \
-        stenc_status s_ = (x);                                                                     \
-        if (s_ != STENC_OK) {                                                                      \
-            printf("stenc error: %s\n", stenc_last_error());                                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "bench_util.h"
 
 // Published peers (cuCollections static_map, H100 SXM, 2^27 pairs, 50% load) and the anchor
 // figure of /work/shared/anchors (used only to say how this run's anchor compares).
@@ -83,9 +68,9 @@ template <class F> static double median_ms(stenc_timer *tm, F f, int reps) {
     std::vector<double> t;
     for (int r = 0; r < reps; r++) {
         double ms;
-        SK(stenc_timer_start(tm));
+        BENCH_STENC_CHECK(stenc_timer_start(tm));
         f();
-        SK(stenc_timer_stop(tm, &ms));
+        BENCH_STENC_CHECK(stenc_timer_stop(tm, &ms));
         t.push_back(ms);
     }
     std::sort(t.begin(), t.end());
@@ -104,10 +89,10 @@ int main(int argc, char **argv) {
     int max_lg = argc > 1 ? atoi(argv[1]) : 27;
     const char *target = argc > 2 ? argv[2] : "h100";
     stenc_ctx *ctx;
-    SK(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
+    BENCH_STENC_CHECK(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
     cudaStream_t stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
     stenc_timer *tm;
-    SK(stenc_timer_create(ctx, &tm));
+    BENCH_STENC_CHECK(stenc_timer_create(ctx, &tm));
     printf("device: %s\n", stenc_ctx_device_name(ctx));
 
     // Anchor, as in anchors.cu: 2^27 slots (1 GiB), stride 1000003.
@@ -115,32 +100,32 @@ int main(int argc, char **argv) {
     {
         size_t n = (size_t)1 << 27;
         unsigned long long *t;
-        CK(cudaMalloc(&t, n * 8));
-        CK(cudaMemset(t, 0, n * 8));
+        BENCH_CUDA_CHECK(cudaMalloc(&t, n * 8));
+        BENCH_CUDA_CHECK(cudaMemset(t, 0, n * 8));
         double ms = median_ms(
             tm, [&] { rand_update<<<(n + 255) / 256, 256, 0, stream>>>(t, n, 1000003); }, 7);
-        CK(cudaGetLastError());
+        BENCH_CUDA_CHECK(cudaGetLastError());
         atomic_gups = n / ms / 1e6;
-        CK(cudaFree(t));
+        BENCH_CUDA_CHECK(cudaFree(t));
         printf("name=atomic_anchor target=%s op=random_u64_update gops=%.3f\n", target,
                atomic_gups);
     }
 
     std::vector<row> rows;
     unsigned long long *bad;
-    CK(cudaMalloc(&bad, 8));
+    BENCH_CUDA_CHECK(cudaMalloc(&bad, 8));
     for (int lg : {20, 24, 27}) {
         if (lg > max_lg) continue;
         const size_t n = (size_t)1 << lg;
         const int reps = lg >= 27 ? 5 : 11;
         uint32_t *keys, *values, *q, *res;
-        CK(cudaMalloc(&keys, n * 4));
-        CK(cudaMalloc(&values, n * 4));
-        CK(cudaMalloc(&q, n * 4));
-        CK(cudaMalloc(&res, n * 4));
+        BENCH_CUDA_CHECK(cudaMalloc(&keys, n * 4));
+        BENCH_CUDA_CHECK(cudaMalloc(&values, n * 4));
+        BENCH_CUDA_CHECK(cudaMalloc(&q, n * 4));
+        BENCH_CUDA_CHECK(cudaMalloc(&res, n * 4));
         const unsigned grid = (unsigned)((n + 255) / 256);
         make_pairs<<<grid, 256, 0, stream>>>(keys, values, n);
-        CK(cudaGetLastError());
+        BENCH_CUDA_CHECK(cudaGetLastError());
         for (int lay = 0; lay < 2; lay++)
             for (double factor : {1.25, 2.0}) {
                 const char *lname = lay ? "buckets" : "slots";
@@ -148,7 +133,7 @@ int main(int argc, char **argv) {
                 cfg.layout = lay ? STENC_HASH_LAYOUT_BUCKETS : STENC_HASH_LAYOUT_SLOTS;
                 cfg.size_factor = factor;
                 stenc_hash_table *t;
-                SK(stenc_hash_create(ctx, &cfg, &t));
+                BENCH_STENC_CHECK(stenc_hash_create(ctx, &cfg, &t));
                 uint64_t builds0 = 0, restarts0 = 0;
                 int calls = 0;
                 double ms = median_ms(
@@ -158,7 +143,7 @@ int main(int argc, char **argv) {
                             builds0 = stenc_hash_get_stats(t).builds;
                             restarts0 = stenc_hash_get_stats(t).restarts;
                         }
-                        SK(stenc_hash_build(t, keys, values, n));
+                        BENCH_STENC_CHECK(stenc_hash_build(t, keys, values, n));
                     },
                     reps);
                 stenc_hash_stats st = stenc_hash_get_stats(t);
@@ -175,23 +160,25 @@ int main(int argc, char **argv) {
                 {
                     void *buf;
                     const size_t bytes = stenc_hash_capacity(t) * 8;
-                    CK(cudaMalloc(&buf, bytes));
+                    BENCH_CUDA_CHECK(cudaMalloc(&buf, bytes));
                     double cms = median_ms(
-                        tm, [&] { CK(cudaMemsetAsync(buf, 0xff, bytes, stream)); }, reps);
-                    CK(cudaFree(buf));
+                        tm, [&] { BENCH_CUDA_CHECK(cudaMemsetAsync(buf, 0xff, bytes, stream)); },
+                        reps);
+                    BENCH_CUDA_CHECK(cudaFree(buf));
                     rows.push_back({lname, lg, factor, "clear", n / cms / 1e6, 0});
                     rows.push_back({lname, lg, factor, "ins-clear", n / (ms - cms) / 1e6, 0});
                 }
                 for (int hit = 1; hit >= 0; hit--) {
                     make_queries<<<grid, 256, 0, stream>>>(q, n, hit);
-                    CK(cudaMemsetAsync(res, 0xa5, n * 4, stream));
+                    BENCH_CUDA_CHECK(cudaMemsetAsync(res, 0xa5, n * 4, stream));
                     double qms = median_ms(
-                        tm, [&] { SK(stenc_hash_find(t, q, res, n)); }, reps);
-                    CK(cudaMemsetAsync(bad, 0, 8, stream));
+                        tm, [&] { BENCH_STENC_CHECK(stenc_hash_find(t, q, res, n)); }, reps);
+                    BENCH_CUDA_CHECK(cudaMemsetAsync(bad, 0, 8, stream));
                     check_results<<<grid, 256, 0, stream>>>(res, n, hit, bad);
                     unsigned long long nbad;
-                    CK(cudaMemcpyAsync(&nbad, bad, 8, cudaMemcpyDeviceToHost, stream));
-                    CK(cudaStreamSynchronize(stream));
+                    BENCH_CUDA_CHECK(
+                        cudaMemcpyAsync(&nbad, bad, 8, cudaMemcpyDeviceToHost, stream));
+                    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
                     if (nbad) {
                         printf("FAILED: %llu wrong %s results at n=2^%d factor %.2f layout %s\n",
                                nbad, hit ? "hit" : "miss", lg, factor, lname);
@@ -202,10 +189,10 @@ int main(int argc, char **argv) {
                 }
                 stenc_hash_destroy(t);
             }
-        CK(cudaFree(keys));
-        CK(cudaFree(values));
-        CK(cudaFree(q));
-        CK(cudaFree(res));
+        BENCH_CUDA_CHECK(cudaFree(keys));
+        BENCH_CUDA_CHECK(cudaFree(values));
+        BENCH_CUDA_CHECK(cudaFree(q));
+        BENCH_CUDA_CHECK(cudaFree(res));
     }
     for (const row &r : rows) {
         double cuco = strncmp(r.op, "find", 4) != 0 ? cuco_insert_gops : cuco_find_gops;

@@ -11,49 +11,15 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_util.h"
 #include "stenc/sort.h"
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);        \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define SK(x)                                                                                      \
-    do {                                                                                           \
-        if ((x) != STENC_OK) {                                                                     \
-            printf("stenc error: %s\n", stenc_last_error());                                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 namespace {
 
 cudaStream_t g_stream;
 
 template <class F> float median_ms(F f, int reps) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    f();
-    CK(cudaStreamSynchronize(g_stream));
-    std::vector<float> t;
-    for (int r = 0; r < reps; r++) {
-        CK(cudaEventRecord(a, g_stream));
-        f();
-        CK(cudaEventRecord(b, g_stream));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    CK(cudaGetLastError());
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return (float)bench_median_ms(g_stream, f, reps);
 }
 
 template <class K> __global__ void fill_random(K *x, size_t n, unsigned long long seed) {
@@ -108,26 +74,29 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
     const stenc_type kt = sizeof(K) == 4 ? STENC_U32 : STENC_U64;
     K *src, *work, *ref_out;
     unsigned *vsrc = nullptr, *vwork = nullptr, *vref = nullptr;
-    CK(cudaMalloc(&src, n * sizeof(K)));
-    CK(cudaMalloc(&work, n * sizeof(K)));
-    CK(cudaMalloc(&ref_out, n * sizeof(K)));
+    BENCH_CUDA_CHECK(cudaMalloc(&src, n * sizeof(K)));
+    BENCH_CUDA_CHECK(cudaMalloc(&work, n * sizeof(K)));
+    BENCH_CUDA_CHECK(cudaMalloc(&ref_out, n * sizeof(K)));
     if (PAIRS) {
-        CK(cudaMalloc(&vsrc, n * 4));
-        CK(cudaMalloc(&vwork, n * 4));
-        CK(cudaMalloc(&vref, n * 4));
+        BENCH_CUDA_CHECK(cudaMalloc(&vsrc, n * 4));
+        BENCH_CUDA_CHECK(cudaMalloc(&vwork, n * 4));
+        BENCH_CUDA_CHECK(cudaMalloc(&vref, n * 4));
         fill_index<<<1024, 256, 0, g_stream>>>(vsrc, n);
     }
     fill_random<K><<<1024, 256, 0, g_stream>>>(src, n, 12345 + lg);
-    CK(cudaGetLastError());
+    BENCH_CUDA_CHECK(cudaGetLastError());
 
     auto copy_in = [&] {
-        CK(cudaMemcpyAsync(work, src, n * sizeof(K), cudaMemcpyDeviceToDevice, g_stream));
-        if (PAIRS) CK(cudaMemcpyAsync(vwork, vsrc, n * 4, cudaMemcpyDeviceToDevice, g_stream));
+        BENCH_CUDA_CHECK(
+            cudaMemcpyAsync(work, src, n * sizeof(K), cudaMemcpyDeviceToDevice, g_stream));
+        if (PAIRS)
+            BENCH_CUDA_CHECK(
+                cudaMemcpyAsync(vwork, vsrc, n * 4, cudaMemcpyDeviceToDevice, g_stream));
     };
     auto ours = [&] {
         copy_in();
-        SK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr, n, 1,
-                                  STENC_SORT_ASCENDING, policy));
+        BENCH_STENC_CHECK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr,
+                                                 n, 1, STENC_SORT_ASCENDING, policy));
     };
     float ms_copy = median_ms(copy_in, reps);
     float ms_ours = median_ms(ours, reps) - ms_copy;
@@ -136,34 +105,35 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
     size_t radix_bytes = 0, merge_bytes = 0;
     void *tmp = nullptr;
     if (PAIRS)
-        CK(cub::DeviceRadixSort::SortPairs(nullptr, radix_bytes, src, ref_out, vsrc, vref, n));
+        BENCH_CUDA_CHECK(
+            cub::DeviceRadixSort::SortPairs(nullptr, radix_bytes, src, ref_out, vsrc, vref, n));
     else
-        CK(cub::DeviceRadixSort::SortKeys(nullptr, radix_bytes, src, ref_out, n));
+        BENCH_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, radix_bytes, src, ref_out, n));
     if (PAIRS)
-        CK(cub::DeviceMergeSort::SortPairs(nullptr, merge_bytes, work, vwork, (long long)n,
-                                           cuda::std::less<K>()));
+        BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(nullptr, merge_bytes, work, vwork,
+                                                         (long long)n, cuda::std::less<K>()));
     else
-        CK(cub::DeviceMergeSort::SortKeys(nullptr, merge_bytes, work, (long long)n,
-                                          cuda::std::less<K>()));
-    CK(cudaMalloc(&tmp, std::max(radix_bytes, merge_bytes) + 16));
+        BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, merge_bytes, work, (long long)n,
+                                                        cuda::std::less<K>()));
+    BENCH_CUDA_CHECK(cudaMalloc(&tmp, std::max(radix_bytes, merge_bytes) + 16));
     auto radix = [&] {
         if (PAIRS)
-            CK(cub::DeviceRadixSort::SortPairs(tmp, radix_bytes, src, ref_out, vsrc, vref, n, 0,
-                                               (int)(8 * sizeof(K)), g_stream));
+            BENCH_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+                tmp, radix_bytes, src, ref_out, vsrc, vref, n, 0, (int)(8 * sizeof(K)), g_stream));
         else
-            CK(cub::DeviceRadixSort::SortKeys(tmp, radix_bytes, src, ref_out, n, 0,
-                                              (int)(8 * sizeof(K)), g_stream));
+            BENCH_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(tmp, radix_bytes, src, ref_out, n, 0,
+                                                            (int)(8 * sizeof(K)), g_stream));
     };
     radix();
     unsigned long long *bad;
-    CK(cudaMalloc(&bad, 8));
-    CK(cudaMemsetAsync(bad, 0, 8, g_stream));
+    BENCH_CUDA_CHECK(cudaMalloc(&bad, 8));
+    BENCH_CUDA_CHECK(cudaMemsetAsync(bad, 0, 8, g_stream));
     ours();
     check_sorted<K>
         <<<1024, 256, 0, g_stream>>>(work, ref_out, src, PAIRS ? vwork : nullptr, n, bad);
     unsigned long long nbad = 0;
-    CK(cudaMemcpyAsync(&nbad, bad, 8, cudaMemcpyDeviceToHost, g_stream));
-    CK(cudaStreamSynchronize(g_stream));
+    BENCH_CUDA_CHECK(cudaMemcpyAsync(&nbad, bad, 8, cudaMemcpyDeviceToHost, g_stream));
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(g_stream));
     if (nbad) {
         printf("FAILED: stenc_sort %s%s n=2^%d: %llu wrong elements\n", key_name,
                PAIRS ? " pairs" : "", lg, nbad);
@@ -175,31 +145,32 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
             0,           0,
             0,           chapter_passes(lg),
             merge_bytes, radix_bytes + n * (sizeof(K) + (PAIRS ? 4 : 0))};
-    SK(stenc_sort_global_passes(ctx, kt, STENC_U32, PAIRS, n, 1, policy, &row.passes));
+    BENCH_STENC_CHECK(
+        stenc_sort_global_passes(ctx, kt, STENC_U32, PAIRS, n, 1, policy, &row.passes));
     if (peers) {
         float ms_radix = median_ms(radix, reps);
         auto merge = [&] {
             copy_in();
             if (PAIRS)
-                CK(cub::DeviceMergeSort::SortPairs(tmp, merge_bytes, work, vwork, (long long)n,
-                                                   cuda::std::less<K>(), g_stream));
+                BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(
+                    tmp, merge_bytes, work, vwork, (long long)n, cuda::std::less<K>(), g_stream));
             else
-                CK(cub::DeviceMergeSort::SortKeys(tmp, merge_bytes, work, (long long)n,
-                                                  cuda::std::less<K>(), g_stream));
+                BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(
+                    tmp, merge_bytes, work, (long long)n, cuda::std::less<K>(), g_stream));
         };
         float ms_merge = median_ms(merge, reps) - ms_copy;
         row.merge = n / (ms_merge * 1e6);
         row.radix = n / (ms_radix * 1e6);
     }
-    CK(cudaFree(tmp));
-    CK(cudaFree(bad));
-    CK(cudaFree(src));
-    CK(cudaFree(work));
-    CK(cudaFree(ref_out));
+    BENCH_CUDA_CHECK(cudaFree(tmp));
+    BENCH_CUDA_CHECK(cudaFree(bad));
+    BENCH_CUDA_CHECK(cudaFree(src));
+    BENCH_CUDA_CHECK(cudaFree(work));
+    BENCH_CUDA_CHECK(cudaFree(ref_out));
     if (PAIRS) {
-        CK(cudaFree(vsrc));
-        CK(cudaFree(vwork));
-        CK(cudaFree(vref));
+        BENCH_CUDA_CHECK(cudaFree(vsrc));
+        BENCH_CUDA_CHECK(cudaFree(vwork));
+        BENCH_CUDA_CHECK(cudaFree(vref));
     }
     return row;
 }
@@ -229,7 +200,7 @@ int main(int argc, char **argv) {
             max_lg = atoi(argv[i]);
     }
     stenc_ctx *ctx;
-    SK(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
+    BENCH_STENC_CHECK(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
     g_stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
     printf("device: %s\n", stenc_ctx_device_name(ctx));
     std::vector<Row> rows;

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include "bench_util.h"
 #include "stenc/tridiag.h"
 
 extern "C" int bench_tridiag_cpu(void);
@@ -20,14 +21,6 @@ extern "C" int bench_tridiag_cpu(void);
 // that old and new are measured in the same run.
 extern "C" stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy);
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);        \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 #define CS(x)                                                                                      \
     do {                                                                                           \
         cusparseStatus_t s_ = (x);                                                                 \
@@ -36,38 +29,12 @@ extern "C" stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy);
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
-#define SK(x)                                                                                      \
-    do {                                                                                           \
-        if ((x) != STENC_OK) {                                                                     \
-            printf("stenc error: %s\n", stenc_last_error());                                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static const int kReps = 21;
 static cudaStream_t stream;
 
 template <class F> static double median_ms(F f, int reps = kReps) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    f();
-    f();
-    CK(cudaStreamSynchronize(stream));
-    std::vector<float> t;
-    for (int r = 0; r < reps; r++) {
-        CK(cudaEventRecord(a, stream));
-        f();
-        CK(cudaEventRecord(b, stream));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return bench_median_ms(stream, f, reps, 2);
 }
 
 // Diagonally dominant random systems; layout-aware zero a[0] and c[n-1] (cuSPARSE wants them).
@@ -124,18 +91,19 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
     const char *prec = sizeof(T) == 4 ? "float" : "double";
     size_t count = (size_t)n * batch, bytes = count * sizeof(T);
     T *buf;
-    CK(cudaMalloc(&buf, 7 * bytes));
+    BENCH_CUDA_CHECK(cudaMalloc(&buf, 7 * bytes));
     T *a = buf, *b = a + count, *c = b + count, *d = c + count, *x = d + count, *x0 = x + count;
     stenc_tridiag_report *report;
-    SK(stenc_tridiag_report_create(ctx, &report));
+    BENCH_STENC_CHECK(stenc_tridiag_report_create(ctx, &report));
     double min_bytes = 5.0 * bytes;
     for (int il = 0; il < 2; il++) {
         fill<T><<<1024, 256, 0, stream>>>(a, b, c, d, n, batch, il);
-        CK(cudaGetLastError());
-        CK(cudaMemcpyAsync(x0, d, bytes, cudaMemcpyDeviceToDevice, stream));
+        BENCH_CUDA_CHECK(cudaGetLastError());
+        BENCH_CUDA_CHECK(cudaMemcpyAsync(x0, d, bytes, cudaMemcpyDeviceToDevice, stream));
         // cuSPARSE solves in place: time (copy + solve) and subtract the copy.
-        double copy_ms =
-            median_ms([&] { CK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream)); });
+        double copy_ms = median_ms([&] {
+            BENCH_CUDA_CHECK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream));
+        });
         size_t bs1 = 0, bs2 = 0;
         if (sizeof(T) == 4) {
             CS(cusparseSgtsv2StridedBatch_bufferSizeExt(h, n, (float *)a, (float *)b, (float *)c,
@@ -149,10 +117,10 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
                 h, 0, n, (double *)a, (double *)b, (double *)c, (double *)x, (int)batch, &bs2));
         }
         void *ws;
-        CK(cudaMalloc(&ws, std::max(bs1, bs2) + 16));
+        BENCH_CUDA_CHECK(cudaMalloc(&ws, std::max(bs1, bs2) + 16));
         double cus_ms =
             median_ms([&] {
-                CK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream));
+                BENCH_CUDA_CHECK(cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream));
                 if (!il) {
                     if (sizeof(T) == 4)
                         CS(cusparseSgtsv2StridedBatch(h, n, (float *)a, (float *)b, (float *)c,
@@ -170,7 +138,7 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
                 }
             }) -
             copy_ms;
-        CK(cudaFree(ws));
+        BENCH_CUDA_CHECK(cudaFree(ws));
         // The better cuSPARSE routine is the one for this layout: the other needs a transpose.
         double cus_gunk = count / cus_ms / 1e6;
         table.push_back({prec, il ? "interleaved" : "contiguous",
@@ -205,25 +173,26 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
         for (auto [algo, sw, legacy] : algos) {
             // THOMAS on contiguous data is one thread per system: hopeless beyond small n.
             if (algo == STENC_TRIDIAG_THOMAS && !il && n > 1024) continue;
-            SK(tdg_cuda_set_legacy(ctx, legacy));
+            BENCH_STENC_CHECK(tdg_cuda_set_legacy(ctx, legacy));
             for (int deferred = 1; deferred >= 0; deferred--) {
                 if (!deferred && (algo != STENC_TRIDIAG_AUTO || sw || legacy)) continue;
                 stenc_tridiag_options opt = {algo, sw, deferred ? report : nullptr};
                 stenc_type type = sizeof(T) == 4 ? STENC_F32 : STENC_F64;
                 stenc_tridiag_layout layout =
                     il ? STENC_TRIDIAG_INTERLEAVED : STENC_TRIDIAG_CONTIGUOUS;
-                CK(cudaMemsetAsync(x, 0xff, bytes, stream)); // poison
+                BENCH_CUDA_CHECK(cudaMemsetAsync(x, 0xff, bytes, stream)); // poison
                 double ms = median_ms([&] {
-                    SK(stenc_tridiag_solve(ctx, type, layout, n, batch, a, b, c, d, x, &opt));
+                    BENCH_STENC_CHECK(
+                        stenc_tridiag_solve(ctx, type, layout, n, batch, a, b, c, d, x, &opt));
                 });
-                if (deferred) SK(stenc_tridiag_report_check(report, nullptr));
+                if (deferred) BENCH_STENC_CHECK(stenc_tridiag_report_check(report, nullptr));
                 // Check the result of the timed runs on the host.
                 std::vector<T> ha(count), hb(count), hc(count), hd(count), hx(count);
-                CK(cudaMemcpy(ha.data(), a, bytes, cudaMemcpyDeviceToHost));
-                CK(cudaMemcpy(hb.data(), b, bytes, cudaMemcpyDeviceToHost));
-                CK(cudaMemcpy(hc.data(), c, bytes, cudaMemcpyDeviceToHost));
-                CK(cudaMemcpy(hd.data(), d, bytes, cudaMemcpyDeviceToHost));
-                CK(cudaMemcpy(hx.data(), x, bytes, cudaMemcpyDeviceToHost));
+                BENCH_CUDA_CHECK(cudaMemcpy(ha.data(), a, bytes, cudaMemcpyDeviceToHost));
+                BENCH_CUDA_CHECK(cudaMemcpy(hb.data(), b, bytes, cudaMemcpyDeviceToHost));
+                BENCH_CUDA_CHECK(cudaMemcpy(hc.data(), c, bytes, cudaMemcpyDeviceToHost));
+                BENCH_CUDA_CHECK(cudaMemcpy(hd.data(), d, bytes, cudaMemcpyDeviceToHost));
+                BENCH_CUDA_CHECK(cudaMemcpy(hx.data(), x, bytes, cudaMemcpyDeviceToHost));
                 double res = host_max_residual(ha, hb, hc, hd, hx, n, batch, il);
                 double gunk = count / ms / 1e6, gbs = min_bytes / ms / 1e6;
                 std::string name = std::string(stenc_tridiag_algo_name(
@@ -242,29 +211,30 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
                                  gbs, gbs / copy_gbs, gunk / cus_gunk, 0, res});
             }
         }
-        SK(tdg_cuda_set_legacy(ctx, 0));
+        BENCH_STENC_CHECK(tdg_cuda_set_legacy(ctx, 0));
     }
     stenc_tridiag_report_destroy(report);
-    CK(cudaFree(buf));
+    BENCH_CUDA_CHECK(cudaFree(buf));
 }
 
 int main(int argc, char **argv) {
     bool quick = argc > 1 && !strcmp(argv[1], "quick");
     stenc_ctx *ctx;
-    SK(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
+    BENCH_STENC_CHECK(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
     stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
     printf("device: %s\n", stenc_ctx_device_name(ctx));
     {
         size_t nb = (size_t)1 << 30;
         void *p, *q;
-        CK(cudaMalloc(&p, nb));
-        CK(cudaMalloc(&q, nb));
-        CK(cudaMemsetAsync(p, 1, nb, stream));
-        double ms =
-            median_ms([&] { CK(cudaMemcpyAsync(q, p, nb, cudaMemcpyDeviceToDevice, stream)); }, 9);
+        BENCH_CUDA_CHECK(cudaMalloc(&p, nb));
+        BENCH_CUDA_CHECK(cudaMalloc(&q, nb));
+        BENCH_CUDA_CHECK(cudaMemsetAsync(p, 1, nb, stream));
+        double ms = median_ms(
+            [&] { BENCH_CUDA_CHECK(cudaMemcpyAsync(q, p, nb, cudaMemcpyDeviceToDevice, stream)); },
+            9);
         copy_gbs = 2.0 * nb / ms / 1e6;
-        CK(cudaFree(p));
-        CK(cudaFree(q));
+        BENCH_CUDA_CHECK(cudaFree(p));
+        BENCH_CUDA_CHECK(cudaFree(q));
         printf("copy bandwidth: cudaMemcpy D2D %.0f GB/s (read+write)\n", copy_gbs);
     }
     cusparseHandle_t h;
