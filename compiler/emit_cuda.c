@@ -40,9 +40,8 @@ static const cuda_variant v3_heavy_float[] = {
     {'d', 4, 1, 32, 4, 4}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 1, 32, 8, 0}, {'d', 2, 2, 32, 4, 0},
     {'d', 4, 1, 32, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 1, 64, 32, 4, 0}};
 static const cuda_variant v3_heavy_double[] = {
-    {'d', 2, 1, 32, 4, 4}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 1, 32, 8, 0},
-    {'d', 1, 1, 32, 8, 3}, {'d', 1, 1, 32, 4, 6},  {'d', 1, 2, 32, 8, 0},
-    {'s', 1, 32, 32, 8, 0}, {'s', 1, 64, 32, 4, 0}};
+    {'d', 2, 1, 32, 4, 4}, {'d', 1, 1, 32, 8, 0}, {'d', 2, 1, 32, 8, 0},  {'d', 1, 1, 32, 8, 3},
+    {'d', 1, 1, 32, 4, 6}, {'d', 1, 2, 32, 8, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 1, 64, 32, 4, 0}};
 static const cuda_variant v2_float[] = {{'d', 4, 4, 64, 1, 0},   {'d', 1, 1, 128, 1, 0},
                                         {'d', 4, 2, 64, 1, 0},   {'d', 2, 4, 128, 1, 0},
                                         {'s', 1, 32, 128, 1, 0}, {'s', 1, 64, 256, 1, 0}};
@@ -56,11 +55,38 @@ static const cuda_variant v1_float[] = {
 static const cuda_variant v1_double[] = {
     {'d', 2, 1, 128, 1, 0}, {'d', 1, 1, 256, 1, 0}, {'s', 1, 1, 256, 1, 0}};
 
+/* The sweep kernel (colours, inouts, reductions): strategy 'w', V lattice points along i per
+ * thread (BX apart, so that a warp's loads stay together), K along the outer dimension, BX x BY
+ * threads (a power of two: the block's reduction is a tree). Few variants, and no tuning
+ * (STENC_VARIANTS_FIXED): an in-place sweep cannot be timed on the user's fields, and a
+ * reduction must not depend on a timing. 29-field gs27 in double keeps V * K small. */
+static const cuda_variant sweep3[] = {
+    {'w', 1, 2, 32, 8, 0}, {'w', 1, 4, 32, 4, 0}, {'w', 2, 2, 32, 4, 0}, {'w', 1, 1, 64, 4, 0}};
+static const cuda_variant sweep2[] = {
+    {'w', 1, 4, 128, 1, 0}, {'w', 2, 4, 128, 1, 0}, {'w', 1, 8, 256, 1, 0}, {'w', 4, 2, 64, 1, 0}};
+/* Reducing 2-D sweeps: more rows per thread first (residual_norm, H100: 82% of its bound with
+ * K = 8 x 256 threads against 71% with K = 4 x 128, before the grid cap). */
+static const cuda_variant sweep2_reduce[] = {{'w', 1, 8, 256, 1, 0},
+                                             {'w', 2, 8, 128, 1, 0},
+                                             {'w', 1, 4, 128, 1, 0},
+                                             {'w', 1, 16, 256, 1, 0}};
+static const cuda_variant sweep1[] = {
+    {'w', 8, 1, 256, 1, 0}, {'w', 4, 1, 128, 1, 0}, {'w', 1, 1, 256, 1, 0}};
+
 #define POLICY(list)                                                                               \
     { list, (int)(sizeof list / sizeof list[0]) }
 
+static int needs_sweep(const km_kernel *km) {
+    return km->ncolors > 0 || km->nreduces > 0 || km->ninouts > 0;
+}
+
 static cuda_policy choose_policy(const km_kernel *km) {
     int is_float = km->type_size == 4;
+    if (needs_sweep(km))
+        return km->dims == 3   ? (cuda_policy)POLICY(sweep3)
+               : km->dims == 2 ? (km->nreduces ? (cuda_policy)POLICY(sweep2_reduce)
+                                               : (cuda_policy)POLICY(sweep2))
+                               : (cuda_policy)POLICY(sweep1);
     int heavy = km->ninputs + km->noutputs > CUDA_HEAVY_FIELDS;
     if (km->dims == 3) {
         if (heavy)
@@ -130,8 +156,104 @@ static void *xmalloc(size_t n) {
 
 /* ---- the data ----------------------------------------------------------------------------- */
 
+/* ---- the sweep kernel's data (colours, inouts, reductions) -------------------------------- */
+
+/* "x[q] + 2 * stenc_a.sj[3]"-style load of read r at the point of stenc_q<field>: through the
+ * read-only cache for inputs, plainly for an inout (the kernel writes it). */
+static void sweep_load(tmpl_buf *b, const km_kernel *km, const km_read *rd, int field) {
+    int o[3];
+    remap(km, &rd->offset, o);
+    int inout = km->arrays[rd->array].kind == KM_INOUT;
+    tmpl_buf_printf(b, "%s(stenc_a.f[%d] + stenc_q%d", inout ? "*" : "__ldg", field, field);
+    plus_const(b, o[0]);
+    plus_stride(b, o[1], "sj", field);
+    plus_stride(b, o[2], "sk", field);
+    tmpl_buf_puts(b, ")");
+}
+
+static void sweep_data(const km_kernel *km, const int *field_of, const char *const *read_name,
+                       const char *const *value_name, const char *const *reduce_name,
+                       const char *const *reduce_acc, tmpl_value *d) {
+    tmpl_value *reads = tmpl_set_list(d, "cu_sreads");
+    for (int r = 0; r < km->nreads; r++) {
+        const km_read *rd = &km->reads[r];
+        int centre = !rd->offset.d[0] && !rd->offset.d[1] && !rd->offset.d[2];
+        if (km->arrays[rd->array].kind == KM_INOUT && centre) continue; /* cu_inouts */
+        tmpl_value *rv = tmpl_append_map(reads);
+        tmpl_set_str(rv, "local", read_name[r]);
+        tmpl_buf b = {0};
+        sweep_load(&b, km, rd, field_of[rd->array]);
+        tmpl_set_str(rv, "load", tmpl_buf_str(&b));
+        tmpl_buf_free(&b);
+    }
+    tmpl_value *inouts = tmpl_set_list(d, "cu_inouts");
+    for (int a = 0; a < km->narrays; a++) {
+        if (km->arrays[a].kind != KM_INOUT) continue;
+        tmpl_value *io = tmpl_append_map(inouts);
+        tmpl_set_fmt(io, "field", "%d", field_of[a]);
+        tmpl_set_str(io, "local", value_name[a]);
+    }
+    /* reductions, in id order (the launcher's results[] order) */
+    static const char *const ops[] = {"sum", "sum", "max", "min"};
+    static const char *const OPS[] = {"SUM", "SUM", "MAX", "MIN"};
+    tmpl_value *reduces = tmpl_set_list(d, "cu_reduces");
+    for (int id = 0; id < km->nreduces; id++)
+        for (int n = 0; n < km->st->body.nstmts; n++) {
+            const ast_stmt *s = km->st->body.stmts[n];
+            if (s->kind != AST_STMT_REDUCE || s->u.reduce.id != id) continue;
+            tmpl_value *rv = tmpl_append_map(reduces);
+            tmpl_set_str(rv, "local", reduce_name[id]);
+            tmpl_set_str(rv, "acc", reduce_acc[id]);
+            tmpl_set_str(rv, "op", ops[s->u.reduce.rop]);
+            tmpl_set_str(rv, "OP", OPS[s->u.reduce.rop]);
+            tmpl_set_fmt(rv, "index", "%d", id);
+        }
+    tmpl_set_fmt(d, "cu_nreduces", "%d", km->nreduces > 0 ? km->nreduces : 1);
+
+    /* The colouring in the kernels' (i, mid, outer) frame: periods, and per colour the cells
+     * of the period box (residues in the frame), colour by colour. No colour: one colour of
+     * one cell, period 1. */
+    int p[3] = {1, 1, 1}; /* stencil (i, j, k) periods */
+    for (int dim = 0; km->ncolors && dim < 3; dim++)
+        p[dim] = km->color_period[dim];
+    int fp[3] = {p[0], km->dims == 3 ? p[1] : 1, km->dims == 3 ? p[2] : km->dims == 2 ? p[1] : 1};
+    tmpl_set_fmt(d, "cu_p0", "%d", fp[0]);
+    tmpl_set_fmt(d, "cu_p1", "%d", fp[1]);
+    tmpl_set_fmt(d, "cu_p2", "%d", fp[2]);
+    int ncolors = km->ncolors ? km->ncolors : 1;
+    tmpl_set_fmt(d, "cu_ncolors", "%d", ncolors);
+    tmpl_value *cells = tmpl_set_list(d, "cu_cells");
+    tmpl_buf start = {0};
+    int ncells = 0;
+    for (int c = 0; c < ncolors; c++) {
+        tmpl_buf_printf(&start, "%d, ", ncells);
+        tmpl_buf row = {0};
+        for (int ck = 0; ck < p[2]; ck++)
+            for (int cj = 0; cj < p[1]; cj++)
+                for (int ci = 0; ci < p[0]; ci++) {
+                    int colour = km->ncolors ? km->color_table[ci + p[0] * (cj + p[1] * ck)] : 0;
+                    if (colour != c) continue;
+                    int f[3] = {ci, km->dims == 3 ? cj : 0,
+                                km->dims == 3   ? ck
+                                : km->dims == 2 ? cj
+                                                : 0};
+                    tmpl_buf_printf(&row, "{%d, %d, %d}, ", f[0], f[1], f[2]);
+                    ncells++;
+                }
+        tmpl_value *cv = tmpl_append_map(cells);
+        tmpl_set_str(cv, "cells", tmpl_buf_str(&row));
+        tmpl_set_fmt(cv, "color", "%d", c);
+        tmpl_buf_free(&row);
+    }
+    tmpl_buf_printf(&start, "%d", ncells);
+    tmpl_set_str(d, "cu_cell_start", tmpl_buf_str(&start));
+    tmpl_buf_free(&start);
+    tmpl_set_fmt(d, "cu_ncells", "%d", ncells);
+}
+
 void emit_cuda_data(const km_kernel *km, const char *const *read_name,
-                    const char *const *value_name, tmpl_value *d) {
+                    const char *const *value_name, const char *const *reduce_name,
+                    const char *const *reduce_acc, tmpl_value *d) {
     tmpl_set_bool(d, "cuda", 1);
     tmpl_set_bool(d, "cu_float", km->type_size == 4);
     /* field index of every array, -1 for scalars */
@@ -249,6 +371,9 @@ void emit_cuda_data(const km_kernel *km, const char *const *read_name,
         }
     }
     tmpl_set_fmt(d, "cu_warm", "%d", warm);
+    tmpl_set_bool(d, "cu_sweep", needs_sweep(km));
+    if (needs_sweep(km))
+        sweep_data(km, field_of, read_name, value_name, reduce_name, reduce_acc, d);
     tmpl_set_bool(d, "cu_has_planes", tmpl_list_len(planes) > 0);
 
     /* Every read in its three forms. */
@@ -312,16 +437,21 @@ void emit_cuda_data(const km_kernel *km, const char *const *read_name,
         tmpl_buf name = {0};
         if (cv->strategy == 'd')
             tmpl_buf_printf(&name, "direct_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
+        else if (cv->strategy == 'w')
+            tmpl_buf_printf(&name, "sweep_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
         else
             tmpl_buf_printf(&name, "stream_%dx%d_k%d", cv->bx, cv->by, cv->k);
         if (minb > 1) tmpl_buf_printf(&name, "_o%d", minb);
         tmpl_set_str(vv, "name", tmpl_buf_str(&name));
         tmpl_buf_free(&name);
         tmpl_set_fmt(vv, "fn", "%s<%d, %d, %d, %d, %d>",
-                     cv->strategy == 'd' ? "stenc_run_direct" : "stenc_run_stream", cv->v, cv->k,
-                     cv->bx, cv->by, minb);
+                     cv->strategy == 'd'   ? "stenc_run_direct"
+                     : cv->strategy == 'w' ? "stenc_run_sweep"
+                                           : "stenc_run_stream",
+                     cv->v, cv->k, cv->bx, cv->by, minb);
     }
     tmpl_set_fmt(d, "cu_nvariants", "%d", pol.count);
+    tmpl_set_str(d, "cu_flags", needs_sweep(km) ? "STENC_VARIANTS_FIXED" : "0u");
 
     for (int a = 0; a < km->narrays; a++)
         free(info[a].rows);

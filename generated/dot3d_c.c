@@ -22,7 +22,7 @@ static const stenc_launch_arg dot3d_args[2] = {
 };
 
 static const stenc_launch_desc dot3d_desc = {
-    "dot3d", 3, STENC_F32, STENC_TARGET_C, 2, dot3d_args,
+    "dot3d", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA, 2, dot3d_args,
 };
 
 /* One sweep over the interior, on the host. Each tile
@@ -98,6 +98,9 @@ static stenc_status dot3d_c(const stenc_launch_shape *shape, const stenc_launch_
     return STENC_OK;
 }
 
+/* The CUDA kernels' variants, defined in dot3d_cuda.cu. */
+extern const stenc_launch_variants dot3d_cuda_variants;
+
 stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x,
                            const stenc_field *y, double *dot, double *xmin, double *xmax) {
     const stenc_field *const fields[2] = {x, y};
@@ -114,6 +117,17 @@ stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const sten
     if (!xmax)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "dot3d: the result pointer of reduction 'xmax' is NULL");
+    if (shape.location == STENC_ON_DEVICE) {
+        double stenc_results[3];
+        const stenc_launch_op stenc_op = {0, stenc_results};
+        status = stenc_launch_select(ctx, &dot3d_cuda_variants, stenc_variant, &shape, views,
+                                     NULL, &stenc_op);
+        if (status != STENC_OK) return status;
+        *dot = stenc_results[0];
+        *xmin = stenc_results[1];
+        *xmax = stenc_results[2];
+        return status;
+    }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "dot3d: no variant '%s' on the host (the fields live on the "
@@ -128,6 +142,5 @@ stenc_status dot3d(stenc_ctx *ctx, const stenc_field *x, const stenc_field *y, d
 }
 
 const char *dot3d_variant_name(int index) {
-    (void)index;
-    return NULL;
+    return stenc_launch_variant_name(&dot3d_cuda_variants, index);
 }

@@ -188,9 +188,11 @@ stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, doubl
     stenc_status status = stenc_launch_check(&euler_flux_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        const stenc_launch_op stenc_op = {0, NULL};
         const double stenc_scalars[] = {gm1, dt_dx, k2, sensor_min};
-        return stenc_launch_select(ctx, &euler_flux_cuda_variants, stenc_variant, &shape, views,
-                                   stenc_scalars);
+        status = stenc_launch_select(ctx, &euler_flux_cuda_variants, stenc_variant, &shape, views,
+                                     stenc_scalars, &stenc_op);
+        return status;
     }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,

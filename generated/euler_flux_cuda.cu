@@ -592,7 +592,8 @@ static stenc_status stenc_check_grid(long y, const char *what) {
 
 template <int V, int K, int BX, int BY, int MINB>
 stenc_status stenc_run_direct(stenc_ctx *ctx, const stenc_launch_shape *shape,
-                              const stenc_launch_field *f, const double *scalars) {
+                              const stenc_launch_field *f, const double *scalars,
+                              const stenc_launch_op *) {
     stenc_args a;
     if (!stenc_make_args(shape, f, scalars, V, &a)) return STENC_OK;
     const long gx = ((long)a.n[0] + V * BX - 1) / (V * BX), gy = ((long)a.n[1] + BY - 1) / BY;
@@ -609,7 +610,8 @@ stenc_status stenc_run_direct(stenc_ctx *ctx, const stenc_launch_shape *shape,
 
 template <int V, int KC, int BX, int BY, int MINB>
 stenc_status stenc_run_stream(stenc_ctx *ctx, const stenc_launch_shape *shape,
-                              const stenc_launch_field *f, const double *scalars) {
+                              const stenc_launch_field *f, const double *scalars,
+                              const stenc_launch_op *) {
     stenc_args a;
     if (!stenc_make_args(shape, f, scalars, 1, &a)) return STENC_OK;
     const long gx = ((long)a.n[0] + BX - 1) / BX, gy = ((long)a.n[1] + BY - 1) / BY;
@@ -638,5 +640,5 @@ const stenc_launch_variant stenc_variant_list[7] = {
 } // namespace
 
 extern "C" const stenc_launch_variants euler_flux_cuda_variants = {
-    "euler_flux", STENC_F32, 7, stenc_variant_list,
+    "euler_flux", STENC_F32, 7, stenc_variant_list, 0u,
 };

@@ -30,7 +30,7 @@ static const stenc_launch_arg gs1d_r2_args[2] = {
 };
 
 static const stenc_launch_desc gs1d_r2_desc = {
-    "gs1d_r2", 1, STENC_F64, STENC_TARGET_C, 2, gs1d_r2_args,
+    "gs1d_r2", 1, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 2, gs1d_r2_args,
 };
 
 /* One sweep over the interior (the points of one colour), on the host. Each tile
@@ -94,6 +94,9 @@ static stenc_status gs1d_r2_c(const stenc_launch_shape *shape, const stenc_launc
     return STENC_OK;
 }
 
+/* The CUDA kernels' variants, defined in gs1d_r2_cuda.cu. */
+extern const stenc_launch_variants gs1d_r2_cuda_variants;
+
 stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2,
                              stenc_field *u, const stenc_field *f, double *change,
                              double *change2) {
@@ -113,6 +116,17 @@ stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int colo
     if (!change2)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "gs1d_r2: the result pointer of reduction 'change2' is NULL");
+    if (shape.location == STENC_ON_DEVICE) {
+        double stenc_results[2];
+        const stenc_launch_op stenc_op = {color, stenc_results};
+        const double stenc_scalars[] = {h2};
+        status = stenc_launch_select(ctx, &gs1d_r2_cuda_variants, stenc_variant, &shape, views,
+                                     stenc_scalars, &stenc_op);
+        if (status != STENC_OK) return status;
+        *change = stenc_results[0];
+        *change2 = stenc_results[1];
+        return status;
+    }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "gs1d_r2: no variant '%s' on the host (the fields live on the "
@@ -127,6 +141,5 @@ stenc_status gs1d_r2(stenc_ctx *ctx, int color, double h2, stenc_field *u, const
 }
 
 const char *gs1d_r2_variant_name(int index) {
-    (void)index;
-    return NULL;
+    return stenc_launch_variant_name(&gs1d_r2_cuda_variants, index);
 }

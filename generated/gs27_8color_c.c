@@ -61,7 +61,7 @@ static const stenc_launch_arg gs27_8color_args[29] = {
 };
 
 static const stenc_launch_desc gs27_8color_desc = {
-    "gs27_8color", 3, STENC_F64, STENC_TARGET_C, 29, gs27_8color_args,
+    "gs27_8color", 3, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 29, gs27_8color_args,
 };
 
 /* One sweep over the interior (the points of one colour), on the host. */
@@ -296,6 +296,9 @@ static void gs27_8color_c(const stenc_launch_shape *shape, const stenc_launch_fi
     }
 }
 
+/* The CUDA kernels' variants, defined in gs27_8color_cuda.cu. */
+extern const stenc_launch_variants gs27_8color_cuda_variants;
+
 stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int color,
                                  stenc_field *u, const stenc_field *cmmm, const stenc_field *c0mm,
                                  const stenc_field *cpmm, const stenc_field *cm0m,
@@ -324,6 +327,12 @@ stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int 
                                "gs27_8color: color %d is out of range (the stencil has colours "
                                "0..%d)",
                                color, GS27_8COLOR_COLORS - 1);
+    if (shape.location == STENC_ON_DEVICE) {
+        const stenc_launch_op stenc_op = {color, NULL};
+        status = stenc_launch_select(ctx, &gs27_8color_cuda_variants, stenc_variant, &shape, views,
+                                     NULL, &stenc_op);
+        return status;
+    }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "gs27_8color: no variant '%s' on the host (the fields live on the "
@@ -353,6 +362,5 @@ stenc_status gs27_8color(stenc_ctx *ctx, int color, stenc_field *u, const stenc_
 }
 
 const char *gs27_8color_variant_name(int index) {
-    (void)index;
-    return NULL;
+    return stenc_launch_variant_name(&gs27_8color_cuda_variants, index);
 }

@@ -30,7 +30,7 @@ static const stenc_launch_arg gs_redblack_args[2] = {
 };
 
 static const stenc_launch_desc gs_redblack_desc = {
-    "gs_redblack", 2, STENC_F64, STENC_TARGET_C, 2, gs_redblack_args,
+    "gs_redblack", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 2, gs_redblack_args,
 };
 
 /* One sweep over the interior (the points of one colour), on the host. */
@@ -69,6 +69,9 @@ static void gs_redblack_c(const stenc_launch_shape *shape, const stenc_launch_fi
     }
 }
 
+/* The CUDA kernels' variants, defined in gs_redblack_cuda.cu. */
+extern const stenc_launch_variants gs_redblack_cuda_variants;
+
 stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2,
                                  double omega, stenc_field *u, const stenc_field *f) {
     const stenc_field *const fields[2] = {u, f};
@@ -81,6 +84,13 @@ stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int 
                                "gs_redblack: color %d is out of range (the stencil has colours "
                                "0..%d)",
                                color, GS_REDBLACK_COLORS - 1);
+    if (shape.location == STENC_ON_DEVICE) {
+        const stenc_launch_op stenc_op = {color, NULL};
+        const double stenc_scalars[] = {h2, omega};
+        status = stenc_launch_select(ctx, &gs_redblack_cuda_variants, stenc_variant, &shape, views,
+                                     stenc_scalars, &stenc_op);
+        return status;
+    }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "gs_redblack: no variant '%s' on the host (the fields live on the "
@@ -96,6 +106,5 @@ stenc_status gs_redblack(stenc_ctx *ctx, int color, double h2, double omega, ste
 }
 
 const char *gs_redblack_variant_name(int index) {
-    (void)index;
-    return NULL;
+    return stenc_launch_variant_name(&gs_redblack_cuda_variants, index);
 }

@@ -80,9 +80,11 @@ stenc_status heat3d_variant(stenc_ctx *ctx, const char *stenc_variant, double a,
     stenc_status status = stenc_launch_check(&heat3d_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        const stenc_launch_op stenc_op = {0, NULL};
         const double stenc_scalars[] = {a, b};
-        return stenc_launch_select(ctx, &heat3d_cuda_variants, stenc_variant, &shape, views,
-                                   stenc_scalars);
+        status = stenc_launch_select(ctx, &heat3d_cuda_variants, stenc_variant, &shape, views,
+                                     stenc_scalars, &stenc_op);
+        return status;
     }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,

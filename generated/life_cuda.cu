@@ -257,7 +257,8 @@ static stenc_status stenc_check_grid(long y, const char *what) {
 
 template <int V, int K, int BX, int BY, int MINB>
 stenc_status stenc_run_direct(stenc_ctx *ctx, const stenc_launch_shape *shape,
-                              const stenc_launch_field *f, const double *scalars) {
+                              const stenc_launch_field *f, const double *scalars,
+                              const stenc_launch_op *) {
     stenc_args a;
     if (!stenc_make_args(shape, f, scalars, V, &a)) return STENC_OK;
     const long gx = ((long)a.n[0] + V * BX - 1) / (V * BX), gy = ((long)a.n[1] + BY - 1) / BY;
@@ -274,7 +275,8 @@ stenc_status stenc_run_direct(stenc_ctx *ctx, const stenc_launch_shape *shape,
 
 template <int V, int KC, int BX, int BY, int MINB>
 stenc_status stenc_run_stream(stenc_ctx *ctx, const stenc_launch_shape *shape,
-                              const stenc_launch_field *f, const double *scalars) {
+                              const stenc_launch_field *f, const double *scalars,
+                              const stenc_launch_op *) {
     stenc_args a;
     if (!stenc_make_args(shape, f, scalars, 1, &a)) return STENC_OK;
     const long gx = ((long)a.n[0] + BX - 1) / BX, gy = ((long)a.n[1] + BY - 1) / BY;
@@ -302,5 +304,5 @@ const stenc_launch_variant stenc_variant_list[6] = {
 } // namespace
 
 extern "C" const stenc_launch_variants life_cuda_variants = {
-    "life", STENC_F32, 6, stenc_variant_list,
+    "life", STENC_F32, 6, stenc_variant_list, 0u,
 };

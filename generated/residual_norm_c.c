@@ -21,7 +21,7 @@ static const stenc_launch_arg residual_norm_args[3] = {
 };
 
 static const stenc_launch_desc residual_norm_desc = {
-    "residual_norm", 2, STENC_F64, STENC_TARGET_C, 3, residual_norm_args,
+    "residual_norm", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 3, residual_norm_args,
 };
 
 /* One sweep over the interior, on the host. Each tile
@@ -91,6 +91,9 @@ static stenc_status residual_norm_c(const stenc_launch_shape *shape,
     return STENC_OK;
 }
 
+/* The CUDA kernels' variants, defined in residual_norm_cuda.cu. */
+extern const stenc_launch_variants residual_norm_cuda_variants;
+
 stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, double inv_h2,
                                    const stenc_field *u, const stenc_field *f, stenc_field *r,
                                    double *r2, double *rmax) {
@@ -105,6 +108,17 @@ stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, do
     if (!rmax)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "residual_norm: the result pointer of reduction 'rmax' is NULL");
+    if (shape.location == STENC_ON_DEVICE) {
+        double stenc_results[2];
+        const stenc_launch_op stenc_op = {0, stenc_results};
+        const double stenc_scalars[] = {inv_h2};
+        status = stenc_launch_select(ctx, &residual_norm_cuda_variants, stenc_variant, &shape, views,
+                                     stenc_scalars, &stenc_op);
+        if (status != STENC_OK) return status;
+        *r2 = stenc_results[0];
+        *rmax = stenc_results[1];
+        return status;
+    }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "residual_norm: no variant '%s' on the host (the fields live on the "
@@ -119,6 +133,5 @@ stenc_status residual_norm(stenc_ctx *ctx, double inv_h2, const stenc_field *u,
 }
 
 const char *residual_norm_variant_name(int index) {
-    (void)index;
-    return NULL;
+    return stenc_launch_variant_name(&residual_norm_cuda_variants, index);
 }

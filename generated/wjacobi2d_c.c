@@ -71,9 +71,11 @@ stenc_status wjacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double
     stenc_status status = stenc_launch_check(&wjacobi2d_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        const stenc_launch_op stenc_op = {0, NULL};
         const double stenc_scalars[] = {h2, omega};
-        return stenc_launch_select(ctx, &wjacobi2d_cuda_variants, stenc_variant, &shape, views,
-                                   stenc_scalars);
+        status = stenc_launch_select(ctx, &wjacobi2d_cuda_variants, stenc_variant, &shape, views,
+                                     stenc_scalars, &stenc_op);
+        return status;
     }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,

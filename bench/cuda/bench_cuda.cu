@@ -54,21 +54,21 @@ static const char *const kPrecision = "float";
 static const stenc_type kType = STENC_F32;
 #endif
 
-#define CHECK_CUDA(call)                                                                         \
-    do {                                                                                         \
-        cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) {                                                                 \
+#define CHECK_CUDA(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                             \
-        }                                                                                        \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
-#define CHECK_STENC(call)                                                                        \
-    do {                                                                                         \
-        stenc_status s_ = (call);                                                                \
-        if (s_ != STENC_OK) {                                                                    \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, stenc_last_error());   \
-            exit(1);                                                                             \
-        }                                                                                        \
+#define CHECK_STENC(call)                                                                          \
+    do {                                                                                           \
+        stenc_status s_ = (call);                                                                  \
+        if (s_ != STENC_OK) {                                                                      \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, stenc_last_error());     \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 typedef stenc_status (*run_fn)(stenc_ctx *, const char *, const double *, stenc_field *const *);
@@ -98,8 +98,7 @@ static stenc_status r_euler_flux(stenc_ctx *c, const char *v, const double *s,
     return euler_flux_variant(c, v, s[0], s[1], s[2], s[3], f[0], f[1], f[2], f[3], f[4], f[5],
                               f[6], f[7]);
 }
-static stenc_status r_wave_r2(stenc_ctx *c, const char *v, const double *s,
-                              stenc_field *const *f) {
+static stenc_status r_wave_r2(stenc_ctx *c, const char *v, const double *s, stenc_field *const *f) {
     return wave_r2_variant(c, v, s[0], f[0], f[1], f[2]);
 }
 
@@ -111,14 +110,23 @@ struct Case {
     double scalars[4];
     run_fn run;
     const char *(*variant_name)(int);
-    double lo[4], hi[4]; // input value ranges (first four inputs; the rest use the last); lo==hi==-2: 0/1 cells
+    double lo[4], hi[4]; // input value ranges (first four inputs; the rest use the last);
+                         // lo==hi==-2: 0/1 cells
 };
 
 static const Case kCases[] = {
     {"heat3d", 3, 1, 1, 1, {0.22, 0.13}, r_heat3d, heat3d_variant_name, {-1}, {1}},
     {"varcoef27", 3, 1, 28, 1, {0}, r_varcoef27, varcoef27_variant_name, {-1}, {1}},
-    {"euler_flux", 3, 1, 4, 4, {0.4, 0.1, 0.5, 0.05}, r_euler_flux, euler_flux_variant_name,
-     {0.8, -0.3, -0.3, 2.0}, {1.2, 0.3, 0.3, 3.0}},
+    {"euler_flux",
+     3,
+     1,
+     4,
+     4,
+     {0.4, 0.1, 0.5, 0.05},
+     r_euler_flux,
+     euler_flux_variant_name,
+     {0.8, -0.3, -0.3, 2.0},
+     {1.2, 0.3, 0.3, 3.0}},
     {"wave_r2", 3, 2, 2, 1, {0.1}, r_wave_r2, wave_r2_variant_name, {-1}, {1}},
     {"jacobi2d", 2, 1, 2, 1, {1.0 / 289}, r_jacobi2d, jacobi2d_variant_name, {-1}, {1}},
     {"residual2d", 2, 1, 2, 1, {289.0}, r_residual2d, residual2d_variant_name, {-1}, {1}},
@@ -241,7 +249,9 @@ static void report(const Case &c, const char *size, const char *variant, double 
 // ---- solver stencils ------------------------------------------------------------------------
 
 typedef int (*colour_fn)(long i, long j, long k);
-static int colour_redblack(long i, long j, long) { return (int)((i + j) % 2); }
+static int colour_redblack(long i, long j, long) {
+    return (int)((i + j) % 2);
+}
 static int colour_eight(long i, long j, long k) {
     return (int)(i % 2 + 2 * (j % 2) + 4 * (k % 2));
 }
@@ -331,9 +341,11 @@ static int bench_sweep(stenc_ctx *ctx, const char *name, int dims, const size_t 
     std::vector<stenc_field *> g = f;
     g[0] = uref;
     double t0 = omp_get_wtime();
-    for (int c = 0; c < ncolors; c++) CHECK_STENC(run(ctx, "c", c, g.data()));
+    for (int c = 0; c < ncolors; c++)
+        CHECK_STENC(run(ctx, "c", c, g.data()));
     printf("# %s: C kernel on the host, one sweep %.3f s\n", name, omp_get_wtime() - t0);
-    for (int a = 0; a < nfields; a++) CHECK_STENC(stenc_field_upload(f[a]));
+    for (int a = 0; a < nfields; a++)
+        CHECK_STENC(stenc_field_upload(f[a]));
 
     // The bound: per colour, u read (its reads), u written (the colour), every other array
     // read at the colour's points; summed over the colours.
@@ -353,14 +365,16 @@ static int bench_sweep(stenc_ctx *ctx, const char *name, int dims, const size_t 
     for (int v = 0; (vname = variant_name(v)) != nullptr; v++) {
         double ms = timer.median_ms(
             [&] {
-                for (int c = 0; c < ncolors; c++) CHECK_STENC(run(ctx, vname, c, f.data()));
+                for (int c = 0; c < ncolors; c++)
+                    CHECK_STENC(run(ctx, vname, c, f.data()));
             },
             reps);
         // the check: from the original u, one sweep, bit for bit against the C kernel
         CHECK_STENC(stenc_field_download(f[0]));
         CHECK_STENC(stenc_field_copy_from(f[0], u0.data()));
         CHECK_STENC(stenc_field_upload(f[0]));
-        for (int c = 0; c < ncolors; c++) CHECK_STENC(run(ctx, vname, c, f.data()));
+        for (int c = 0; c < ncolors; c++)
+            CHECK_STENC(run(ctx, vname, c, f.data()));
         CHECK_STENC(stenc_field_download(f[0]));
         long bad = compare(f[0], uref);
         CHECK_STENC(stenc_field_upload(f[0]));
@@ -370,15 +384,21 @@ static int bench_sweep(stenc_ctx *ctx, const char *name, int dims, const size_t 
         report_solver(name, size, vname, ms, pts, bytes, copy, bad, extra);
     }
     stenc_field_free(uref);
-    for (int a = 0; a < nfields; a++) stenc_field_free(f[a]);
+    for (int a = 0; a < nfields; a++)
+        stenc_field_free(f[a]);
     return failures;
 }
 
-static void fill_pm1(stenc_field *f, int a) { fill(f, 2000 + (uint64_t)a, -1, 1, false); }
+static void fill_pm1(stenc_field *f, int a) {
+    fill(f, 2000 + (uint64_t)a, -1, 1, false);
+}
 static void fill_gs27(stenc_field *f, int a) {
-    if (a == 14) fill(f, 2000 + (uint64_t)a, 4, 6, false);
-    else if (a >= 1 && a <= 27) fill(f, 2000 + (uint64_t)a, -0.2, 0.2, false);
-    else fill(f, 2000 + (uint64_t)a, -1, 1, false);
+    if (a == 14)
+        fill(f, 2000 + (uint64_t)a, 4, 6, false);
+    else if (a >= 1 && a <= 27)
+        fill(f, 2000 + (uint64_t)a, -0.2, 0.2, false);
+    else
+        fill(f, 2000 + (uint64_t)a, -1, 1, false);
 }
 
 static int bench_solvers(stenc_ctx *ctx, bool quick, double copy, int reps, const char *only) {
@@ -387,7 +407,8 @@ static int bench_solvers(stenc_ctx *ctx, bool quick, double copy, int reps, cons
     if (!only || !strcmp(only, "gs_redblack")) {
         size_t n[3] = {n2, n2, 1};
         int period[3] = {2, 2, 1};
-        std::vector<Offset> reads = {{{0, 0, 0}}, {{-1, 0, 0}}, {{1, 0, 0}}, {{0, -1, 0}}, {{0, 1, 0}}};
+        std::vector<Offset> reads = {
+            {{0, 0, 0}}, {{-1, 0, 0}}, {{1, 0, 0}}, {{0, -1, 0}}, {{0, 1, 0}}};
         auto run = [](stenc_ctx *c, const char *v, int color, stenc_field **f) {
             return gs_redblack_variant(c, v, color, 1.0 / 289, 1.3, f[0], f[1]);
         };
@@ -400,7 +421,8 @@ static int bench_solvers(stenc_ctx *ctx, bool quick, double copy, int reps, cons
         std::vector<Offset> reads;
         for (int k = -1; k <= 1; k++)
             for (int j = -1; j <= 1; j++)
-                for (int i = -1; i <= 1; i++) reads.push_back({{i, j, k}});
+                for (int i = -1; i <= 1; i++)
+                    reads.push_back({{i, j, k}});
         auto run = [](stenc_ctx *c, const char *v, int color, stenc_field **f) {
             return gs27_8color_variant(c, v, color, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
                                        f[8], f[9], f[10], f[11], f[12], f[13], f[14], f[15], f[16],
@@ -423,14 +445,18 @@ static int bench_solvers(stenc_ctx *ctx, bool quick, double copy, int reps, cons
         CHECK_STENC(stenc_field_create(ctx, &rc, kType, 2, n[0], n[1], 1, 1));
         double c_r2, c_rmax;
         CHECK_STENC(residual_norm_variant(ctx, "c", 289.0, f[0], f[1], rc, &c_r2, &c_rmax));
-        for (int a = 0; a < 3; a++) CHECK_STENC(stenc_field_upload(f[a]));
+        for (int a = 0; a < 3; a++)
+            CHECK_STENC(stenc_field_upload(f[a]));
         Timer timer(ctx);
         const double pts = (double)n[0] * n[1], bytes = 3.0 * sizeof(real) * pts;
         const char *vname;
         for (int v = 0; (vname = residual_norm_variant_name(v)) != nullptr; v++) {
             double r2 = 0, rmax = 0, r2b = 0, rmaxb = 0;
             double ms = timer.median_ms(
-                [&] { CHECK_STENC(residual_norm_variant(ctx, vname, 289.0, f[0], f[1], f[2], &r2, &rmax)); },
+                [&] {
+                    CHECK_STENC(
+                        residual_norm_variant(ctx, vname, 289.0, f[0], f[1], f[2], &r2, &rmax));
+                },
                 reps);
             CHECK_STENC(residual_norm_variant(ctx, vname, 289.0, f[0], f[1], f[2], &r2b, &rmaxb));
             CHECK_STENC(stenc_field_download(f[2]));
@@ -438,7 +464,8 @@ static int bench_solvers(stenc_ctx *ctx, bool quick, double copy, int reps, cons
             CHECK_STENC(stenc_field_upload(f[2]));
             bool same = !memcmp(&r2, &r2b, sizeof r2) && rmax == rmaxb;
             double rel = fabs(r2 - c_r2) / fabs(c_r2);
-            // The C target and the GPU sum in different orders, each within ~2^-52 of the exact sum.
+            // The C target and the GPU sum in different orders, each within ~2^-52 of the exact
+            // sum.
             bool close = rel <= 8.0 * 0x1.0p-53 && rmax == c_rmax;
             if (bad || !same || !close) failures++, bad += !same + !close;
             char extra[160];
@@ -446,7 +473,8 @@ static int bench_solvers(stenc_ctx *ctx, bool quick, double copy, int reps, cons
                      r2, c_r2, rel, same ? "yes" : "NO");
             report_solver("residual_norm", size, vname, ms, pts, bytes, copy, bad, extra);
         }
-        for (int a = 0; a < 3; a++) stenc_field_free(f[a]);
+        for (int a = 0; a < 3; a++)
+            stenc_field_free(f[a]);
         stenc_field_free(rc);
     }
     return failures;
@@ -457,10 +485,14 @@ int main(int argc, char **argv) {
     int reps = 20;
     const char *only = nullptr;
     for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--quick")) quick = true, reps = 3;
-        else if (!strcmp(argv[a], "--reps") && a + 1 < argc) reps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--only") && a + 1 < argc) only = argv[++a];
-        else if (!strcmp(argv[a], "--solvers")) solvers_only = true;
+        if (!strcmp(argv[a], "--quick"))
+            quick = true, reps = 3;
+        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+            reps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--only") && a + 1 < argc)
+            only = argv[++a];
+        else if (!strcmp(argv[a], "--solvers"))
+            solvers_only = true;
     }
     stenc_ctx *ctx;
     if (stenc_ctx_create(&ctx, STENC_DEVICE_CUDA) != STENC_OK) {
@@ -504,7 +536,8 @@ int main(int argc, char **argv) {
         double t0 = omp_get_wtime();
         CHECK_STENC(c.run(ctx, "c", c.scalars, ref));
         printf("# %s: C kernel on the host %.3f s\n", c.name, omp_get_wtime() - t0);
-        for (int a = 0; a < nf; a++) CHECK_STENC(stenc_field_upload(f[a]));
+        for (int a = 0; a < nf; a++)
+            CHECK_STENC(stenc_field_upload(f[a]));
 
         auto check = [&]() {
             long bad = 0;
@@ -540,7 +573,8 @@ int main(int argc, char **argv) {
             CHECK_STENC(stenc_field_get_layout(f[0], &L));
             const real *x = (const real *)stenc_field_device_origin(f[0]);
             real *y = (real *)stenc_field_device_origin(f[1]);
-            dim3 blk(32, 8), grd((unsigned)(n[0] + 31) / 32, (unsigned)(n[1] + 7) / 8, (unsigned)n[2]);
+            dim3 blk(32, 8),
+                grd((unsigned)(n[0] + 31) / 32, (unsigned)(n[1] + 7) / 8, (unsigned)n[2]);
             ms = timer.median_ms(
                 [&] {
                     heat3d_naive<<<grd, blk, 0, timer.stream>>>(
@@ -551,8 +585,10 @@ int main(int argc, char **argv) {
                 reps);
             report(c, size, "naive_anchor_32x8", ms, pts, bytes_pt, copy, check());
         }
-        for (int o = c.ninputs; o < nf; o++) stenc_field_free(ref[o]);
-        for (int a = 0; a < nf; a++) stenc_field_free(f[a]);
+        for (int o = c.ninputs; o < nf; o++)
+            stenc_field_free(ref[o]);
+        for (int a = 0; a < nf; a++)
+            stenc_field_free(f[a]);
     }
 
     failures += bench_solvers(ctx, quick, copy, reps, only);

@@ -29,15 +29,15 @@ static int compare_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static stenc_status time_variant(stenc_ctx *ctx, stenc_timer *timer,
-                                 const stenc_launch_variant *v, const stenc_launch_shape *shape,
-                                 const stenc_launch_field *f, const double *scalars, double *ms) {
+static stenc_status time_variant(stenc_ctx *ctx, stenc_timer *timer, const stenc_launch_variant *v,
+                                 const stenc_launch_shape *shape, const stenc_launch_field *f,
+                                 const double *scalars, const stenc_launch_op *op, double *ms) {
     for (int r = 0; r < TUNE_WARMUP_RUNS; r++)
-        STENC_TRY(v->run(ctx, shape, f, scalars));
+        STENC_TRY(v->run(ctx, shape, f, scalars, op));
     double t[TUNE_TIMED_RUNS];
     for (int r = 0; r < TUNE_TIMED_RUNS; r++) {
         STENC_TRY(stenc_timer_start(timer));
-        STENC_TRY(v->run(ctx, shape, f, scalars));
+        STENC_TRY(v->run(ctx, shape, f, scalars, op));
         STENC_TRY(stenc_timer_stop(timer, &t[r]));
     }
     qsort(t, TUNE_TIMED_RUNS, sizeof t[0], compare_double);
@@ -48,14 +48,15 @@ static stenc_status time_variant(stenc_ctx *ctx, stenc_timer *timer,
 /* Time every variant and return the fastest in *best. */
 static stenc_status tune(stenc_ctx *ctx, const stenc_launch_variants *vs,
                          const stenc_launch_shape *shape, const stenc_launch_field *f,
-                         const double *scalars, int *best, double *best_ms) {
+                         const double *scalars, const stenc_launch_op *op, int *best,
+                         double *best_ms) {
     stenc_timer *timer;
     STENC_TRY(stenc_timer_create(ctx, &timer));
     *best = 0;
     *best_ms = -1;
     for (int v = 0; v < vs->count; v++) {
         double ms;
-        stenc_status st = time_variant(ctx, timer, &vs->list[v], shape, f, scalars, &ms);
+        stenc_status st = time_variant(ctx, timer, &vs->list[v], shape, f, scalars, op, &ms);
         if (st != STENC_OK) {
             stenc_timer_destroy(timer);
             return st;
@@ -68,8 +69,9 @@ static stenc_status tune(stenc_ctx *ctx, const stenc_launch_variants *vs,
 
 stenc_status stenc_launch_select(stenc_ctx *ctx, const stenc_launch_variants *vs,
                                  const char *variant, const stenc_launch_shape *shape,
-                                 const stenc_launch_field *f, const double *scalars) {
-    STENC_REQUIRE(ctx && vs && shape && f, "stenc_launch_select: NULL argument");
+                                 const stenc_launch_field *f, const double *scalars,
+                                 const stenc_launch_op *op) {
+    STENC_REQUIRE(ctx && vs && shape && f && op, "stenc_launch_select: NULL argument");
     STENC_REQUIRE(vs->count > 0, "%s: no CUDA variants", vs->stencil);
     if (variant) {
         int v = find_variant(vs, variant);
@@ -82,21 +84,56 @@ stenc_status stenc_launch_select(stenc_ctx *ctx, const stenc_launch_variants *vs
             return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: no variant '%s' (variants: %s)",
                                vs->stencil, variant, names);
         }
-        return vs->list[v].run(ctx, shape, f, scalars);
+        return vs->list[v].run(ctx, shape, f, scalars, op);
     }
+    if (vs->flags & STENC_VARIANTS_FIXED) return vs->list[0].run(ctx, shape, f, scalars, op);
     char key[512], name[128];
     int found = 0;
     STENC_TRY(stenc_tune_key(ctx, vs->stencil, shape->n, vs->type, key, sizeof key));
     STENC_TRY(stenc_tune_lookup(ctx, key, name, sizeof name, &found));
     if (found) {
         int v = find_variant(vs, name);
-        if (v >= 0) return vs->list[v].run(ctx, shape, f, scalars);
+        if (v >= 0) return vs->list[v].run(ctx, shape, f, scalars, op);
         /* A stale entry (a variant this build no longer has): tune again or use the default. */
     }
-    if (stenc_tune_get_mode(ctx) == STENC_TUNE_OFF) return vs->list[0].run(ctx, shape, f, scalars);
+    if (stenc_tune_get_mode(ctx) == STENC_TUNE_OFF)
+        return vs->list[0].run(ctx, shape, f, scalars, op);
     int best;
     double best_ms;
-    STENC_TRY(tune(ctx, vs, shape, f, scalars, &best, &best_ms));
-    STENC_TRY(vs->list[best].run(ctx, shape, f, scalars));
+    STENC_TRY(tune(ctx, vs, shape, f, scalars, op, &best, &best_ms));
+    STENC_TRY(vs->list[best].run(ctx, shape, f, scalars, op));
     return stenc_tune_store(ctx, key, vs->list[best].name, best_ms);
+}
+
+/* ---- the scratch buffer of generated kernels ----------------------------------------------- */
+
+typedef struct launch_scratch {
+    void *ptr;
+    size_t bytes;
+} launch_scratch;
+
+static void release_scratch(stenc_ctx *ctx, void *state) {
+    launch_scratch *s = state;
+    if (s->ptr) stenc_free(ctx, s->ptr);
+    free(s);
+}
+
+stenc_status stenc_launch_scratch(stenc_ctx *ctx, size_t bytes, void **ptr) {
+    STENC_REQUIRE(ctx && ptr, "stenc_launch_scratch: NULL argument");
+    launch_scratch *s = stenc_ctx_cache_get(ctx, STENC_CACHE_STENCIL);
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_launch_scratch: out of memory");
+        stenc_ctx_cache_set(ctx, STENC_CACHE_STENCIL, s, release_scratch);
+    }
+    if (s->bytes < bytes || !s->ptr) {
+        /* stenc_free waits for the work that may still use the old buffer (cudaFree). */
+        if (s->ptr) stenc_free(ctx, s->ptr);
+        s->ptr = NULL, s->bytes = 0;
+        size_t want = bytes > 4096 ? bytes : 4096;
+        STENC_TRY(stenc_malloc(ctx, &s->ptr, want));
+        s->bytes = want;
+    }
+    *ptr = s->ptr;
+    return STENC_OK;
 }

@@ -7,7 +7,14 @@
  * the .stencil's order with IEEE-rounded + - * / sqrt, exactly like the C sides. With FMA
  * contraction allowed the bound would not be small in ulps where terms cancel, so the test
  * does not allow it. Outputs are poisoned with NaN (interior and halo) before every run: a
- * point left unwritten fails, and so does a written halo point. */
+ * point left unwritten fails, and so does a written halo point.
+ *
+ * The solver stencils (colours, inouts, reductions: gs_redblack, gs27_8color, gs1d_r2,
+ * residual_norm, dot3d; and wjacobi2d) run colour after colour on the device, on the host
+ * (generated C kernel) and in the reference, from the same data: fields bit for bit after
+ * every launch (whole box: halos and the points of other colours must not move), reductions
+ * within SUM_REL_BOUND of the long double reference (max / min exactly) and bitwise the same
+ * on a repeated run of the whole sequence. */
 #include <ctype.h>
 #include <unistd.h>
 
@@ -15,13 +22,20 @@
 
 #include "stencil_cases.h"
 
+#include "dot3d.h"
 #include "euler_flux.h"
+#include "gs1d_r2.h"
+#include "gs27_8color.h"
+#include "gs_redblack.h"
 #include "heat3d.h"
 #include "jacobi2d.h"
 #include "life.h"
+#include "ref_solvers.h"
 #include "residual2d.h"
+#include "residual_norm.h"
 #include "varcoef27.h"
 #include "wave_r2.h"
+#include "wjacobi2d.h"
 
 enum { CUDA_MAX_ULPS = 0 };
 
@@ -298,6 +312,514 @@ static void test_tuner(void **state) {
     unsetenv("STENC_TUNE_CACHE");
 }
 
+/* ---- solver stencils: colours, inouts, reductions ---------------------------------------- */
+
+/* Sums: each value is rounded once (to double, or to float by the body in dot3d, on both
+ * sides), the compensated sums add about one rounding of the result; 4 * 2^-53 leaves room.
+ * The GPU and C results are each within it of the long double reference. */
+#define SUM_REL_BOUND (4.0 * 0x1.0p-53)
+
+enum { SOLVER_MAX_FIELDS = 29, SOLVER_MAX_REDUCES = 3 };
+
+typedef struct solver_case {
+    const char *name;
+    int dims, ncolors, nfields, nreduces;
+    int inout;  /* field updated in place, -1: none */
+    int output; /* field written, -1: none */
+    stenc_type type;
+    int halo[SOLVER_MAX_FIELDS];        /* per field, before the extra layer of the test */
+    char reduce_op[SOLVER_MAX_REDUCES]; /* 's'um, 'M'ax, 'm'in */
+    int (*colour_of)(long i, long j, long k);
+    /* fill field a (host) with seed */
+    void (*fill)(stenc_field *f, int a, uint64_t seed);
+    stenc_status (*run)(stenc_ctx *ctx, const char *variant, int color, stenc_field **f,
+                        double *res);
+    stenc_status (*ref)(int color, stenc_field **f, long double *res);
+    const char *(*variant_name)(int index);
+} solver_case;
+
+static int colour_redblack(long i, long j, long k) {
+    return (void)k, (int)((i + j) % 2);
+}
+static int colour_eight(long i, long j, long k) {
+    return (int)(i % 2 + 2 * (j % 2) + 4 * (k % 2));
+}
+static int colour_three(long i, long j, long k) {
+    return (void)j, (void)k, (int)(i % 3);
+}
+
+static void fill_pm1(stenc_field *f, int a, uint64_t seed) {
+    (void)a;
+    stencil_fill_uniform(f, seed, -1, 1);
+}
+/* gs27: u, 27 coefficients (c000 = field 14 dominant), f */
+static void fill_gs27(stenc_field *f, int a, uint64_t seed) {
+    if (a == 14)
+        stencil_fill_uniform(f, seed, 4, 6);
+    else if (a >= 1 && a <= 27)
+        stencil_fill_uniform(f, seed, -0.2, 0.2);
+    else
+        stencil_fill_uniform(f, seed, -1, 1);
+}
+
+static const double GS_H2 = 1.0 / 289, GS_OMEGA = 1.3, GS1D_H2 = 1e-3, RN_INV_H2 = 289.0;
+
+static stenc_status s_gs_redblack(stenc_ctx *c, const char *v, int color, stenc_field **f,
+                                  double *res) {
+    (void)res;
+    return gs_redblack_variant(c, v, color, GS_H2, GS_OMEGA, f[0], f[1]);
+}
+static stenc_status r_gs_redblack(int color, stenc_field **f, long double *res) {
+    (void)res;
+    return ref_gs_redblack(color, GS_H2, GS_OMEGA, f[0], f[1]);
+}
+static stenc_status s_gs27(stenc_ctx *c, const char *v, int color, stenc_field **f, double *res) {
+    (void)res;
+    return gs27_8color_variant(c, v, color, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8],
+                               f[9], f[10], f[11], f[12], f[13], f[14], f[15], f[16], f[17], f[18],
+                               f[19], f[20], f[21], f[22], f[23], f[24], f[25], f[26], f[27],
+                               f[28]);
+}
+static stenc_status r_gs27(int color, stenc_field **f, long double *res) {
+    (void)res;
+    return ref_gs27_8color(color, f[0], (const stenc_field *const *)&f[1], f[28]);
+}
+static stenc_status s_gs1d(stenc_ctx *c, const char *v, int color, stenc_field **f, double *res) {
+    return gs1d_r2_variant(c, v, color, GS1D_H2, f[0], f[1], &res[0], &res[1]);
+}
+static stenc_status r_gs1d(int color, stenc_field **f, long double *res) {
+    return ref_gs1d_r2(color, GS1D_H2, f[0], f[1], &res[0], &res[1]);
+}
+static stenc_status s_residual_norm(stenc_ctx *c, const char *v, int color, stenc_field **f,
+                                    double *res) {
+    (void)color;
+    return residual_norm_variant(c, v, RN_INV_H2, f[0], f[1], f[2], &res[0], &res[1]);
+}
+static stenc_status r_residual_norm(int color, stenc_field **f, long double *res) {
+    (void)color;
+    return ref_residual_norm(RN_INV_H2, f[0], f[1], f[2], &res[0], &res[1]);
+}
+static stenc_status s_dot3d(stenc_ctx *c, const char *v, int color, stenc_field **f, double *res) {
+    (void)color;
+    return dot3d_variant(c, v, f[0], f[1], &res[0], &res[1], &res[2]);
+}
+static stenc_status r_dot3d(int color, stenc_field **f, long double *res) {
+    (void)color;
+    return ref_dot3d(f[0], f[1], &res[0], &res[1], &res[2]);
+}
+static stenc_status s_wjacobi2d(stenc_ctx *c, const char *v, int color, stenc_field **f,
+                                double *res) {
+    (void)color, (void)res;
+    return wjacobi2d_variant(c, v, GS_H2, 0.8, f[0], f[1], f[2]);
+}
+static stenc_status r_wjacobi2d(int color, stenc_field **f, long double *res) {
+    (void)color, (void)res;
+    return ref_wjacobi2d(GS_H2, 0.8, f[0], f[1], f[2]);
+}
+
+#define HALO29_1                                                                                   \
+    { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }
+
+static const solver_case solver_cases[] = {
+    {"gs_redblack",
+     2,
+     2,
+     2,
+     0,
+     0,
+     -1,
+     STENC_F64,
+     {1, 1},
+     {0},
+     colour_redblack,
+     fill_pm1,
+     s_gs_redblack,
+     r_gs_redblack,
+     gs_redblack_variant_name},
+    {"gs27_8color",
+     3,
+     8,
+     29,
+     0,
+     0,
+     -1,
+     STENC_F64,
+     HALO29_1,
+     {0},
+     colour_eight,
+     fill_gs27,
+     s_gs27,
+     r_gs27,
+     gs27_8color_variant_name},
+    {"gs1d_r2",
+     1,
+     3,
+     2,
+     2,
+     0,
+     -1,
+     STENC_F64,
+     {2, 2},
+     {'M', 's'},
+     colour_three,
+     fill_pm1,
+     s_gs1d,
+     r_gs1d,
+     gs1d_r2_variant_name},
+    {"residual_norm",
+     2,
+     0,
+     3,
+     2,
+     -1,
+     2,
+     STENC_F64,
+     {1, 1, 0},
+     {'s', 'M'},
+     NULL,
+     fill_pm1,
+     s_residual_norm,
+     r_residual_norm,
+     residual_norm_variant_name},
+    {"dot3d",
+     3,
+     0,
+     2,
+     3,
+     -1,
+     -1,
+     STENC_F32,
+     {0, 1},
+     {'s', 'm', 'M'},
+     NULL,
+     fill_pm1,
+     s_dot3d,
+     r_dot3d,
+     dot3d_variant_name},
+    {"wjacobi2d",
+     2,
+     0,
+     3,
+     0,
+     -1,
+     2,
+     STENC_F64,
+     {1, 1, 0},
+     {0},
+     NULL,
+     fill_pm1,
+     s_wjacobi2d,
+     r_wjacobi2d,
+     wjacobi2d_variant_name},
+};
+
+static const solver_case *find_solver(const char *name) {
+    for (size_t c = 0; c < sizeof solver_cases / sizeof *solver_cases; c++)
+        if (strcmp(solver_cases[c].name, name) == 0) return &solver_cases[c];
+    return NULL;
+}
+
+/* The fields of one run of a case: host fields for the C kernel, for the reference, and fields
+ * moved to the device; the same data in all three. */
+typedef struct solver_fields {
+    stenc_field *c[SOLVER_MAX_FIELDS], *r[SOLVER_MAX_FIELDS], *d[SOLVER_MAX_FIELDS];
+} solver_fields;
+
+static void solver_create(const solver_case *sc, const size_t n[3], int extra, uint64_t seed,
+                          solver_fields *F) {
+    for (int a = 0; a < sc->nfields; a++) {
+        stenc_field **sets[3] = {&F->c[a], &F->r[a], &F->d[a]};
+        for (int s = 0; s < 3; s++) {
+            assert_stenc_ok(stenc_field_create(ctx, sets[s], sc->type, sc->dims, n[0], n[1], n[2],
+                                               sc->halo[a] + extra));
+            if (a == sc->output)
+                assert_stenc_ok(stenc_field_fill(*sets[s], NAN)); /* poisoned */
+            else
+                sc->fill(*sets[s], a, seed + (uint64_t)a);
+        }
+        assert_stenc_ok(stenc_field_upload(F->d[a]));
+    }
+}
+
+static void solver_free(const solver_case *sc, solver_fields *F) {
+    for (int a = 0; a < sc->nfields; a++) {
+        stenc_field_free(F->c[a]);
+        stenc_field_free(F->r[a]);
+        stenc_field_free(F->d[a]);
+    }
+}
+
+/* Two fields' whole boxes (halo included) bit for bit; the first difference in msg. */
+static size_t box_differences(const stenc_field *got, const stenc_field *want, char *msg,
+                              size_t size) {
+    stenc_field_layout L;
+    assert_stenc_ok(stenc_field_get_layout(got, &L));
+    long h1 = L.dims >= 2 ? L.halo : 0, h2 = L.dims >= 3 ? L.halo : 0;
+    size_t bad = 0;
+    for (long k = -h2; k < (long)L.n[2] + h2; k++)
+        for (long j = -h1; j < (long)L.n[1] + h1; j++)
+            for (long i = -L.halo; i < (long)L.n[0] + L.halo; i++) {
+                double g, w;
+                assert_stenc_ok(stenc_field_get(got, i, j, k, &g));
+                assert_stenc_ok(stenc_field_get(want, i, j, k, &w));
+                if (memcmp(&g, &w, sizeof g) != 0 && !(isnan(g) && isnan(w))) {
+                    if (!bad++)
+                        snprintf(msg, size, "(%ld,%ld,%ld) = %.17g, want %.17g", i, j, k, g, w);
+                }
+            }
+    return bad;
+}
+
+/* Points that differ between `after` and `before` all have colour `color`; returns how many
+ * points of the colour changed, and of_colour how many there are. */
+static size_t colour_changes(const solver_case *sc, const stenc_field *after,
+                             const stenc_field *before, int color, size_t *of_colour,
+                             const char *what) {
+    stenc_field_layout L;
+    assert_stenc_ok(stenc_field_get_layout(after, &L));
+    size_t changed = 0;
+    *of_colour = 0;
+    for (long k = 0; k < (long)L.n[2]; k++)
+        for (long j = 0; j < (long)L.n[1]; j++)
+            for (long i = 0; i < (long)L.n[0]; i++) {
+                double a, b;
+                assert_stenc_ok(stenc_field_get(after, i, j, k, &a));
+                assert_stenc_ok(stenc_field_get(before, i, j, k, &b));
+                int mine = sc->colour_of(i, j, k) == color;
+                *of_colour += (size_t)mine;
+                if (memcmp(&a, &b, sizeof a) == 0) continue;
+                if (!mine)
+                    fail_msg("%s, colour %d: (%ld,%ld,%ld) of colour %d changed", what, color, i, j,
+                             k, sc->colour_of(i, j, k));
+                changed++;
+            }
+    return changed;
+}
+
+static void expect_reduction(char op, double got, double c_result, long double want,
+                             const char *what) {
+    if (op == 's') {
+        long double err = fabsl((long double)got - want);
+        if (!(err <= SUM_REL_BOUND * fabsl(want) + 0x1.0p-1074))
+            fail_msg("%s: sum %.17g, want %.20Lg (C target %.17g)", what, got, want, c_result);
+    } else if (memcmp(&got, &c_result, sizeof got) != 0 || got != (double)want) {
+        fail_msg("%s: %s %.17g, want %.17Lg (C target %.17g)", what, op == 'M' ? "max" : "min", got,
+                 want, c_result);
+    }
+}
+
+/* One run of a case on one shape with one variant: `steps` launches (colours in turn), each
+ * checked. The device's results of every launch go to results[step][r], its final fields stay
+ * in F for the repeat check. */
+static void solver_run(const solver_case *sc, const char *variant, const size_t n[3], int extra,
+                       uint64_t seed, int steps, double results[][SOLVER_MAX_REDUCES],
+                       solver_fields *F) {
+    char what[256], msg[160];
+    solver_create(sc, n, extra, seed, F);
+    stenc_field *before = NULL;
+    if (sc->inout >= 0)
+        assert_stenc_ok(stenc_field_create(ctx, &before, sc->type, sc->dims, n[0], n[1], n[2],
+                                           sc->halo[sc->inout] + extra));
+    for (int step = 0; step < steps; step++) {
+        int color = sc->ncolors ? step % sc->ncolors : 0;
+        snprintf(what, sizeof what, "%s/%s %zux%zux%zu halo+%d step %d (colour %d)", sc->name,
+                 variant ? variant : "(auto)", n[0], n[1], n[2], extra, step, color);
+        if (sc->inout >= 0) {
+            /* before = the host copy, which equals the device's after the previous step */
+            void *buf = malloc(n[0] * n[1] * n[2] * stenc_type_size(sc->type));
+            assert_non_null(buf);
+            assert_stenc_ok(stenc_field_copy_to(F->c[sc->inout], buf));
+            assert_stenc_ok(stenc_field_copy_from(before, buf));
+            free(buf);
+        }
+        if (sc->output >= 0) poison_on_device(F->d[sc->output]);
+        double cres[SOLVER_MAX_REDUCES] = {0}, *dres = results[step];
+        long double rres[SOLVER_MAX_REDUCES] = {0};
+        for (int r = 0; r < SOLVER_MAX_REDUCES; r++)
+            dres[r] = NAN;
+        stenc_status st = sc->run(ctx, variant, color, F->d, dres);
+        if (st != STENC_OK) fail_msg("%s: %s", what, stenc_last_error());
+        assert_stenc_ok(sc->run(ctx, "c", color, F->c, cres));
+        assert_stenc_ok(sc->ref(color, F->r, rres));
+        int written[2] = {sc->inout, sc->output};
+        for (int w = 0; w < 2; w++) {
+            int a = written[w];
+            if (a < 0) continue;
+            assert_stenc_ok(stenc_field_download(F->d[a]));
+            size_t bad = box_differences(F->d[a], F->c[a], msg, sizeof msg);
+            if (bad)
+                fail_msg("%s: %zu point(s) differ from the C target, first %s", what, bad, msg);
+            bad = box_differences(F->d[a], F->r[a], msg, sizeof msg);
+            if (bad)
+                fail_msg("%s: %zu point(s) differ from the reference, first %s", what, bad, msg);
+            if (a == sc->output) {
+                size_t halo = stencil_count_written_halo(F->d[a]);
+                if (halo) fail_msg("%s: %zu halo point(s) written", what, halo);
+            }
+            if (a == sc->inout && sc->colour_of) {
+                size_t of_colour,
+                    changed = colour_changes(sc, F->d[a], before, color, &of_colour, what);
+                if (step < sc->ncolors && changed != of_colour)
+                    fail_msg("%s: %zu of %zu points of the colour changed", what, changed,
+                             of_colour);
+            }
+            assert_stenc_ok(stenc_field_upload(F->d[a]));
+        }
+        for (int r = 0; r < sc->nreduces; r++)
+            expect_reduction(sc->reduce_op[r], dres[r], cres[r], rres[r], what);
+    }
+    if (before) stenc_field_free(before);
+}
+
+/* Every variant (and the automatic choice) on every shape, twice: the second run of the same
+ * sequence must give bitwise the same fields and reductions. */
+static void run_solver(const char *name, const size_t (*shapes_)[3], size_t nshapes, int steps) {
+    const solver_case *sc = find_solver(name);
+    assert_non_null(sc);
+    uint64_t seed = 1000;
+    for (size_t s = 0; s < nshapes; s++)
+        for (int extra = 0; extra <= 1; extra++) {
+            size_t n[3] = {shapes_[s][0], sc->dims >= 2 ? shapes_[s][1] : 1,
+                           sc->dims >= 3 ? shapes_[s][2] : 1};
+            seed += 100;
+            const char *vname;
+            for (int v = -1; v == -1 || (vname = sc->variant_name(v)) != NULL; v++) {
+                const char *variant = v < 0 ? NULL : vname;
+                double first[8][SOLVER_MAX_REDUCES], again[8][SOLVER_MAX_REDUCES];
+                solver_fields A, B;
+                solver_run(sc, variant, n, extra, seed, steps, first, &A);
+                solver_run(sc, variant, n, extra, seed, steps, again, &B);
+                for (int step = 0; step < steps; step++)
+                    for (int r = 0; r < sc->nreduces; r++)
+                        if (memcmp(&first[step][r], &again[step][r], sizeof(double)) != 0)
+                            fail_msg("%s/%s %zux%zux%zu: reduction %d of step %d not "
+                                     "deterministic: %.17g then %.17g",
+                                     name, variant ? variant : "(auto)", n[0], n[1], n[2], r, step,
+                                     first[step][r], again[step][r]);
+                solver_free(sc, &A);
+                solver_free(sc, &B);
+            }
+        }
+}
+
+/* Sizes smaller than a block, odd and even extents, primes, 2^k +- 1, more rows than a chunk. */
+static const size_t solver_shapes[][3] = {{1, 1, 1},    {2, 2, 2},    {17, 1, 3},   {1, 17, 2},
+                                          {33, 7, 5},   {5, 3, 19},   {31, 9, 1},   {65, 2, 4},
+                                          {37, 11, 67}, {131, 70, 3}, {258, 129, 1}};
+
+static void test_gs_redblack_cuda(void **state) {
+    (void)state;
+    run_solver("gs_redblack", solver_shapes, sizeof solver_shapes / sizeof *solver_shapes, 4);
+}
+static void test_gs27_8color_cuda(void **state) {
+    (void)state;
+    static const size_t shapes3[][3] = {{1, 1, 1},  {2, 2, 2},   {17, 1, 3}, {33, 7, 5},
+                                        {5, 3, 19}, {37, 11, 9}, {66, 9, 6}};
+    run_solver("gs27_8color", shapes3, sizeof shapes3 / sizeof *shapes3, 8);
+}
+static void test_gs1d_r2_cuda(void **state) {
+    (void)state;
+    /* across blocks of 256 x V lattice points and more blocks than the combine pass's threads */
+    static const size_t sizes[][3] = {{1, 1, 1},     {2, 1, 1},     {3, 1, 1},    {4, 1, 1},
+                                      {7, 1, 1},     {4095, 1, 1},  {4097, 1, 1}, {8197, 1, 1},
+                                      {12290, 1, 1}, {200003, 1, 1}};
+    run_solver("gs1d_r2", sizes, sizeof sizes / sizeof *sizes, 6);
+}
+static void test_residual_norm_cuda(void **state) {
+    (void)state;
+    static const size_t shapes2[][3] = {{1, 1, 1},     {2, 2, 1},     {31, 9, 1},     {65, 2, 1},
+                                        {257, 129, 1}, {1000, 77, 1}, {1025, 1023, 1}};
+    run_solver("residual_norm", shapes2, sizeof shapes2 / sizeof *shapes2, 1);
+}
+static void test_dot3d_cuda(void **state) {
+    (void)state;
+    static const size_t shapes3[][3] = {{1, 1, 1},   {33, 7, 5},  {5, 3, 19},
+                                        {64, 17, 9}, {3, 40, 13}, {129, 65, 33}};
+    run_solver("dot3d", shapes3, sizeof shapes3 / sizeof *shapes3, 1);
+}
+static void test_wjacobi2d_cuda(void **state) {
+    (void)state;
+    run_solver("wjacobi2d", solver_shapes, sizeof solver_shapes / sizeof *solver_shapes, 1);
+}
+
+/* The residual norm's sum must not drift: one residual of 1 then 10^6 - 1 of 1e-4 (a naive
+ * double loop drifts by ~1e-10 relative, far beyond the bound). */
+static void test_residual_norm_does_not_drift_cuda(void **state) {
+    (void)state;
+    size_t n[3] = {1000, 1000, 1};
+    stenc_field *u, *f, *r;
+    assert_stenc_ok(stenc_field_create(ctx, &u, STENC_F64, 2, n[0], n[1], 1, 1));
+    assert_stenc_ok(stenc_field_create(ctx, &f, STENC_F64, 2, n[0], n[1], 1, 1));
+    assert_stenc_ok(stenc_field_create(ctx, &r, STENC_F64, 2, n[0], n[1], 1, 0));
+    assert_stenc_ok(stenc_field_fill(u, 0.0));
+    assert_stenc_ok(stenc_field_fill(f, 1e-4));
+    assert_stenc_ok(stenc_field_set(f, 0, 0, 0, 1.0));
+    assert_stenc_ok(stenc_field_upload(u));
+    assert_stenc_ok(stenc_field_upload(f));
+    assert_stenc_ok(stenc_field_upload(r));
+    const char *name;
+    for (int v = 0; (name = residual_norm_variant_name(v)) != NULL; v++) {
+        double r2 = NAN, rmax = NAN;
+        assert_stenc_ok(residual_norm_variant(ctx, name, 1.0, u, f, r, &r2, &rmax));
+        long double want = 1.0L + (long double)(n[0] * n[1] - 1) * (long double)(1e-4 * 1e-4);
+        if (!(fabsl((long double)r2 - want) <= SUM_REL_BOUND * want))
+            fail_msg("%s: r2 = %.17g, want %.20Lg", name, r2, want);
+        assert_true(rmax == 1.0);
+    }
+    stenc_field_free(u), stenc_field_free(f), stenc_field_free(r);
+}
+
+/* Solver stencils list sweep variants only, and the automatic choice never tunes them (an
+ * in-place sweep cannot be timed on the user's data): no cache entry, the default variant. */
+static void test_solver_variants_not_tuned(void **state) {
+    (void)state;
+    static const char *const sweeping[] = {"gs_redblack", "gs27_8color", "gs1d_r2", "residual_norm",
+                                           "dot3d"};
+    for (size_t s = 0; s < sizeof sweeping / sizeof *sweeping; s++) {
+        const solver_case *sc = find_solver(sweeping[s]);
+        const char *name;
+        int count = 0;
+        for (int v = 0; (name = sc->variant_name(v)) != NULL; v++, count++)
+            if (strncmp(name, "sweep_", 6) != 0) fail_msg("%s: variant %s", sc->name, name);
+        if (count < 2) fail_msg("%s: %d variants", sc->name, count);
+    }
+    char path[] = "/tmp/stenc_tune_solver_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    remove(path);
+    assert_int_equal(setenv("STENC_TUNE_CACHE", path, 1), 0);
+    stenc_ctx *tctx;
+    assert_stenc_ok(stenc_ctx_create(&tctx, STENC_DEVICE_CUDA));
+    assert_stenc_ok(stenc_tune(tctx, STENC_TUNE_FORCE));
+    size_t n[3] = {41, 23, 1};
+    stenc_field *u, *f, *uc, *fc;
+    assert_stenc_ok(stenc_field_create(tctx, &u, STENC_F64, 2, n[0], n[1], 1, 1));
+    assert_stenc_ok(stenc_field_create(tctx, &f, STENC_F64, 2, n[0], n[1], 1, 1));
+    assert_stenc_ok(stenc_field_create(tctx, &uc, STENC_F64, 2, n[0], n[1], 1, 1));
+    assert_stenc_ok(stenc_field_create(tctx, &fc, STENC_F64, 2, n[0], n[1], 1, 1));
+    stencil_fill_uniform(u, 3, -1, 1), stencil_fill_uniform(uc, 3, -1, 1);
+    stencil_fill_uniform(f, 4, -1, 1), stencil_fill_uniform(fc, 4, -1, 1);
+    assert_stenc_ok(stenc_field_upload(u));
+    assert_stenc_ok(stenc_field_upload(f));
+    assert_stenc_ok(gs_redblack(tctx, 0, GS_H2, GS_OMEGA, u, f));
+    assert_stenc_ok(gs_redblack(tctx, 0, GS_H2, GS_OMEGA, uc, fc)); /* once, on the host */
+    assert_stenc_ok(stenc_field_download(u));
+    char msg[160];
+    size_t bad = box_differences(u, uc, msg, sizeof msg);
+    if (bad)
+        fail_msg("gs_redblack with tuning on: %zu point(s) differ (swept more than once?), "
+                 "first %s",
+                 bad, msg);
+    char key[512];
+    assert_stenc_ok(stenc_tune_key(tctx, "gs_redblack", n, STENC_F64, key, sizeof key));
+    assert_false(file_contains(path, key));
+    stenc_field_free(u), stenc_field_free(f), stenc_field_free(uc), stenc_field_free(fc);
+    stenc_ctx_destroy(tctx);
+    remove(path);
+    unsetenv("STENC_TUNE_CACHE");
+}
+
 /* ---- errors ------------------------------------------------------------------------------- */
 
 static void test_errors(void **state) {
@@ -334,14 +856,30 @@ static void test_errors(void **state) {
     stencil_case_free(c, f);
 }
 
-int main(void) {
+/* Optional argument: a cmocka test-name pattern ("*cuda" runs the solver tests only), for
+ * the slower runs under compute-sanitizer. */
+int main(int argc, char **argv) {
     TEST_REQUIRE_GPU_OR_SKIP();
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_variant_names), cmocka_unit_test(test_heat3d),
-        cmocka_unit_test(test_jacobi2d),      cmocka_unit_test(test_residual2d),
-        cmocka_unit_test(test_varcoef27),     cmocka_unit_test(test_life),
-        cmocka_unit_test(test_euler_flux),    cmocka_unit_test(test_wave_r2),
-        cmocka_unit_test(test_tuner),         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_variant_names),
+        cmocka_unit_test(test_heat3d),
+        cmocka_unit_test(test_jacobi2d),
+        cmocka_unit_test(test_residual2d),
+        cmocka_unit_test(test_varcoef27),
+        cmocka_unit_test(test_life),
+        cmocka_unit_test(test_euler_flux),
+        cmocka_unit_test(test_wave_r2),
+        cmocka_unit_test(test_tuner),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_gs_redblack_cuda),
+        cmocka_unit_test(test_gs27_8color_cuda),
+        cmocka_unit_test(test_gs1d_r2_cuda),
+        cmocka_unit_test(test_residual_norm_cuda),
+        cmocka_unit_test(test_dot3d_cuda),
+        cmocka_unit_test(test_wjacobi2d_cuda),
+        cmocka_unit_test(test_residual_norm_does_not_drift_cuda),
+        cmocka_unit_test(test_solver_variants_not_tuned),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -76,16 +76,29 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
  * thread); each is a variant with a name and a run function. The launcher picks one with
  * stenc_launch_select(). See docs/cuda.md. */
 
+/* What a launch does beyond its fields and scalars: the colour it updates (coloured stencils;
+ * 0 otherwise) and where the reductions' values go (results[r] in source order, on the host;
+ * NULL when the stencil has no reduction). */
+typedef struct stenc_launch_op {
+    int color;
+    double *results;
+} stenc_launch_op;
+
 /* Run one variant on checked arguments (device pointers). scalars[] in declaration order,
- * as double; NULL when the stencil has none. */
+ * as double; NULL when the stencil has none. `op` is never NULL. */
 typedef stenc_status (*stenc_launch_variant_fn)(stenc_ctx *ctx, const stenc_launch_shape *shape,
-                                                const stenc_launch_field *f,
-                                                const double *scalars);
+                                                const stenc_launch_field *f, const double *scalars,
+                                                const stenc_launch_op *op);
 
 typedef struct stenc_launch_variant {
     const char *name; /* "direct_v4_k4_32x8", "stream_32x8_k32" */
     stenc_launch_variant_fn run;
 } stenc_launch_variant;
+
+/* Bits of stenc_launch_variants.flags. FIXED: the automatic choice is always list[0], never
+ * the tune cache or the tuner: set for stencils that update in place (timing a variant would
+ * apply the sweep again) or reduce (the results must not depend on a timing). */
+#define STENC_VARIANTS_FIXED 1u
 
 /* A stencil's variants; list[0] is the default. */
 typedef struct stenc_launch_variants {
@@ -93,24 +106,35 @@ typedef struct stenc_launch_variants {
     stenc_type type;
     int count;
     const stenc_launch_variant *list;
+    unsigned flags; /* STENC_VARIANTS_* */
 } stenc_launch_variants;
 
-/* Run the variant named `variant`, or with variant == NULL: the tune cache's choice for this
- * stencil, size, precision and device (stenc/tune.h); with no entry and tuning on, time every
- * variant on these fields (overwriting the outputs several times), store the fastest and run
- * it; with tuning off, list[0]. Fails with STENC_ERR_INVALID_ARGUMENT for an unknown name
- * (the message lists the variants), with a variant's error (STENC_ERR_CUDA, with CUDA's
- * message and the launch site) otherwise. When tuning fails the outputs are undefined. */
+/* Run the variant named `variant`, or with variant == NULL: list[0] when vs->flags has
+ * STENC_VARIANTS_FIXED; else the tune cache's choice for this stencil, size, precision and
+ * device (stenc/tune.h); with no entry and tuning on, time every variant on these fields
+ * (overwriting the outputs several times), store the fastest and run it; with tuning off,
+ * list[0]. `op` (colour, reduction results) is passed to the variant as is. Fails with
+ * STENC_ERR_INVALID_ARGUMENT for an unknown name (the message lists the variants), with a
+ * variant's error (STENC_ERR_CUDA, with CUDA's message and the launch site) otherwise. When
+ * tuning fails the outputs are undefined. */
 stenc_status stenc_launch_select(stenc_ctx *ctx, const stenc_launch_variants *vs,
                                  const char *variant, const stenc_launch_shape *shape,
-                                 const stenc_launch_field *f, const double *scalars);
+                                 const stenc_launch_field *f, const double *scalars,
+                                 const stenc_launch_op *op);
+
+/* A device buffer of at least `bytes` bytes kept by the context for generated kernels (the
+ * per-block partial reductions), grown when too small and freed with the context. The buffer
+ * is shared by every launch on ctx: its contents are only valid within one launcher call,
+ * which must use it in stream order on the context's stream. */
+stenc_status stenc_launch_scratch(stenc_ctx *ctx, size_t bytes, void **ptr);
 
 /* The name of variant `index`, NULL when out of range. */
 const char *stenc_launch_variant_name(const stenc_launch_variants *vs, int index);
 
 /* ---- reductions of generated kernels -------------------------------------------------------- */
-/* A kernel's `reduce sum|max|min` accumulates, per tile of its loop, into one stenc_acc
- * (stenc/accum.h) and combines the tiles in a fixed order (see docs/language.md). */
+/* A kernel's `reduce sum|max|min` accumulates, per tile of its loop (per block on the
+ * device), into one stenc_acc (stenc/accum.h) and combines the tiles in a fixed order (see
+ * docs/language.md and docs/cuda.md). */
 
 /* Tell the compiler that a row start is aligned to STENC_FIELD_ALIGN bytes (true of the first
  * interior element of every row of every field). */
