@@ -14,7 +14,7 @@ cmake --build "$build" -j2 --target "$@"
 out=carry/$bundle
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib"
 for t in "$@"; do
-  exe=$(find "$build" -type f -name "$t" -perm -u+x | head -n1)
+  exe=$(find "$build" -type f -name "$t" -perm -u+x -print -quit)
   [ -n "$exe" ] || { echo "no executable for target $t" >&2; exit 1; }
   cp "$exe" "$out/bin/"
   strip --strip-debug "$out/bin/$t" 2>/dev/null || true
