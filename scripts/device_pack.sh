@@ -19,7 +19,9 @@ for t in "$@"; do
   cp "$exe" "$out/bin/"
   strip --strip-debug "$out/bin/$t" 2>/dev/null || true
   # Copy libraries the GPU machine's image may lack (cmocka, gomp, gsl); not glibc or libstdc++.
-  ldd "$exe" | awk '/=> \//{print $3}' | grep -E 'cmocka|gomp|gsl' | xargs -r -I{} cp -L {} "$out/lib/"
+  # (no match is fine: grep's status must not end the script under pipefail)
+  ldd "$exe" | awk '/=> \//{print $3}' | { grep -E 'cmocka|gomp|gsl' || true; } |
+    xargs -r -I{} cp -L {} "$out/lib/"
 done
 cat > "$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
