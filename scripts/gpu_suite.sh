@@ -5,7 +5,7 @@
 # so that one slow step cannot eat the call. Logs go to $OUT (or /tmp/gpu_suite).
 #
 # Here (no GPU):  scripts/gpu_suite.sh --pack        builds and packs carry/gpu
-# There (GPU):    scripts/gpu_suite.sh [--no-bench] [--budget SECONDS]
+# There (GPU):    scripts/gpu_suite.sh [--no-bench | --bench-only] [--budget SECONDS]
 set -u
 cd "$(dirname "$0")/.."
 
@@ -21,9 +21,11 @@ fi
 
 budget=560
 bench=1
+checks=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-bench) bench=0 ;;
+    --bench-only) checks=0 ;;
     --budget) budget=$2; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -59,7 +61,8 @@ step() {
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
 
 # 1. Tests, whole.
-for t in "${tests[@]}"; do step "$t" 150 $R "$t"; done
+[ $checks -eq 1 ] && for t in "${tests[@]}"; do step "$t" 150 $R "$t"; done
+if [ $checks -eq 1 ]; then
 step example_life_gpu 60 $R life_demo --device cuda --size 23 --steps 100 --check
 step example_mesh_compare 90 $R mesh_smoothing --torus 40 20 0.4 --sweeps 2 --compare --check
 step example_poisson_mg_gpu 120 $R poisson_multigrid --grids 31,63,127,255 --device cuda --check
@@ -81,6 +84,7 @@ for tool in memcheck racecheck; do
 done
 step memcheck_nelder_mead 90 $R --sanitize memcheck test_nelder_mead_gpu
 step memcheck_stencils 150 $R --sanitize memcheck test_stencils_cuda
+fi
 
 # 3. Benchmarks, peers in the same run.
 if [ $bench -eq 1 ]; then
@@ -97,4 +101,6 @@ fi
 echo
 echo "GPU suite on $(cat "$out/device.txt") ($(date -u +%Y-%m-%d)), $((SECONDS - start)) s:"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+# One file for all logs: the device tool brings back only a few files.
+for f in "$out"/*.log; do echo "===== $(basename "$f")"; cat "$f"; done >"$out/all_logs.txt"
 exit $failed
