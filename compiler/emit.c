@@ -1040,8 +1040,9 @@ static int emit_files(emitter *e, tmpl_value *data) {
 
 int emit_stencil(const ast_stencil *st, const km_kernel *km, const emit_options *opt, FILE *err) {
     if ((opt->targets & EMIT_TARGET_CUDA) && !(opt->targets & EMIT_TARGET_C)) {
-        fprintf(err, "stenc: error: the cuda target needs the c target (its launcher and host "
-                     "kernel), stencil '%s'\n",
+        fprintf(err,
+                "stenc: error: the cuda target needs the c target (its launcher and host "
+                "kernel), stencil '%s'\n",
                 km->name);
         return 1;
     }

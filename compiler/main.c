@@ -16,7 +16,6 @@
 #include "info.h"
 #include "emit.h"
 
-
 enum { TARGET_C = 1, TARGET_CUDA = 2 }; /* the same bits as emit_target */
 
 typedef struct options {

@@ -12,13 +12,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                              \
-    do {                                                                                         \
-        cudaError_t e = (call);                                                                  \
-        if (e != cudaSuccess) {                                                                  \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e)); \
-            exit(1);                                                                             \
-        }                                                                                        \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e = (call);                                                                    \
+        if (e != cudaSuccess) {                                                                    \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e));  \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 // Field-like layout: halo 1, rows padded so that interior rows start 128-byte aligned.
@@ -46,8 +46,8 @@ __global__ void heat_naive(const T *__restrict__ x, T *__restrict__ y, Grid g, T
     int k = blockIdx.z;
     if (i >= g.nx || j >= g.ny) return;
     long c = g.origin + i + j * g.sy + k * g.sz;
-    y[c] = a * x[c] + b * (x[c - 1] + x[c + 1] + x[c - g.sy] + x[c + g.sy] + x[c - g.sz] +
-                           x[c + g.sz]);
+    y[c] = a * x[c] +
+           b * (x[c - 1] + x[c + 1] + x[c - g.sy] + x[c + g.sy] + x[c - g.sz] + x[c + g.sz]);
 }
 
 // Direct, KPT points per thread along k: the k-neighbours come from registers.
@@ -76,8 +76,8 @@ __global__ void heat_direct_k(const T *__restrict__ x, T *__restrict__ y, Grid g
 // marching along k over KCHUNK planes; k-neighbours in registers; the next plane's centre is
 // loaded before the current plane is computed, so loads stay in flight.
 template <typename T, int BX, int BY, int KCHUNK>
-__global__ void __launch_bounds__(BX *BY) heat_stream(const T *__restrict__ x, T *__restrict__ y,
-                                                      Grid g, T a, T b) {
+__global__ void __launch_bounds__(BX *BY)
+    heat_stream(const T *__restrict__ x, T *__restrict__ y, Grid g, T a, T b) {
     __shared__ T plane[BY + 2][BX + 2];
     int tx = threadIdx.x, ty = threadIdx.y;
     int i = blockIdx.x * BX + tx, j = blockIdx.y * BY + ty;
@@ -111,7 +111,6 @@ __global__ void __launch_bounds__(BX *BY) heat_stream(const T *__restrict__ x, T
         c += g.sz;
     }
 }
-
 
 // V consecutive points along i per thread, read with one aligned vector load per row; KPT
 // points along k. Written as a generator would: the plain expression per point, fully
@@ -248,20 +247,20 @@ template <typename T> static void run_all(int n, int reps, std::vector<Result> &
         heat_naive<<<dim3((n + 127) / 128, (n + 1) / 2, n), dim3(128, 2)>>>(x, y, g, ta, tb);
     });
     time("direct_k4_32x8", [&] {
-        heat_direct_k<T, 4><<<dim3((n + 31) / 32, (n + 7) / 8, (n + 3) / 4), dim3(32, 8)>>>(
-            x, y, g, ta, tb);
+        heat_direct_k<T, 4>
+            <<<dim3((n + 31) / 32, (n + 7) / 8, (n + 3) / 4), dim3(32, 8)>>>(x, y, g, ta, tb);
     });
     time("direct_k8_32x8", [&] {
-        heat_direct_k<T, 8><<<dim3((n + 31) / 32, (n + 7) / 8, (n + 7) / 8), dim3(32, 8)>>>(
-            x, y, g, ta, tb);
+        heat_direct_k<T, 8>
+            <<<dim3((n + 31) / 32, (n + 7) / 8, (n + 7) / 8), dim3(32, 8)>>>(x, y, g, ta, tb);
     });
     time("direct_k8_64x4", [&] {
-        heat_direct_k<T, 8><<<dim3((n + 63) / 64, (n + 3) / 4, (n + 7) / 8), dim3(64, 4)>>>(
-            x, y, g, ta, tb);
+        heat_direct_k<T, 8>
+            <<<dim3((n + 63) / 64, (n + 3) / 4, (n + 7) / 8), dim3(64, 4)>>>(x, y, g, ta, tb);
     });
     time("direct_k16_32x4", [&] {
-        heat_direct_k<T, 16><<<dim3((n + 31) / 32, (n + 3) / 4, (n + 15) / 16), dim3(32, 4)>>>(
-            x, y, g, ta, tb);
+        heat_direct_k<T, 16>
+            <<<dim3((n + 31) / 32, (n + 3) / 4, (n + 15) / 16), dim3(32, 4)>>>(x, y, g, ta, tb);
     });
     time("stream_32x8_k32", [&] {
         heat_stream<T, 32, 8, 32>
@@ -288,9 +287,12 @@ template <typename T> static void run_all(int n, int reps, std::vector<Result> &
     vec("vec2_k4_64x4", heat_vec<T, 2, 4>, 2, 4, 64, 4);
     vec("vec2_k2_32x8", heat_vec<T, 2, 2>, 2, 2, 32, 8);
     if (sizeof(T) == 4) {
-        vec("vec4_k4_32x8", heat_vec<T, sizeof(T) == 4 ? 4 : 2, 4>, sizeof(T) == 4 ? 4 : 2, 4, 32, 8);
-        vec("vec4_k2_32x8", heat_vec<T, sizeof(T) == 4 ? 4 : 2, 2>, sizeof(T) == 4 ? 4 : 2, 2, 32, 8);
-        vec("vec4_k4_16x8", heat_vec<T, sizeof(T) == 4 ? 4 : 2, 4>, sizeof(T) == 4 ? 4 : 2, 4, 16, 8);
+        vec("vec4_k4_32x8", heat_vec < T, sizeof(T) == 4 ? 4 : 2, 4 >, sizeof(T) == 4 ? 4 : 2, 4,
+            32, 8);
+        vec("vec4_k2_32x8", heat_vec < T, sizeof(T) == 4 ? 4 : 2, 2 >, sizeof(T) == 4 ? 4 : 2, 2,
+            32, 8);
+        vec("vec4_k4_16x8", heat_vec < T, sizeof(T) == 4 ? 4 : 2, 4 >, sizeof(T) == 4 ? 4 : 2, 4,
+            16, 8);
     }
     // the copy bound in the same run
     std::vector<float> t;

@@ -36,13 +36,13 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-#define CHECK(call)                                                                              \
-    do {                                                                                         \
-        stenc_status st_ = (call);                                                               \
-        if (st_ != STENC_OK) {                                                                   \
-            fprintf(stderr, "%s failed: %s\n", #call, stenc_last_error());                       \
-            exit(1);                                                                             \
-        }                                                                                        \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        stenc_status st_ = (call);                                                                 \
+        if (st_ != STENC_OK) {                                                                     \
+            fprintf(stderr, "%s failed: %s\n", #call, stenc_last_error());                         \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static double circle_gsl(const gsl_vector *v, void *p) {
@@ -109,8 +109,8 @@ static run_result time_stenc(stenc_ctx *ctx, const double *x0_host, size_t m, in
     CHECK(stenc_upload(ctx, params, &circle, sizeof circle));
     double t0 = now_s();
     CHECK(stenc_upload(ctx, x0, x0_host, m * DIM * sizeof(double)));
-    stenc_nm_batch b = {.count = m, .dim = DIM, .x0 = x0, .params = params, .x = x, .f = f,
-                        .iters = iters};
+    stenc_nm_batch b = {
+        .count = m, .dim = DIM, .x0 = x0, .params = params, .x = x, .f = f, .iters = iters};
     const stenc_nm_options o = mode_options(tol_mode);
     CHECK(stenc_nm_minimize(ctx, STENC_NM_CIRCLE, &b, &o)); /* warm-up, and the copies */
     CHECK(stenc_download(ctx, f_out, f, m * sizeof(double)));
@@ -129,7 +129,8 @@ static run_result time_stenc(stenc_ctx *ctx, const double *x0_host, size_t m, in
     CHECK(stenc_download(ctx, iters_out, iters, m * sizeof(int32_t)));
     long total = 0;
     for (size_t i = 0; i < m; i++) {
-        if (f_out[i] > r.worst_f || isnan(f_out[i])) r.worst_f = isnan(f_out[i]) ? INFINITY : f_out[i];
+        if (f_out[i] > r.worst_f || isnan(f_out[i]))
+            r.worst_f = isnan(f_out[i]) ? INFINITY : f_out[i];
         total += iters_out[i];
     }
     r.mean_iters = (double)total / (double)m;
@@ -173,31 +174,45 @@ int main(int argc, char **argv) {
         double gsl_iters, gsl_worst;
         double gsl_s = time_gsl(x0, sub, tol_mode, &gsl_iters, &gsl_worst);
         double gsl_per_problem = gsl_s / (double)sub;
-        rows[nrows++] = (row){"gsl_1core", mode, sub, 1e3 * gsl_s, 1e-6 * (double)sub / gsl_s,
-                              1.0, gsl_iters, gsl_worst};
+        rows[nrows++] =
+            (row){"gsl_1core", mode,      sub,      1e3 * gsl_s, 1e-6 * (double)sub / gsl_s,
+                  1.0,         gsl_iters, gsl_worst};
         /* stenc on one core, same subset: the per-core comparison */
         omp_set_num_threads(1);
         run_result one = time_stenc(cpu, x0, sub, tol_mode, 1, f_cpu, it);
         omp_set_num_threads(threads);
-        rows[nrows++] = (row){"stenc_cpu_1core", mode, sub, one.ms, 1e-3 * (double)sub / one.ms,
-                              gsl_per_problem * (double)sub * 1e3 / one.ms, one.mean_iters,
+        rows[nrows++] = (row){"stenc_cpu_1core",
+                              mode,
+                              sub,
+                              one.ms,
+                              1e-3 * (double)sub / one.ms,
+                              gsl_per_problem * (double)sub * 1e3 / one.ms,
+                              one.mean_iters,
                               one.worst_f};
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0] && sizes[s] <= top; s++) {
             size_t m = sizes[s];
             double gsl_ms = gsl_per_problem * (double)m * 1e3;
             run_result c = time_stenc(cpu, x0, m, tol_mode, m > 1000000 ? 1 : CPU_RUNS, f_cpu, it);
-            rows[nrows++] = (row){"stenc_cpu_all", mode, m, c.ms, 1e-3 * (double)m / c.ms,
-                                  gsl_ms / c.ms, c.mean_iters, c.worst_f};
+            rows[nrows++] =
+                (row){"stenc_cpu_all", mode,         m,        c.ms, 1e-3 * (double)m / c.ms,
+                      gsl_ms / c.ms,   c.mean_iters, c.worst_f};
             if (gpu) {
                 run_result g = time_stenc(gpu, x0, m, tol_mode, GPU_RUNS, f_gpu, it);
-                rows[nrows++] = (row){"stenc_cuda", mode, m, g.ms, 1e-3 * (double)m / g.ms,
-                                      gsl_ms / g.ms, g.mean_iters, g.worst_f};
-                rows[nrows++] = (row){"stenc_cuda_with_copies", mode, m, g.ms_with_copies,
+                rows[nrows++] =
+                    (row){"stenc_cuda",  mode,         m,        g.ms, 1e-3 * (double)m / g.ms,
+                          gsl_ms / g.ms, g.mean_iters, g.worst_f};
+                rows[nrows++] = (row){"stenc_cuda_with_copies",
+                                      mode,
+                                      m,
+                                      g.ms_with_copies,
                                       1e-3 * (double)m / g.ms_with_copies,
-                                      gsl_ms / g.ms_with_copies, g.mean_iters, g.worst_f};
+                                      gsl_ms / g.ms_with_copies,
+                                      g.mean_iters,
+                                      g.worst_f};
                 /* check: GPU and CPU reach the same quality on every problem */
                 size_t off = 0;
-                for (size_t i = 0; i < m; i++) off += fabs(f_gpu[i] - f_cpu[i]) > 1e-6;
+                for (size_t i = 0; i < m; i++)
+                    off += fabs(f_gpu[i] - f_cpu[i]) > 1e-6;
                 if (off) {
                     printf("# CHECK FAILED: %zu of %zu problems differ CPU vs GPU\n", off, m);
                     failed = 1;
@@ -213,10 +228,10 @@ int main(int argc, char **argv) {
     for (int r = 0; r < nrows; r++)
         printf("name=nelder_mead target=%s precision=double m=%zu dim=%d mode=%s time_ms=%.3f "
                "mproblems_s=%.4f ratio_gsl=%.1f mean_iters=%.1f worst_f=%.3g\n",
-               rows[r].target, rows[r].m, DIM, rows[r].mode, rows[r].ms, rows[r].mps,
-               rows[r].ratio, rows[r].iters, rows[r].worst_f);
-    printf("\n%-24s %-6s %9s %12s %12s %10s %8s\n", "target", "mode", "M", "time ms",
-           "Mproblems/s", "x GSL", "iters");
+               rows[r].target, rows[r].m, DIM, rows[r].mode, rows[r].ms, rows[r].mps, rows[r].ratio,
+               rows[r].iters, rows[r].worst_f);
+    printf("\n%-24s %-6s %9s %12s %12s %10s %8s\n", "target", "mode", "M", "time ms", "Mproblems/s",
+           "x GSL", "iters");
     for (int r = 0; r < nrows; r++)
         printf("%-24s %-6s %9zu %12.3f %12.4f %10.1f %8.1f\n", rows[r].target, rows[r].mode,
                rows[r].m, rows[r].ms, rows[r].mps, rows[r].ratio, rows[r].iters);

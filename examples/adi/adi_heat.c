@@ -17,12 +17,12 @@
 static const double kPi = 3.14159265358979323846;
 static const double kEndTime = 0.05;
 
-#define TRY(call)                                                                                \
-    do {                                                                                         \
-        if ((call) != STENC_OK) {                                                                \
-            fprintf(stderr, "%s failed: %s\n", #call, stenc_last_error());                       \
-            exit(2);                                                                             \
-        }                                                                                        \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if ((call) != STENC_OK) {                                                                  \
+            fprintf(stderr, "%s failed: %s\n", #call, stenc_last_error());                         \
+            exit(2);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static void rhs(stenc_ctx *ctx, int dir, const double *u, double *out, int n, double half_r) {
@@ -58,10 +58,12 @@ static double solve_heat(stenc_ctx *ctx, int n, double *ms_per_step) {
     TRY(stenc_malloc(ctx, &u, bytes));
     TRY(stenc_malloc(ctx, &tmp, bytes));
     /* (I - r/2 delta^2) is the same matrix along x and y on a square grid. */
-    for (size_t k = 0; k < count; k++) coef[k] = -half_r;
+    for (size_t k = 0; k < count; k++)
+        coef[k] = -half_r;
     TRY(stenc_upload(ctx, a, coef, bytes));
     TRY(stenc_upload(ctx, c, coef, bytes));
-    for (size_t k = 0; k < count; k++) coef[k] = 1.0 + 2.0 * half_r;
+    for (size_t k = 0; k < count; k++)
+        coef[k] = 1.0 + 2.0 * half_r;
     TRY(stenc_upload(ctx, b, coef, bytes));
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++)
@@ -81,8 +83,8 @@ static double solve_heat(stenc_ctx *ctx, int n, double *ms_per_step) {
                                 &opt));
         /* y-implicit half step: column i is system i, element j at j*n + i: interleaved. */
         rhs(ctx, 0, u, tmp, n, half_r);
-        TRY(stenc_tridiag_solve(ctx, STENC_F64, STENC_TRIDIAG_INTERLEAVED, n, n, a, b, c, tmp,
-                                u, &opt));
+        TRY(stenc_tridiag_solve(ctx, STENC_F64, STENC_TRIDIAG_INTERLEAVED, n, n, a, b, c, tmp, u,
+                                &opt));
     }
     double ms;
     TRY(stenc_timer_stop(timer, &ms));

@@ -34,10 +34,14 @@ static inline double example_now_s(void) {
 
 /* "auto", "cpu" or "cuda"; returns 0, or -1 (with a message) for anything else. */
 static inline int example_parse_device(const char *val, stenc_device *device) {
-    if (strcmp(val, "cpu") == 0) *device = STENC_DEVICE_CPU;
-    else if (strcmp(val, "cuda") == 0) *device = STENC_DEVICE_CUDA;
-    else if (strcmp(val, "auto") == 0) *device = STENC_DEVICE_AUTO;
-    else return fprintf(stderr, EXAMPLE_NAME ": bad device '%s' (auto, cpu or cuda)\n", val), -1;
+    if (strcmp(val, "cpu") == 0)
+        *device = STENC_DEVICE_CPU;
+    else if (strcmp(val, "cuda") == 0)
+        *device = STENC_DEVICE_CUDA;
+    else if (strcmp(val, "auto") == 0)
+        *device = STENC_DEVICE_AUTO;
+    else
+        return fprintf(stderr, EXAMPLE_NAME ": bad device '%s' (auto, cpu or cuda)\n", val), -1;
     return 0;
 }
 

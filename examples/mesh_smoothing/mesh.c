@@ -14,11 +14,12 @@ int mesh_read_off(const char *path, mesh *m) {
     }
     char head[8] = {0};
     int ne, ok = fscanf(f, "%3s %d %d %d", head, &m->nv, &m->nt, &ne) == 4 &&
-                     strcmp(head, "OFF") == 0 && m->nv > 0 && m->nt > 0;
+                 strcmp(head, "OFF") == 0 && m->nv > 0 && m->nt > 0;
     if (ok) {
         m->xyz = malloc(3 * (size_t)m->nv * sizeof(double));
         m->tri = malloc(3 * (size_t)m->nt * sizeof(int32_t));
-        for (int32_t i = 0; ok && i < 3 * m->nv; i++) ok = fscanf(f, "%lf", &m->xyz[i]) == 1;
+        for (int32_t i = 0; ok && i < 3 * m->nv; i++)
+            ok = fscanf(f, "%lf", &m->xyz[i]) == 1;
         for (int32_t t = 0; ok && t < m->nt; t++) {
             int k;
             ok = fscanf(f, "%d %d %d %d", &k, &m->tri[3 * t], &m->tri[3 * t + 1],
@@ -70,8 +71,9 @@ void mesh_torus(mesh *m, int nu, int nv, double distort, uint64_t seed) {
         }
     for (int i = 0; i < nu; i++)
         for (int j = 0; j < nv; j++) {
-            int32_t a = i * nv + j, b = ((i + 1) % nu) * nv + j, c = ((i + 1) % nu) * nv + (j + 1) % nv,
-                    d = i * nv + (j + 1) % nv, *t = &m->tri[6 * (i * nv + j)];
+            int32_t a = i * nv + j, b = ((i + 1) % nu) * nv + j,
+                    c = ((i + 1) % nu) * nv + (j + 1) % nv, d = i * nv + (j + 1) % nv,
+                    *t = &m->tri[6 * (i * nv + j)];
             t[0] = a, t[1] = b, t[2] = c, t[3] = a, t[4] = c, t[5] = d;
         }
 }
@@ -87,9 +89,12 @@ int mesh_build_adjacency(mesh *m) {
     m->nbr_start = calloc((size_t)nv + 1, sizeof(int32_t));
     m->vtri = malloc(3 * (size_t)m->nt * sizeof(int32_t));
     m->locked = calloc((size_t)nv, 1);
-    int32_t *fill = calloc((size_t)nv, sizeof(int32_t)), *cand = malloc(6 * (size_t)m->nt * sizeof(int32_t));
-    for (int32_t t = 0; t < 3 * m->nt; t++) m->vtri_start[m->tri[t] + 1]++;
-    for (int32_t v = 0; v < nv; v++) m->vtri_start[v + 1] += m->vtri_start[v];
+    int32_t *fill = calloc((size_t)nv, sizeof(int32_t)),
+            *cand = malloc(6 * (size_t)m->nt * sizeof(int32_t));
+    for (int32_t t = 0; t < 3 * m->nt; t++)
+        m->vtri_start[m->tri[t] + 1]++;
+    for (int32_t v = 0; v < nv; v++)
+        m->vtri_start[v + 1] += m->vtri_start[v];
     for (int32_t t = 0; t < m->nt; t++)
         for (int c = 0; c < 3; c++) {
             int32_t v = m->tri[3 * t + c];
@@ -119,7 +124,8 @@ int mesh_build_adjacency(mesh *m) {
 int mesh_colour(const mesh *m, int32_t *colour) {
     int ncolours = 0;
     uint8_t used[256];
-    for (int32_t v = 0; v < m->nv; v++) colour[v] = -1;
+    for (int32_t v = 0; v < m->nv; v++)
+        colour[v] = -1;
     for (int32_t v = 0; v < m->nv; v++) {
         memset(used, 0, sizeof used);
         for (int32_t k = m->nbr_start[v]; k < m->nbr_start[v + 1]; k++) {
@@ -127,7 +133,8 @@ int mesh_colour(const mesh *m, int32_t *colour) {
             if (c >= 0 && c < 256) used[c] = 1;
         }
         int c = 0;
-        while (c < 255 && used[c]) c++;
+        while (c < 255 && used[c])
+            c++;
         colour[v] = c;
         if (c + 1 > ncolours) ncolours = c + 1;
     }
@@ -138,13 +145,18 @@ double mesh_min_angle_deg(const mesh *m) {
     double worst = 180;
     for (int32_t t = 0; t < m->nt; t++)
         for (int c = 0; c < 3; c++) {
-            const double *a = &m->xyz[3 * m->tri[3 * t + c]], *b = &m->xyz[3 * m->tri[3 * t + (c + 1) % 3]],
+            const double *a = &m->xyz[3 * m->tri[3 * t + c]],
+                         *b = &m->xyz[3 * m->tri[3 * t + (c + 1) % 3]],
                          *d = &m->xyz[3 * m->tri[3 * t + (c + 2) % 3]];
             double e[3], f[3];
-            for (int k = 0; k < 3; k++) e[k] = b[k] - a[k], f[k] = d[k] - a[k];
-            double cx = e[1] * f[2] - e[2] * f[1], cy = e[2] * f[0] - e[0] * f[2], cz = e[0] * f[1] - e[1] * f[0];
-            double ang = atan2(sqrt(cx * cx + cy * cy + cz * cz), e[0] * f[0] + e[1] * f[1] + e[2] * f[2]);
-            if (ang * 180 / 3.14159265358979323846 < worst) worst = ang * 180 / 3.14159265358979323846;
+            for (int k = 0; k < 3; k++)
+                e[k] = b[k] - a[k], f[k] = d[k] - a[k];
+            double cx = e[1] * f[2] - e[2] * f[1], cy = e[2] * f[0] - e[0] * f[2],
+                   cz = e[0] * f[1] - e[1] * f[0];
+            double ang =
+                atan2(sqrt(cx * cx + cy * cy + cz * cz), e[0] * f[0] + e[1] * f[1] + e[2] * f[2]);
+            if (ang * 180 / 3.14159265358979323846 < worst)
+                worst = ang * 180 / 3.14159265358979323846;
         }
     return worst;
 }

@@ -15,7 +15,7 @@ typedef struct mesh {
     uint8_t *locked; /* boundary vertices stay put */
 } mesh;
 
-int mesh_read_off(const char *path, mesh *m);  /* 0 on success; message on stderr */
+int mesh_read_off(const char *path, mesh *m); /* 0 on success; message on stderr */
 int mesh_write_off(const char *path, const mesh *m);
 /* A torus of nu x nv vertices (radii 1 and 0.4), every vertex moved at random within its
  * tangent plane by up to `distort` times the local edge length. */

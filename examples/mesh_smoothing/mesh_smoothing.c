@@ -21,20 +21,21 @@
 #define EXAMPLE_NAME "mesh_smoothing"
 #include "example_util.h"
 
-static const double alpha = 0.5;        /* the chapter's step bound */
+static const double alpha = 0.5;         /* the chapter's step bound */
 static const double simplex_frac = 0.25; /* initial simplex edge, as a fraction of the bound */
 
-#define CHECK(call)                                                                              \
-    do {                                                                                         \
-        stenc_status st_ = (call);                                                               \
-        if (st_ != STENC_OK) {                                                                   \
-            fprintf(stderr, "%s: %s\n", #call, stenc_last_error());                              \
-            return 1;                                                                            \
-        }                                                                                        \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        stenc_status st_ = (call);                                                                 \
+        if (st_ != STENC_OK) {                                                                     \
+            fprintf(stderr, "%s: %s\n", #call, stenc_last_error());                                \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 static void cross(const double *a, const double *b, double *c) {
-    c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2], c[2] = a[0] * b[1] - a[1] * b[0];
+    c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2],
+    c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 /* The local frame at v: the normal averages the incident triangles' normals weighted by area
@@ -46,26 +47,32 @@ static int make_frame(const mesh *m, int32_t v, smooth_params *sp) {
         const int32_t *t = &m->tri[3 * m->vtri[k]];
         double e[3], f[3], c[3];
         for (int i = 0; i < 3; i++)
-            e[i] = m->xyz[3 * t[1] + i] - m->xyz[3 * t[0] + i], f[i] = m->xyz[3 * t[2] + i] - m->xyz[3 * t[0] + i];
+            e[i] = m->xyz[3 * t[1] + i] - m->xyz[3 * t[0] + i],
+            f[i] = m->xyz[3 * t[2] + i] - m->xyz[3 * t[0] + i];
         cross(e, f, c);
-        for (int i = 0; i < 3; i++) n[i] += c[i];
+        for (int i = 0; i < 3; i++)
+            n[i] += c[i];
     }
     double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     if (!(len > 0)) return 0;
-    for (int i = 0; i < 3; i++) n[i] /= len;
+    for (int i = 0; i < 3; i++)
+        n[i] /= len;
     /* u: n crossed with the axis it is least aligned with */
     double axis[3] = {0, 0, 0};
-    int a = fabs(n[0]) < fabs(n[1]) ? (fabs(n[0]) < fabs(n[2]) ? 0 : 2) : (fabs(n[1]) < fabs(n[2]) ? 1 : 2);
+    int a = fabs(n[0]) < fabs(n[1]) ? (fabs(n[0]) < fabs(n[2]) ? 0 : 2)
+                                    : (fabs(n[1]) < fabs(n[2]) ? 1 : 2);
     axis[a] = 1;
     cross(n, axis, sp->u);
     len = sqrt(sp->u[0] * sp->u[0] + sp->u[1] * sp->u[1] + sp->u[2] * sp->u[2]);
-    for (int i = 0; i < 3; i++) sp->u[i] /= len;
+    for (int i = 0; i < 3; i++)
+        sp->u[i] /= len;
     cross(n, sp->u, sp->v);
     double d = INFINITY;
     for (int32_t k = m->nbr_start[v]; k < m->nbr_start[v + 1]; k++) {
         const double *q = &m->xyz[3 * m->nbr[k]];
         double du = 0, dv = 0;
-        for (int i = 0; i < 3; i++) du += (q[i] - p[i]) * sp->u[i], dv += (q[i] - p[i]) * sp->v[i];
+        for (int i = 0; i < 3; i++)
+            du += (q[i] - p[i]) * sp->u[i], dv += (q[i] - p[i]) * sp->v[i];
         if (hypot(du, dv) < d) d = hypot(du, dv);
     }
     if (!(d > 0) || !isfinite(d)) return 0;
@@ -128,9 +135,15 @@ static int smooth(mesh *m, stenc_device device, int sweeps, result *r) {
             if (!count) continue;
             CHECK(stenc_upload(ctx, params_d, sp, count * sizeof *sp));
             CHECK(stenc_upload(ctx, step_d, step, 2 * count * sizeof(double)));
-            stenc_nm_batch b = {.count = count, .dim = 2, .x0 = x0_d, .step = step_d,
-                                .params = params_d, .params_stride = sizeof(smooth_params),
-                                .x = x_d, .f = f_d, .stop = stop_d};
+            stenc_nm_batch b = {.count = count,
+                                .dim = 2,
+                                .x0 = x0_d,
+                                .step = step_d,
+                                .params = params_d,
+                                .params_stride = sizeof(smooth_params),
+                                .x = x_d,
+                                .f = f_d,
+                                .stop = stop_d};
             CHECK(mesh_smooth_solver(ctx, &b, &opt));
             CHECK(stenc_download(ctx, x, x_d, 2 * count * sizeof(double)));
             CHECK(stenc_download(ctx, f, f_d, count * sizeof(double)));
@@ -139,7 +152,8 @@ static int smooth(mesh *m, stenc_device device, int sweeps, result *r) {
                 /* NONFINITE: the start itself was infeasible; leave the vertex */
                 if (stop[i] == STENC_NM_STOP_NONFINITE || !isfinite(f[i])) continue;
                 double *p = &m->xyz[3 * ids[i]];
-                for (int k = 0; k < 3; k++) p[k] += x[2 * i] * sp[i].u[k] + x[2 * i + 1] * sp[i].v[k];
+                for (int k = 0; k < 3; k++)
+                    p[k] += x[2 * i] * sp[i].u[k] + x[2 * i + 1] * sp[i].v[k];
             }
         }
     r->opt_ms = 1e3 * (example_now_s() - t0);
@@ -165,15 +179,20 @@ int main(int argc, char **argv) {
     double distort = 0.4;
     stenc_device device = STENC_DEVICE_AUTO;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--in") && i + 1 < argc) in = argv[++i];
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        if (!strcmp(argv[i], "--in") && i + 1 < argc)
+            in = argv[++i];
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
         else if (!strcmp(argv[i], "--torus") && i + 3 < argc)
             nu = atoi(argv[i + 1]), nv = atoi(argv[i + 2]), distort = atof(argv[i + 3]), i += 3;
-        else if (!strcmp(argv[i], "--sweeps") && i + 1 < argc) sweeps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sweeps") && i + 1 < argc)
+            sweeps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device = !strcmp(argv[++i], "cuda") ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU;
-        else if (!strcmp(argv[i], "--compare")) compare = 1;
-        else if (!strcmp(argv[i], "--check")) check = 1;
+        else if (!strcmp(argv[i], "--compare"))
+            compare = 1;
+        else if (!strcmp(argv[i], "--check"))
+            check = 1;
         else {
             fprintf(stderr, "usage: see the top of mesh_smoothing.c\n");
             return 2;
@@ -228,7 +247,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cannot write %s\n", out);
         ok = 0;
     }
-    for (int d = 0; d < 1 + compare; d++) free(smoothed[d].xyz);
+    for (int d = 0; d < 1 + compare; d++)
+        free(smoothed[d].xyz);
     mesh_free(&m);
     return ok ? 0 : 1;
 }

@@ -18,10 +18,10 @@ typedef struct smooth_params {
     const int32_t *tri, *vtri;
 } smooth_params;
 
-static inline STENC_NM_HD double smooth_angle(const double *a, const double *b,
-                                              const double *c) {
+static inline STENC_NM_HD double smooth_angle(const double *a, const double *b, const double *c) {
     double e[3], f[3];
-    for (int k = 0; k < 3; k++) e[k] = b[k] - a[k], f[k] = c[k] - a[k];
+    for (int k = 0; k < 3; k++)
+        e[k] = b[k] - a[k], f[k] = c[k] - a[k];
     const double cx = e[1] * f[2] - e[2] * f[1], cy = e[2] * f[0] - e[0] * f[2],
                  cz = e[0] * f[1] - e[1] * f[0];
     return atan2(sqrt(cx * cx + cy * cy + cz * cz), e[0] * f[0] + e[1] * f[1] + e[2] * f[2]);
@@ -31,7 +31,8 @@ static inline STENC_NM_HD double smooth_angle(const double *a, const double *b,
 static inline STENC_NM_HD double smooth_orientation(const double *a, const double *b,
                                                     const double *c, const double *n) {
     double e[3], f[3];
-    for (int k = 0; k < 3; k++) e[k] = b[k] - a[k], f[k] = c[k] - a[k];
+    for (int k = 0; k < 3; k++)
+        e[k] = b[k] - a[k], f[k] = c[k] - a[k];
     return (e[1] * f[2] - e[2] * f[1]) * n[0] + (e[2] * f[0] - e[0] * f[2]) * n[1] +
            (e[0] * f[1] - e[1] * f[0]) * n[2];
 }
@@ -41,7 +42,8 @@ static inline STENC_NM_HD double smooth_objective(const double *x, int dim, cons
     const smooth_params *sp = (const smooth_params *)params;
     if (x[0] * x[0] + x[1] * x[1] > sp->radius * sp->radius) return INFINITY;
     double q[3];
-    for (int k = 0; k < 3; k++) q[k] = sp->p[k] + x[0] * sp->u[k] + x[1] * sp->v[k];
+    for (int k = 0; k < 3; k++)
+        q[k] = sp->p[k] + x[0] * sp->u[k] + x[1] * sp->v[k];
     double min_angle = INFINITY;
     for (int t = sp->tri_begin; t < sp->tri_end; t++) {
         const int32_t *tv = sp->tri + 3 * sp->vtri[t];

@@ -22,17 +22,22 @@ void *stenc_host_alloc(size_t bytes) {
     return aligned_alloc(128, rounded ? rounded : 128);
 }
 
-void stenc_host_free(void *ptr) { free(ptr); }
+void stenc_host_free(void *ptr) {
+    free(ptr);
+}
 
 size_t stenc_type_size(stenc_type type) {
     switch (type) {
     case STENC_F32:
     case STENC_I32:
-    case STENC_U32: return 4;
+    case STENC_U32:
+        return 4;
     case STENC_F64:
     case STENC_I64:
-    case STENC_U64: return 8;
-    default: return 0;
+    case STENC_U64:
+        return 8;
+    default:
+        return 0;
     }
 }
 
@@ -50,14 +55,18 @@ int stenc_built_with_cuda(void) {
 #endif
 }
 
-int stenc_cuda_device_count(void) { return stenc_cuda_count_devices(); }
+int stenc_cuda_device_count(void) {
+    return stenc_cuda_count_devices();
+}
 
 /* STENC_DEVICE=cpu|cuda turns AUTO into a choice, so a program can be moved without a rebuild. */
 static stenc_status resolve_auto(stenc_device *device) {
     const char *env = getenv("STENC_DEVICE");
     if (env && *env) {
-        if (strcmp(env, "cpu") == 0) *device = STENC_DEVICE_CPU;
-        else if (strcmp(env, "cuda") == 0) *device = STENC_DEVICE_CUDA;
+        if (strcmp(env, "cpu") == 0)
+            *device = STENC_DEVICE_CPU;
+        else if (strcmp(env, "cuda") == 0)
+            *device = STENC_DEVICE_CUDA;
         else
             return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
                                "environment variable STENC_DEVICE='%s' is not 'cpu' or 'cuda'",
@@ -125,9 +134,13 @@ stenc_device stenc_ctx_device(const stenc_ctx *ctx) {
     return ctx ? ctx->device : STENC_DEVICE_CPU;
 }
 
-const char *stenc_ctx_device_name(const stenc_ctx *ctx) { return ctx ? ctx->name : "(null)"; }
+const char *stenc_ctx_device_name(const stenc_ctx *ctx) {
+    return ctx ? ctx->name : "(null)";
+}
 
-void *stenc_ctx_cuda_stream(const stenc_ctx *ctx) { return ctx ? ctx->stream : NULL; }
+void *stenc_ctx_cuda_stream(const stenc_ctx *ctx) {
+    return ctx ? ctx->stream : NULL;
+}
 
 stenc_status stenc_ctx_synchronize(stenc_ctx *ctx) {
     STENC_REQUIRE(ctx != NULL, "stenc_ctx_synchronize: ctx is NULL");
@@ -149,8 +162,10 @@ stenc_status stenc_malloc(stenc_ctx *ctx, void **ptr, size_t bytes) {
 
 void stenc_free(stenc_ctx *ctx, void *ptr) {
     if (!ctx || !ptr) return;
-    if (ctx->device == STENC_DEVICE_CUDA) stenc_cuda_free(ctx, ptr);
-    else stenc_host_free(ptr);
+    if (ctx->device == STENC_DEVICE_CUDA)
+        stenc_cuda_free(ctx, ptr);
+    else
+        stenc_host_free(ptr);
 }
 
 static stenc_status check_copy_args(stenc_ctx *ctx, void *dst, const void *src, size_t bytes,

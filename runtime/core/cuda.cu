@@ -30,8 +30,8 @@ extern "C" stenc_status stenc_cuda_ctx_init(stenc_ctx *ctx) {
     ctx->smem_optin = prop.sharedMemPerBlockOptin;
     ctx->cc_major = prop.major;
     ctx->cc_minor = prop.minor;
-    snprintf(ctx->name, sizeof ctx->name, "%s (sm_%d%d, %d SMs)", prop.name, prop.major,
-             prop.minor, prop.multiProcessorCount);
+    snprintf(ctx->name, sizeof ctx->name, "%s (sm_%d%d, %d SMs)", prop.name, prop.major, prop.minor,
+             prop.multiProcessorCount);
     return STENC_OK;
 }
 
@@ -76,8 +76,7 @@ extern "C" stenc_status stenc_cuda_download(stenc_ctx *ctx, void *dst, const voi
 
 extern "C" stenc_status stenc_cuda_memcpy(stenc_ctx *ctx, void *dst, const void *src,
                                           size_t bytes) {
-    STENC_CUDA_TRY(
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stenc_stream(ctx)));
+    STENC_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stenc_stream(ctx)));
     return STENC_OK;
 }
 
@@ -106,11 +105,11 @@ extern "C" stenc_status stenc_cuda_timer_record(stenc_ctx *ctx, void *event) {
     return STENC_OK;
 }
 
-extern "C" stenc_status stenc_cuda_timer_elapsed(void *start_event, void *stop_event,
-                                                 double *ms) {
+extern "C" stenc_status stenc_cuda_timer_elapsed(void *start_event, void *stop_event, double *ms) {
     STENC_CUDA_TRY(cudaEventSynchronize((cudaEvent_t)stop_event));
     float elapsed = 0.0f;
-    STENC_CUDA_TRY(cudaEventElapsedTime(&elapsed, (cudaEvent_t)start_event, (cudaEvent_t)stop_event));
+    STENC_CUDA_TRY(
+        cudaEventElapsedTime(&elapsed, (cudaEvent_t)start_event, (cudaEvent_t)stop_event));
     *ms = elapsed;
     return STENC_OK;
 }

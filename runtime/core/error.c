@@ -28,9 +28,13 @@ const char *stenc_status_string(stenc_status status) {
     return status_strings[status];
 }
 
-const char *stenc_last_error(void) { return last_error; }
+const char *stenc_last_error(void) {
+    return last_error;
+}
 
-void stenc_clear_error(void) { last_error[0] = '\0'; }
+void stenc_clear_error(void) {
+    last_error[0] = '\0';
+}
 
 /* Keep call sites short and stable: "runtime/field/field.c:42", not an absolute path. */
 static const char *project_relative(const char *file) {

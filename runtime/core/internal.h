@@ -32,8 +32,8 @@ struct stenc_ctx {
     size_t smem_optin;   /* largest dynamic shared memory a block may opt in to, CUDA only */
     int cc_major, cc_minor;
     char name[320];
-    int tune_mode;                   /* stenc_tune_mode */
-    struct stenc_tune_entry *tuned;  /* keys tuned or looked up by this context */
+    int tune_mode;                  /* stenc_tune_mode */
+    struct stenc_tune_entry *tuned; /* keys tuned or looked up by this context */
     void *cache[STENC_CACHE_SLOTS];
     stenc_cache_release_fn cache_release[STENC_CACHE_SLOTS];
 };
@@ -55,16 +55,16 @@ int stenc_tune_mode_from_env(void);
 #define STENC_ERROR(status, ...) stenc_set_error((status), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Return STENC_ERR_INVALID_ARGUMENT with a message when `cond` is false. */
-#define STENC_REQUIRE(cond, ...)                                                                 \
-    do {                                                                                         \
-        if (!(cond)) return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, __VA_ARGS__);               \
+#define STENC_REQUIRE(cond, ...)                                                                   \
+    do {                                                                                           \
+        if (!(cond)) return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, __VA_ARGS__);                  \
     } while (0)
 
 /* Propagate a failing status unchanged (the callee already set the message). */
-#define STENC_TRY(expr)                                                                          \
-    do {                                                                                         \
-        stenc_status try_status_ = (expr);                                                       \
-        if (try_status_ != STENC_OK) return try_status_;                                         \
+#define STENC_TRY(expr)                                                                            \
+    do {                                                                                           \
+        stenc_status try_status_ = (expr);                                                         \
+        if (try_status_ != STENC_OK) return try_status_;                                           \
     } while (0)
 
 /* Host allocation aligned to 128 bytes; NULL on failure (and for bytes == 0: one byte). */

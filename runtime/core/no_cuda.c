@@ -2,15 +2,18 @@
  * is an error, never a crash. */
 #include "internal.h"
 
-#define NO_CUDA(fn)                                                                              \
-    STENC_ERROR(STENC_ERR_NO_DEVICE, "%s: this libstenc was built without CUDA", fn)
+#define NO_CUDA(fn) STENC_ERROR(STENC_ERR_NO_DEVICE, "%s: this libstenc was built without CUDA", fn)
 
-int stenc_cuda_count_devices(void) { return 0; }
+int stenc_cuda_count_devices(void) {
+    return 0;
+}
 stenc_status stenc_cuda_ctx_init(stenc_ctx *ctx) {
     (void)ctx;
     return NO_CUDA("stenc_ctx_create");
 }
-void stenc_cuda_ctx_release(stenc_ctx *ctx) { (void)ctx; }
+void stenc_cuda_ctx_release(stenc_ctx *ctx) {
+    (void)ctx;
+}
 stenc_status stenc_cuda_synchronize(stenc_ctx *ctx) {
     (void)ctx;
     return NO_CUDA("stenc_ctx_synchronize");
@@ -19,7 +22,9 @@ stenc_status stenc_cuda_malloc(stenc_ctx *ctx, void **ptr, size_t bytes) {
     (void)ctx, (void)ptr, (void)bytes;
     return NO_CUDA("stenc_malloc");
 }
-void stenc_cuda_free(stenc_ctx *ctx, void *ptr) { (void)ctx, (void)ptr; }
+void stenc_cuda_free(stenc_ctx *ctx, void *ptr) {
+    (void)ctx, (void)ptr;
+}
 stenc_status stenc_cuda_upload(stenc_ctx *ctx, void *dst, const void *src, size_t bytes) {
     (void)ctx, (void)dst, (void)src, (void)bytes;
     return NO_CUDA("stenc_upload");

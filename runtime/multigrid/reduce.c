@@ -13,7 +13,9 @@
 
 typedef stenc_acc reduce_acc;
 
-static inline void acc_add(reduce_acc *acc, double x, double e) { stenc_acc_sum_add2(acc, x, e); }
+static inline void acc_add(reduce_acc *acc, double x, double e) {
+    stenc_acc_sum_add2(acc, x, e);
+}
 
 /* The rounding error of a*b, exactly: a*b == p + two_prod_err(a, b, p) for p = fl(a*b). */
 static inline double two_prod_err(double a, double b, double p) {

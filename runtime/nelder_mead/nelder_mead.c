@@ -44,16 +44,14 @@ static stenc_status check_options(const stenc_nm_options *o, const char *caller)
                   caller, o->contract);
     STENC_REQUIRE(o->shrink > 0 && o->shrink < 1, "%s: options.shrink %g not in (0, 1)", caller,
                   o->shrink);
-    STENC_REQUIRE(o->on_nonfinite == STENC_NM_NONFINITE_STOP ||
-                      o->on_nonfinite == STENC_NM_NONFINITE_REJECT,
-                  "%s: options.on_nonfinite %d is not a stenc_nm_nonfinite", caller,
-                  o->on_nonfinite);
+    STENC_REQUIRE(
+        o->on_nonfinite == STENC_NM_NONFINITE_STOP || o->on_nonfinite == STENC_NM_NONFINITE_REJECT,
+        "%s: options.on_nonfinite %d is not a stenc_nm_nonfinite", caller, o->on_nonfinite);
     return STENC_OK;
 }
 
-stenc_status stenc_nm_check(const stenc_ctx *ctx, stenc_device device,
-                            const stenc_nm_batch *batch, const stenc_nm_options *options,
-                            const char *caller) {
+stenc_status stenc_nm_check(const stenc_ctx *ctx, stenc_device device, const stenc_nm_batch *batch,
+                            const stenc_nm_options *options, const char *caller) {
     if (!caller) caller = "stenc_nm";
     STENC_REQUIRE(ctx && batch, "%s: ctx (%p) and batch (%p) must not be NULL", caller,
                   (const void *)ctx, (const void *)batch);

@@ -12,8 +12,7 @@ const char *stenc_tridiag_algo_name(stenc_tridiag_algo algo) {
 }
 
 stenc_tridiag_algo stenc_tridiag_auto_algo(const stenc_ctx *ctx, stenc_type type,
-                                           stenc_tridiag_layout layout, size_t n,
-                                           size_t batch) {
+                                           stenc_tridiag_layout layout, size_t n, size_t batch) {
     if (!ctx || stenc_ctx_device(ctx) != STENC_DEVICE_CUDA) return STENC_TRIDIAG_THOMAS;
     return tdg_cuda_auto_algo(ctx, type, layout, n, batch);
 }
@@ -36,8 +35,7 @@ static stenc_status solve(const char *fn, stenc_ctx *ctx, const tdg_problem *p,
         return STENC_ERROR(STENC_ERR_UNSUPPORTED, "%s: type %s is not float or double", fn,
                            stenc_type_name(p->type));
     stenc_tridiag_report *report = options ? options->report : NULL;
-    STENC_REQUIRE(!report || report->ctx == ctx, "%s: the report belongs to another context",
-                  fn);
+    STENC_REQUIRE(!report || report->ctx == ctx, "%s: the report belongs to another context", fn);
     if (p->n == 0 || p->batch == 0) return STENC_OK;
     STENC_REQUIRE(p->n <= INT32_MAX, "%s: system size %zu exceeds %d", fn, p->n, INT32_MAX);
     size_t count, bytes;
@@ -45,9 +43,8 @@ static stenc_status solve(const char *fn, stenc_ctx *ctx, const tdg_problem *p,
         !stenc_mul_size(count, stenc_type_size(p->type), &bytes))
         return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: n*batch (%zu x %zu) overflows", fn,
                            p->n, p->batch);
-    STENC_REQUIRE(p->a && p->b && p->c && p->d && p->x,
-                  "%s: NULL array (a=%p b=%p c=%p d=%p x=%p)", fn, p->a, p->b, p->c, p->d,
-                  p->x);
+    STENC_REQUIRE(p->a && p->b && p->c && p->d && p->x, "%s: NULL array (a=%p b=%p c=%p d=%p x=%p)",
+                  fn, p->a, p->b, p->c, p->d, p->x);
     STENC_REQUIRE(!ranges_overlap(p->x, p->a, bytes) && !ranges_overlap(p->x, p->b, bytes) &&
                       !ranges_overlap(p->x, p->c, bytes) &&
                       (p->x == p->d || !ranges_overlap(p->x, p->d, bytes)),

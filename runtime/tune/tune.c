@@ -56,9 +56,12 @@ stenc_status stenc_tune_cache_path(char *path, size_t capacity) {
     const char *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
     int len;
-    if (env && *env) len = snprintf(path, capacity, "%s", env);
-    else if (xdg && *xdg) len = snprintf(path, capacity, "%s/stenc/tune-cache.txt", xdg);
-    else if (home && *home) len = snprintf(path, capacity, "%s/.cache/stenc/tune-cache.txt", home);
+    if (env && *env)
+        len = snprintf(path, capacity, "%s", env);
+    else if (xdg && *xdg)
+        len = snprintf(path, capacity, "%s/stenc/tune-cache.txt", xdg);
+    else if (home && *home)
+        len = snprintf(path, capacity, "%s/.cache/stenc/tune-cache.txt", home);
     else
         return STENC_ERROR(STENC_ERR_IO, "stenc_tune_cache_path: none of STENC_TUNE_CACHE, "
                                          "XDG_CACHE_HOME or HOME is set");

@@ -65,23 +65,25 @@ static inline uint64_t test_ulp_distance_f64(double a, double b) {
 }
 
 /* 1 when a CUDA device can run the GPU half of a test. */
-static inline int test_gpu_available(void) { return stenc_cuda_device_count() > 0; }
+static inline int test_gpu_available(void) {
+    return stenc_cuda_device_count() > 0;
+}
 
 /* Call first in a GPU test's main(): returns from main with the skip code when no device. */
-#define TEST_REQUIRE_GPU_OR_SKIP()                                                               \
-    do {                                                                                         \
-        if (!test_gpu_available()) {                                                             \
-            printf("SKIPPED: no CUDA device (built with CUDA: %s)\n",                            \
-                   stenc_built_with_cuda() ? "yes" : "no");                                      \
-            return STENC_TEST_SKIP;                                                              \
-        }                                                                                        \
+#define TEST_REQUIRE_GPU_OR_SKIP()                                                                 \
+    do {                                                                                           \
+        if (!test_gpu_available()) {                                                               \
+            printf("SKIPPED: no CUDA device (built with CUDA: %s)\n",                              \
+                   stenc_built_with_cuda() ? "yes" : "no");                                        \
+            return STENC_TEST_SKIP;                                                                \
+        }                                                                                          \
     } while (0)
 
 /* Assert a stenc call succeeded, printing stenc_last_error() when it did not. */
-#define assert_stenc_ok(call)                                                                    \
-    do {                                                                                         \
-        stenc_status st_ = (call);                                                               \
-        if (st_ != STENC_OK) fail_msg("%s -> %s", #call, stenc_last_error());                    \
+#define assert_stenc_ok(call)                                                                      \
+    do {                                                                                           \
+        stenc_status st_ = (call);                                                                 \
+        if (st_ != STENC_OK) fail_msg("%s -> %s", #call, stenc_last_error());                      \
     } while (0)
 
 #endif /* STENC_TEST_UTIL_H */

@@ -219,8 +219,8 @@ static void test_options(void **state) {
     expect_usage_error((const char *[]){"--target", "cuda,fortran", heat, NULL},
                        "unknown target 'fortran'");
     /* cuda implies c: the launcher and the host kernel live in NAME_c.c */
-    run_result lr = run_stenc(
-        (const char *[]){"--target", "cuda", "--list-outputs", "-o", "out", heat, NULL});
+    run_result lr =
+        run_stenc((const char *[]){"--target", "cuda", "--list-outputs", "-o", "out", heat, NULL});
     assert_int_equal(lr.status, 0);
     assert_non_null(strstr(lr.out, "out/heat3d.h"));
     assert_non_null(strstr(lr.out, "out/heat3d_c.c"));

@@ -49,7 +49,8 @@ static void test_cpu_memory_round_trip(void **state) {
     enum { N = 1001 };
     double src[N], back[N];
     test_rng rng = test_rng_seeded(1);
-    for (int i = 0; i < N; i++) src[i] = test_rng_uniform(&rng, -1, 1);
+    for (int i = 0; i < N; i++)
+        src[i] = test_rng_uniform(&rng, -1, 1);
     void *dev = NULL;
     assert_stenc_ok(stenc_malloc(ctx, &dev, sizeof src));
     assert_int_equal((uintptr_t)dev % 128, 0);
@@ -78,7 +79,8 @@ static void test_cpu_timer_measures_time(void **state) {
     assert_int_equal(stenc_timer_stop(timer, &ms), STENC_ERR_INVALID_ARGUMENT); /* not started */
     assert_stenc_ok(stenc_timer_start(timer));
     volatile double x = 0;
-    for (int i = 0; i < 2000000; i++) x += 1e-9 * i;
+    for (int i = 0; i < 2000000; i++)
+        x += 1e-9 * i;
     assert_stenc_ok(stenc_timer_stop(timer, &ms));
     assert_true(ms > 0.0 && ms < 10000.0);
     stenc_timer_destroy(timer);
@@ -126,7 +128,8 @@ static void test_cuda_memory_round_trip(void **state) {
     enum { N = 100003 };
     float *src = malloc(N * sizeof *src), *back = malloc(N * sizeof *back);
     test_rng rng = test_rng_seeded(2);
-    for (int i = 0; i < N; i++) src[i] = (float)test_rng_uniform(&rng, -1, 1);
+    for (int i = 0; i < N; i++)
+        src[i] = (float)test_rng_uniform(&rng, -1, 1);
     void *a, *b;
     assert_stenc_ok(stenc_malloc(ctx, &a, N * sizeof *src));
     assert_stenc_ok(stenc_malloc(ctx, &b, N * sizeof *src));

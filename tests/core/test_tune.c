@@ -53,7 +53,8 @@ static void test_store_then_lookup_in_a_fresh_context(void **state) {
     FILE *f = fopen(cache_path, "r");
     assert_non_null(f);
     int lines = 0, c;
-    while ((c = fgetc(f)) != EOF) lines += c == '\n';
+    while ((c = fgetc(f)) != EOF)
+        lines += c == '\n';
     fclose(f);
     assert_int_equal(lines, 2);
 }

@@ -14,7 +14,7 @@ static stenc_device nm_test_device = STENC_DEVICE_CPU;
 typedef struct nm_host {
     size_t count, ld;
     int dim;
-    int32_t *dims;  /* optional */
+    int32_t *dims;     /* optional */
     double *x0, *step; /* step optional */
     void *params;
     size_t params_stride, params_bytes;
@@ -55,8 +55,10 @@ static stenc_status nm_run(nm_host *h, stenc_nm_builtin builtin, nm_solver solve
     stenc_ctx *ctx;
     assert_stenc_ok(stenc_ctx_create(&ctx, nm_test_device));
     const size_t n = h->count, xb = n * h->ld * sizeof(double);
-    for (size_t i = 0; i < n * h->ld; i++) h->x[i] = -12345.0;
-    for (size_t i = 0; i < n; i++) h->f[i] = -999.0, h->iters[i] = -7, h->stop[i] = -7;
+    for (size_t i = 0; i < n * h->ld; i++)
+        h->x[i] = -12345.0;
+    for (size_t i = 0; i < n; i++)
+        h->f[i] = -999.0, h->iters[i] = -7, h->stop[i] = -7;
     stenc_nm_batch b = {0};
     b.count = n, b.dim = h->dim, b.ld = h->ld, b.params_stride = h->params_stride;
     b.dims = nm_dev_copy(ctx, h->dims, n * sizeof(int32_t));
@@ -175,7 +177,8 @@ static void test_circle_distance(void **state) {
         stenc_nm_circle_params *p = calloc(1, sizeof *p);
         p->center[0] = 0.5, p->center[1] = -0.25, p->center[2] = 1.0, p->radius = 1.5;
         h.params = p, h.params_bytes = sizeof *p, h.params_stride = 0;
-        for (size_t i = 0; i < h.count * h.ld; i++) h.x0[i] = test_rng_uniform(&rng, -3, 3);
+        for (size_t i = 0; i < h.count * h.ld; i++)
+            h.x0[i] = test_rng_uniform(&rng, -3, 3);
         stenc_nm_options o = stenc_nm_default_options();
         o.size_tol = 1e-10;
         assert_stenc_ok(nm_run(&h, STENC_NM_CIRCLE, NULL, &o));
@@ -224,7 +227,8 @@ static void test_stop_rules(void **state) {
     bowl_params *p = calloc(1, sizeof *p);
     p->center[0] = 1, p->center[1] = -2, p->nan_above = 1e300, p->neg_inf_below = -1e300;
     h.params = p, h.params_bytes = sizeof *p;
-    for (size_t i = 0; i < 6; i++) h.x0[i] = 0.3 * (double)i - 1;
+    for (size_t i = 0; i < 6; i++)
+        h.x0[i] = 0.3 * (double)i - 1;
     stenc_nm_options o = stenc_nm_default_options();
     /* max_iter 0: nothing moves; the best vertex of the initial simplex x0, x0 + 0.1 e_k */
     o.max_iter = 0, o.size_tol = 0;
@@ -282,23 +286,24 @@ static void test_degenerate_and_bad_dims(void **state) {
     nm_host h = nm_host_alloc(N, 0, 3);
     h.dims = malloc(N * sizeof(int32_t));
     h.step = malloc(N * 3 * sizeof(double));
-    for (size_t i = 0; i < N * 3; i++) h.x0[i] = 0.5, h.step[i] = 0.25;
+    for (size_t i = 0; i < N * 3; i++)
+        h.x0[i] = 0.5, h.step[i] = 0.25;
     stenc_nm_paraboloid_params *p = calloc(1, sizeof *p);
-    for (int k = 0; k < STENC_NM_MAX_DIM; k++) p->center[k] = -1, p->weight[k] = 1;
+    for (int k = 0; k < STENC_NM_MAX_DIM; k++)
+        p->center[k] = -1, p->weight[k] = 1;
     h.params = p, h.params_bytes = sizeof *p;
     int32_t dims[N] = {2, 0, -3, 9, 4 /* > ld */, 3, 2, 2, 1};
     memcpy(h.dims, dims, sizeof dims);
-    h.step[5 * 3 + 2] = 0;            /* a zero step */
-    h.x0[6 * 3 + 1] = NAN;            /* a NaN start */
-    h.x0[7 * 3] = 1e20;               /* step lost to rounding */
-    h.step[8 * 3] = INFINITY;         /* infinite step */
+    h.step[5 * 3 + 2] = 0;    /* a zero step */
+    h.x0[6 * 3 + 1] = NAN;    /* a NaN start */
+    h.x0[7 * 3] = 1e20;       /* step lost to rounding */
+    h.step[8 * 3] = INFINITY; /* infinite step */
     stenc_nm_options o = nm_tight_options();
     assert_stenc_ok(nm_run(&h, STENC_NM_PARABOLOID, NULL, &o));
-    const int32_t want[N] = {STENC_NM_STOP_SIZE,       STENC_NM_STOP_BAD_DIM,
-                             STENC_NM_STOP_BAD_DIM,    STENC_NM_STOP_BAD_DIM,
-                             STENC_NM_STOP_BAD_DIM,    STENC_NM_STOP_DEGENERATE,
-                             STENC_NM_STOP_DEGENERATE, STENC_NM_STOP_DEGENERATE,
-                             STENC_NM_STOP_DEGENERATE};
+    const int32_t want[N] = {
+        STENC_NM_STOP_SIZE,       STENC_NM_STOP_BAD_DIM,    STENC_NM_STOP_BAD_DIM,
+        STENC_NM_STOP_BAD_DIM,    STENC_NM_STOP_BAD_DIM,    STENC_NM_STOP_DEGENERATE,
+        STENC_NM_STOP_DEGENERATE, STENC_NM_STOP_DEGENERATE, STENC_NM_STOP_DEGENERATE};
     for (int i = 0; i < N; i++) {
         assert_int_equal(h.stop[i], want[i]);
         if (want[i] == STENC_NM_STOP_SIZE) continue;
@@ -316,11 +321,13 @@ static void test_degenerate_and_bad_dims(void **state) {
     nm_host_free(&h);
     h = nm_host_alloc(3, 2, 0);
     assert_stenc_ok(nm_run(&h, STENC_NM_WOOD, NULL, &o));
-    for (int i = 0; i < 3; i++) assert_int_equal(h.stop[i], STENC_NM_STOP_BAD_DIM);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(h.stop[i], STENC_NM_STOP_BAD_DIM);
     nm_host_free(&h);
     h = nm_host_alloc(2, 9, 0);
     assert_stenc_ok(nm_run(&h, STENC_NM_ROSENBROCK, NULL, &o));
-    for (int i = 0; i < 2; i++) assert_int_equal(h.stop[i], STENC_NM_STOP_BAD_DIM);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(h.stop[i], STENC_NM_STOP_BAD_DIM);
     nm_host_free(&h);
 }
 
@@ -344,7 +351,8 @@ static void test_nonfinite_values(void **state) {
     h.x0[4] = 0, h.x0[5] = 0;
     stenc_nm_options o = nm_tight_options();
     assert_stenc_ok(nm_run(&h, 0, test_bowl, &o));
-    for (int i = 0; i < N; i++) assert_int_equal(h.stop[i], STENC_NM_STOP_NONFINITE);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(h.stop[i], STENC_NM_STOP_NONFINITE);
     /* 0 and 2 stop with the best finite vertex, better than the start */
     assert_true(isfinite(h.f[0]) && h.f[0] < 1.5 * 1.5 + 2 * 0.25 && h.x[0] <= 1);
     assert_true(isfinite(h.f[2]) && h.f[2] < 9 && h.x[4] >= -1);
@@ -367,7 +375,8 @@ static void test_in_place(void **state) {
     enum { N = 37 };
     test_rng rng = test_rng_seeded(14);
     nm_host h = nm_host_alloc(N, 2, 0);
-    for (size_t i = 0; i < 2 * N; i++) h.x0[i] = test_rng_uniform(&rng, -2, 2);
+    for (size_t i = 0; i < 2 * N; i++)
+        h.x0[i] = test_rng_uniform(&rng, -2, 2);
     stenc_nm_options o = nm_tight_options();
     assert_stenc_ok(nm_run(&h, STENC_NM_ROSENBROCK, NULL, &o));
     stenc_ctx *ctx;
@@ -451,12 +460,12 @@ static void test_argument_errors(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
-#define NM_COMMON_TESTS                                                                          \
-    cmocka_unit_test(test_classic_functions_converge),                                           \
-        cmocka_unit_test(test_paraboloid_per_problem_params_and_dims),                           \
-        cmocka_unit_test(test_circle_distance), cmocka_unit_test(test_hand_traced_iterations),   \
-        cmocka_unit_test(test_stop_rules), cmocka_unit_test(test_degenerate_and_bad_dims),       \
-        cmocka_unit_test(test_nonfinite_values), cmocka_unit_test(test_in_place),                \
+#define NM_COMMON_TESTS                                                                            \
+    cmocka_unit_test(test_classic_functions_converge),                                             \
+        cmocka_unit_test(test_paraboloid_per_problem_params_and_dims),                             \
+        cmocka_unit_test(test_circle_distance), cmocka_unit_test(test_hand_traced_iterations),     \
+        cmocka_unit_test(test_stop_rules), cmocka_unit_test(test_degenerate_and_bad_dims),         \
+        cmocka_unit_test(test_nonfinite_values), cmocka_unit_test(test_in_place),                  \
         cmocka_unit_test(test_argument_errors)
 
 #endif

@@ -10,12 +10,15 @@ static void test_cpu_and_gpu_agree(void **state) {
         stenc_nm_builtin fn;
         int dim;
         double x_tol;
-    } cases[] = {{STENC_NM_ROSENBROCK, 2, 1e-6}, {STENC_NM_WOOD, 4, 1e-6},
-                 {STENC_NM_POWELL, 4, 1e-2},     {STENC_NM_ROSENBROCK, 5, 1e-3}};
+    } cases[] = {{STENC_NM_ROSENBROCK, 2, 1e-6},
+                 {STENC_NM_WOOD, 4, 1e-6},
+                 {STENC_NM_POWELL, 4, 1e-2},
+                 {STENC_NM_ROSENBROCK, 5, 1e-3}};
     test_rng rng = test_rng_seeded(21);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         nm_host h[2];
-        for (int d = 0; d < 2; d++) h[d] = nm_host_alloc(4099, cases[c].dim, 0);
+        for (int d = 0; d < 2; d++)
+            h[d] = nm_host_alloc(4099, cases[c].dim, 0);
         for (size_t i = 0; i < h[0].count * h[0].ld; i++)
             h[0].x0[i] = h[1].x0[i] = test_rng_uniform(&rng, -2, 2);
         /* a few per-problem failures that must agree exactly */
@@ -38,9 +41,9 @@ static void test_cpu_and_gpu_agree(void **state) {
         assert_int_equal(h[1].stop[5], STENC_NM_STOP_DEGENERATE);
         /* both found the same minimum from (almost) every start */
         if (same * 100 < h[0].count * 97)
-            fail_msg("fn %d dim %d: %zu of %zu agree", cases[c].fn, cases[c].dim, same,
-                     h[0].count);
-        for (int d = 0; d < 2; d++) nm_host_free(&h[d]);
+            fail_msg("fn %d dim %d: %zu of %zu agree", cases[c].fn, cases[c].dim, same, h[0].count);
+        for (int d = 0; d < 2; d++)
+            nm_host_free(&h[d]);
     }
 }
 

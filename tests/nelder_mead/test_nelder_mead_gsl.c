@@ -28,13 +28,13 @@ static double ref_powell(const gsl_vector *v, void *p) {
     (void)p;
     double x1 = gsl_vector_get(v, 0), x2 = gsl_vector_get(v, 1), x3 = gsl_vector_get(v, 2),
            x4 = gsl_vector_get(v, 3);
-    return pow(x1 + 10 * x2, 2) + 5 * pow(x3 - x4, 2) + pow(x2 - 2 * x3, 4) +
-           10 * pow(x1 - x4, 4);
+    return pow(x1 + 10 * x2, 2) + 5 * pow(x3 - x4, 2) + pow(x2 - 2 * x3, 4) + 10 * pow(x1 - x4, 4);
 }
 static double ref_circle(const gsl_vector *v, void *p) {
     const stenc_nm_circle_params *c = p;
     double s = 0;
-    for (size_t k = 0; k < v->size; k++) s += pow(gsl_vector_get(v, k) - c->center[k], 2);
+    for (size_t k = 0; k < v->size; k++)
+        s += pow(gsl_vector_get(v, k) - c->center[k], 2);
     return fabs(sqrt(s) - c->radius);
 }
 
@@ -53,7 +53,8 @@ static void compare_with_gsl(const gsl_case *c, stenc_nm_circle_params *params) 
     double *x0 = malloc(N * c->dim * sizeof(double)), *x = malloc(N * c->dim * sizeof(double));
     double f[N], f_gsl[N];
     int32_t stop[N];
-    for (int i = 0; i < N * c->dim; i++) x0[i] = test_rng_uniform(&rng, -2, 2);
+    for (int i = 0; i < N * c->dim; i++)
+        x0[i] = test_rng_uniform(&rng, -2, 2);
 
     const gsl_multimin_fminimizer_type *T = gsl_multimin_fminimizer_nmsimplex2;
     gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(T, (size_t)c->dim);
@@ -61,7 +62,8 @@ static void compare_with_gsl(const gsl_case *c, stenc_nm_circle_params *params) 
     gsl_vector_set_all(steps, step);
     gsl_multimin_function F = {.f = c->ref, .n = (size_t)c->dim, .params = params};
     for (int i = 0; i < N; i++) {
-        for (int k = 0; k < c->dim; k++) gsl_vector_set(start, (size_t)k, x0[i * c->dim + k]);
+        for (int k = 0; k < c->dim; k++)
+            gsl_vector_set(start, (size_t)k, x0[i * c->dim + k]);
         gsl_multimin_fminimizer_set(s, &F, start, steps);
         for (int it = 0; it < max_iter; it++) {
             if (gsl_multimin_fminimizer_iterate(s)) break;
@@ -75,8 +77,8 @@ static void compare_with_gsl(const gsl_case *c, stenc_nm_circle_params *params) 
 
     stenc_ctx *ctx;
     assert_stenc_ok(stenc_ctx_create(&ctx, STENC_DEVICE_CPU));
-    stenc_nm_batch b = {.count = N, .dim = c->dim, .x0 = x0, .params = params, .x = x, .f = f,
-                        .stop = stop};
+    stenc_nm_batch b = {
+        .count = N, .dim = c->dim, .x0 = x0, .params = params, .x = x, .f = f, .stop = stop};
     stenc_nm_options o = stenc_nm_default_options();
     o.max_iter = max_iter, o.size_tol = size_tol, o.initial_step = step;
     assert_stenc_ok(stenc_nm_minimize(ctx, c->fn, &b, &o));
@@ -119,7 +121,8 @@ static void test_as_good_as_gsl(void **state) {
         {"circle", STENC_NM_CIRCLE, ref_circle, 2},
         {"circle", STENC_NM_CIRCLE, ref_circle, 3},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) compare_with_gsl(&cases[i], &circle);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        compare_with_gsl(&cases[i], &circle);
 }
 
 int main(void) {

@@ -37,9 +37,8 @@ static void check_case(stenc_ctx *ctx, stenc_type type, stenc_tridiag_layout lay
                  batch, err);
 
     /* In place: d becomes x, the same numbers; a, b, c untouched. */
-    assert_stenc_ok(stenc_tridiag_solve_inplace(ctx, type, layout, n, batch, in,
-                                                in + count * es, in + 2 * count * es,
-                                                in + 3 * count * es, NULL));
+    assert_stenc_ok(stenc_tridiag_solve_inplace(ctx, type, layout, n, batch, in, in + count * es,
+                                                in + 2 * count * es, in + 3 * count * es, NULL));
     assert_memory_equal(in, keep, 3 * count * es);
     assert_memory_equal(in + 3 * count * es, x, count * es);
     free(ref);
@@ -74,9 +73,10 @@ static void test_cpu_poisson_analytic(void **state) {
     assert_stenc_ok(stenc_ctx_create(&ctx, STENC_DEVICE_CPU));
     enum { N = 999 };
     static double a[N], b[N], c[N], d[N], x[N];
-    for (int i = 0; i < N; i++) a[i] = -1, b[i] = 2, c[i] = -1, d[i] = 1;
-    assert_stenc_ok(stenc_tridiag_solve(ctx, STENC_F64, STENC_TRIDIAG_CONTIGUOUS, N, 1, a, b, c,
-                                        d, x, NULL));
+    for (int i = 0; i < N; i++)
+        a[i] = -1, b[i] = 2, c[i] = -1, d[i] = 1;
+    assert_stenc_ok(
+        stenc_tridiag_solve(ctx, STENC_F64, STENC_TRIDIAG_CONTIGUOUS, N, 1, a, b, c, d, x, NULL));
     /* -u'' = 1 discretised exactly by the quadratic u_k = k (N + 1 - k) / 2, k = i + 1. */
     for (int i = 0; i < N; i++) {
         double k = i + 1, exact = k * (N + 1 - k) / 2;
@@ -99,19 +99,17 @@ static void test_cpu_singular_is_named(void **state) {
             t.b[tdg_index(&t, 77, 0)] = 0;
             char *in = tdg_batch_typed(&t, (stenc_type)type);
             void *x = malloc(count * es);
-            stenc_status st = stenc_tridiag_solve(ctx, (stenc_type)type,
-                                                  (stenc_tridiag_layout)layout, n, batch, in,
-                                                  in + count * es, in + 2 * count * es,
-                                                  in + 3 * count * es, x, NULL);
+            stenc_status st = stenc_tridiag_solve(
+                ctx, (stenc_type)type, (stenc_tridiag_layout)layout, n, batch, in, in + count * es,
+                in + 2 * count * es, in + 3 * count * es, x, NULL);
             assert_int_equal(st, STENC_ERR_SINGULAR);
             assert_non_null(strstr(stenc_last_error(), "system 41 "));
             /* The deferred report names the same system, and is clear after reading. */
             stenc_tridiag_report *report;
             assert_stenc_ok(stenc_tridiag_report_create(ctx, &report));
             stenc_tridiag_options opt = {STENC_TRIDIAG_AUTO, 0, report};
-            assert_stenc_ok(stenc_tridiag_solve(ctx, (stenc_type)type,
-                                                (stenc_tridiag_layout)layout, n, batch, in,
-                                                in + count * es, in + 2 * count * es,
+            assert_stenc_ok(stenc_tridiag_solve(ctx, (stenc_type)type, (stenc_tridiag_layout)layout,
+                                                n, batch, in, in + count * es, in + 2 * count * es,
                                                 in + 3 * count * es, x, &opt));
             size_t first = 0;
             assert_int_equal(stenc_tridiag_report_check(report, &first), STENC_ERR_SINGULAR);
@@ -148,8 +146,7 @@ static void test_cpu_arguments(void **state) {
         stenc_tridiag_solve(ctx, STENC_F32, (stenc_tridiag_layout)5, 4, 1, v, v, v, v, x, NULL),
         STENC_ERR_INVALID_ARGUMENT);
     /* x overlapping an input, and x == d outside the in-place call. */
-    assert_int_equal(stenc_tridiag_solve(ctx, STENC_F32, C, 4, 1, v, v + 4, v + 8, x, v + 6,
-                                         NULL),
+    assert_int_equal(stenc_tridiag_solve(ctx, STENC_F32, C, 4, 1, v, v + 4, v + 8, x, v + 6, NULL),
                      STENC_ERR_INVALID_ARGUMENT);
     assert_int_equal(stenc_tridiag_solve(ctx, STENC_F32, C, 4, 1, v, v + 4, v + 8, x, x, NULL),
                      STENC_ERR_INVALID_ARGUMENT);
@@ -161,14 +158,13 @@ static void test_cpu_arguments(void **state) {
     assert_int_equal(stenc_tridiag_solve(ctx, STENC_F32, C, 4, 1, v, v, v, v, x, &opt),
                      STENC_ERR_INVALID_ARGUMENT);
     /* Empty problems are fine, even with NULL arrays. */
-    assert_stenc_ok(stenc_tridiag_solve(ctx, STENC_F32, C, 0, 5, NULL, NULL, NULL, NULL, NULL,
-                                        NULL));
-    assert_stenc_ok(stenc_tridiag_solve(ctx, STENC_F64, C, 5, 0, NULL, NULL, NULL, NULL, NULL,
-                                        NULL));
+    assert_stenc_ok(
+        stenc_tridiag_solve(ctx, STENC_F32, C, 0, 5, NULL, NULL, NULL, NULL, NULL, NULL));
+    assert_stenc_ok(
+        stenc_tridiag_solve(ctx, STENC_F64, C, 5, 0, NULL, NULL, NULL, NULL, NULL, NULL));
     assert_string_equal(stenc_tridiag_algo_name(STENC_TRIDIAG_CR_PCR), "cr_pcr");
     assert_string_equal(stenc_tridiag_algo_name((stenc_tridiag_algo)99), "invalid");
-    assert_int_equal(stenc_tridiag_auto_algo(ctx, STENC_F32, C, 1024, 1024),
-                     STENC_TRIDIAG_THOMAS);
+    assert_int_equal(stenc_tridiag_auto_algo(ctx, STENC_F32, C, 1024, 1024), STENC_TRIDIAG_THOMAS);
     stenc_ctx_destroy(ctx);
 }
 

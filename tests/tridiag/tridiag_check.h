@@ -54,8 +54,10 @@ static inline void *tdg_batch_typed(const tdg_batch *t, stenc_type type) {
     const double *src[4] = {t->a, t->b, t->c, t->d};
     for (int arr = 0; arr < 4; arr++)
         for (size_t k = 0; k < count; k++) {
-            if (type == STENC_F32) ((float *)out)[arr * count + k] = (float)src[arr][k];
-            else ((double *)out)[arr * count + k] = src[arr][k];
+            if (type == STENC_F32)
+                ((float *)out)[arr * count + k] = (float)src[arr][k];
+            else
+                ((double *)out)[arr * count + k] = src[arr][k];
         }
     return out;
 }
@@ -79,12 +81,12 @@ static inline double tdg_max_residual(const tdg_batch *t, const void *typed, ste
         long double rr = 0, dd = 0;
         for (size_t i = 0; i < t->n; i++) {
             size_t k = tdg_index(t, s, i);
-            long double r = (long double)tdg_load(b, type, k) * tdg_load(x, type, k) -
-                            tdg_load(d, type, k);
-            if (i > 0) r += (long double)tdg_load(a, type, k) *
-                            tdg_load(x, type, tdg_index(t, s, i - 1));
-            if (i + 1 < t->n) r += (long double)tdg_load(c, type, k) *
-                                   tdg_load(x, type, tdg_index(t, s, i + 1));
+            long double r =
+                (long double)tdg_load(b, type, k) * tdg_load(x, type, k) - tdg_load(d, type, k);
+            if (i > 0)
+                r += (long double)tdg_load(a, type, k) * tdg_load(x, type, tdg_index(t, s, i - 1));
+            if (i + 1 < t->n)
+                r += (long double)tdg_load(c, type, k) * tdg_load(x, type, tdg_index(t, s, i + 1));
             rr += r * r;
             long double dk = tdg_load(d, type, k);
             dd += dk * dk;
@@ -143,8 +145,10 @@ static inline double tdg_eps(stenc_type type) {
 /* Fill n elements of `type` with NaN so that an element the solver forgets fails the test. */
 static inline void tdg_poison(void *p, stenc_type type, size_t count) {
     for (size_t k = 0; k < count; k++) {
-        if (type == STENC_F32) ((float *)p)[k] = NAN;
-        else ((double *)p)[k] = NAN;
+        if (type == STENC_F32)
+            ((float *)p)[k] = NAN;
+        else
+            ((double *)p)[k] = NAN;
     }
 }
 

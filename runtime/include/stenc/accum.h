@@ -22,9 +22,12 @@ typedef struct stenc_acc {
     double c; /* sums: the rounding errors of s, summed */
 } stenc_acc;
 
-#define STENC_ACC_SUM_INIT {0.0, 0.0}
-#define STENC_ACC_MAX_INIT {-INFINITY, 0.0}
-#define STENC_ACC_MIN_INIT {INFINITY, 0.0}
+#define STENC_ACC_SUM_INIT                                                                         \
+    { 0.0, 0.0 }
+#define STENC_ACC_MAX_INIT                                                                         \
+    { -INFINITY, 0.0 }
+#define STENC_ACC_MIN_INIT                                                                         \
+    { INFINITY, 0.0 }
 
 /* Add x + err, where err is an exactly known correction of x (e.g. a product's rounding
  * error), or the compensation of a partial sum being merged. */
@@ -34,7 +37,9 @@ STENC_ACC_FN void stenc_acc_sum_add2(stenc_acc *acc, double x, double err) {
     acc->c += ((acc->s - (t - bp)) + (x - bp)) + err;
     acc->s = t;
 }
-STENC_ACC_FN void stenc_acc_sum_add(stenc_acc *acc, double x) { stenc_acc_sum_add2(acc, x, 0.0); }
+STENC_ACC_FN void stenc_acc_sum_add(stenc_acc *acc, double x) {
+    stenc_acc_sum_add2(acc, x, 0.0);
+}
 STENC_ACC_FN void stenc_acc_sum_merge(stenc_acc *acc, const stenc_acc *part) {
     stenc_acc_sum_add2(acc, part->s, part->c);
 }
@@ -49,7 +54,9 @@ STENC_ACC_FN void stenc_acc_max_add(stenc_acc *acc, double x) {
 STENC_ACC_FN void stenc_acc_max_merge(stenc_acc *acc, const stenc_acc *part) {
     stenc_acc_max_add(acc, part->s);
 }
-STENC_ACC_FN double stenc_acc_max_result(const stenc_acc *acc) { return acc->s; }
+STENC_ACC_FN double stenc_acc_max_result(const stenc_acc *acc) {
+    return acc->s;
+}
 
 STENC_ACC_FN void stenc_acc_min_add(stenc_acc *acc, double x) {
     if (isnan(x) || x < acc->s) acc->s = isnan(acc->s) ? acc->s : x;
@@ -57,6 +64,8 @@ STENC_ACC_FN void stenc_acc_min_add(stenc_acc *acc, double x) {
 STENC_ACC_FN void stenc_acc_min_merge(stenc_acc *acc, const stenc_acc *part) {
     stenc_acc_min_add(acc, part->s);
 }
-STENC_ACC_FN double stenc_acc_min_result(const stenc_acc *acc) { return acc->s; }
+STENC_ACC_FN double stenc_acc_min_result(const stenc_acc *acc) {
+    return acc->s;
+}
 
 #endif /* STENC_ACCUM_H */

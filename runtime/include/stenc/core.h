@@ -49,8 +49,7 @@ void stenc_clear_error(void);
 
 /* Record a failure for stenc_last_error() and return `status`: for generated launchers and
  * extensions that report errors the way the library does. `file`/`line` name the call site. */
-stenc_status stenc_set_error(stenc_status status, const char *file, int line, const char *fmt,
-                             ...)
+stenc_status stenc_set_error(stenc_status status, const char *file, int line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif

@@ -43,8 +43,8 @@ typedef struct stenc_field_layout {
 } stenc_field_layout;
 
 /* Create a host-resident field of dims 1-3 with interior nx*ny*nz (every extent >= 1; ny, nz
- * must be 1 for unused dimensions), `halo` ghost layers (0-16), and type STENC_F32 or STENC_F64. The
- * contents start at zero, halo included. The field belongs to ctx, which must outlive it. */
+ * must be 1 for unused dimensions), `halo` ghost layers (0-16), and type STENC_F32 or STENC_F64.
+ * The contents start at zero, halo included. The field belongs to ctx, which must outlive it. */
 stenc_status stenc_field_create(stenc_ctx *ctx, stenc_field **field, stenc_type type, int dims,
                                 size_t nx, size_t ny, size_t nz, int halo);
 void stenc_field_free(stenc_field *field);

@@ -57,16 +57,16 @@ typedef enum stenc_nm_nonfinite {
 } stenc_nm_nonfinite;
 
 typedef struct stenc_nm_options {
-    int max_iter;           /* iteration limit (>= 0); one iteration = one simplex move */
-    double size_tol;        /* stop when the RMS distance of the vertices from their centroid
-                               drops below this (0 disables) */
-    double f_tol;           /* stop when f_worst - f_best drops below this (0 disables) */
-    double initial_step;    /* initial simplex x0 + initial_step*e_k, when batch.step is NULL */
-    double reflect;         /* > 0 (standard 1) */
-    double expand;          /* > 1 and > reflect (standard 2) */
-    double contract;        /* in (0, 1) (standard 0.5) */
-    double shrink;          /* in (0, 1) (standard 0.5) */
-    int on_nonfinite;       /* a stenc_nm_nonfinite */
+    int max_iter;        /* iteration limit (>= 0); one iteration = one simplex move */
+    double size_tol;     /* stop when the RMS distance of the vertices from their centroid
+                            drops below this (0 disables) */
+    double f_tol;        /* stop when f_worst - f_best drops below this (0 disables) */
+    double initial_step; /* initial simplex x0 + initial_step*e_k, when batch.step is NULL */
+    double reflect;      /* > 0 (standard 1) */
+    double expand;       /* > 1 and > reflect (standard 2) */
+    double contract;     /* in (0, 1) (standard 0.5) */
+    double shrink;       /* in (0, 1) (standard 0.5) */
+    int on_nonfinite;    /* a stenc_nm_nonfinite */
 } stenc_nm_options;
 
 /* max_iter 1000, size_tol 1e-8, f_tol 0, initial_step 0.1, coefficients 1, 2, 0.5, 0.5,
@@ -75,22 +75,22 @@ stenc_nm_options stenc_nm_default_options(void);
 
 /* M problems and where their inputs and outputs live. */
 typedef struct stenc_nm_batch {
-    size_t count;          /* M; 0 is allowed and does nothing */
-    int dim;               /* dimension of every problem when dims is NULL */
-    const int32_t *dims;   /* optional per-problem dimensions (then ld must be set) */
-    size_t ld;             /* doubles from one problem's row to the next in x0, step and x;
-                              0 means dim. A per-problem dimension above ld is BAD_DIM. */
-    const double *x0;      /* start points, count rows of ld */
-    const double *step;    /* optional per-problem initial steps (rows of ld); NULL: every
-                              coordinate uses options.initial_step */
-    const void *params;    /* objective parameters of problem i at params + i*params_stride;
-                              may be NULL for objectives that take none */
-    size_t params_stride;  /* bytes; 0 gives every problem the same parameters */
-    double *x;             /* out: the minimiser (may be x0: solved in place). Untouched for
-                              BAD_DIM; x0 for DEGENERATE */
-    double *f;             /* out: f(x); NaN when nothing was evaluated */
-    int32_t *iters;        /* out, optional: iterations done */
-    int32_t *stop;         /* out, optional: a stenc_nm_stop */
+    size_t count;         /* M; 0 is allowed and does nothing */
+    int dim;              /* dimension of every problem when dims is NULL */
+    const int32_t *dims;  /* optional per-problem dimensions (then ld must be set) */
+    size_t ld;            /* doubles from one problem's row to the next in x0, step and x;
+                             0 means dim. A per-problem dimension above ld is BAD_DIM. */
+    const double *x0;     /* start points, count rows of ld */
+    const double *step;   /* optional per-problem initial steps (rows of ld); NULL: every
+                             coordinate uses options.initial_step */
+    const void *params;   /* objective parameters of problem i at params + i*params_stride;
+                             may be NULL for objectives that take none */
+    size_t params_stride; /* bytes; 0 gives every problem the same parameters */
+    double *x;            /* out: the minimiser (may be x0: solved in place). Untouched for
+                             BAD_DIM; x0 for DEGENERATE */
+    double *f;            /* out: f(x); NaN when nothing was evaluated */
+    int32_t *iters;       /* out, optional: iterations done */
+    int32_t *stop;        /* out, optional: a stenc_nm_stop */
 } stenc_nm_batch;
 
 /* The built-in objectives. Their parameters (batch.params) are given with each. */
@@ -129,9 +129,8 @@ stenc_status stenc_nm_minimize_cuda(stenc_ctx *ctx, stenc_nm_builtin objective,
 /* Argument checks shared by every solver, built-in or user-defined (STENC_NM_DEFINE_SOLVER
  * calls it): ctx is of kind `device`, the arrays the batch needs are present, the sizes do
  * not overflow and the options are valid. `caller` names the entry point in the message. */
-stenc_status stenc_nm_check(const stenc_ctx *ctx, stenc_device device,
-                            const stenc_nm_batch *batch, const stenc_nm_options *options,
-                            const char *caller);
+stenc_status stenc_nm_check(const stenc_ctx *ctx, stenc_device device, const stenc_nm_batch *batch,
+                            const stenc_nm_options *options, const char *caller);
 
 #ifdef __cplusplus
 }

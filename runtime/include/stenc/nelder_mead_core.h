@@ -64,7 +64,8 @@ STENC_NM_INLINE STENC_NM_HD void stenc_nm_put_(double v[][STENC_NM_MAX_DIM], dou
     for (int j = 0; j <= n; j++) {
         if (j == w) {
             STENC_NM_UNROLL
-            for (int k = 0; k < n; k++) v[j][k] = x[k];
+            for (int k = 0; k < n; k++)
+                v[j][k] = x[k];
             fv[j] = fx;
         }
     }
@@ -74,12 +75,14 @@ STENC_NM_INLINE STENC_NM_HD void stenc_nm_put_(double v[][STENC_NM_MAX_DIM], dou
 STENC_NM_INLINE STENC_NM_HD void stenc_nm_get_(double v[][STENC_NM_MAX_DIM], int n, int w,
                                                double *x) {
     STENC_NM_UNROLL
-    for (int k = 0; k < n; k++) x[k] = v[0][k];
+    for (int k = 0; k < n; k++)
+        x[k] = v[0][k];
     STENC_NM_UNROLL
     for (int j = 1; j <= n; j++) {
         if (j == w) {
             STENC_NM_UNROLL
-            for (int k = 0; k < n; k++) x[k] = v[j][k];
+            for (int k = 0; k < n; k++)
+                x[k] = v[j][k];
         }
     }
 }
@@ -109,7 +112,8 @@ STENC_NM_INLINE STENC_NM_HD int stenc_nm_solve_one(stenc_nm_objective_fn fn, con
     STENC_NM_UNROLL
     for (int j = 0; j <= n; j++) {
         STENC_NM_UNROLL
-        for (int k = 0; k < n; k++) v[j][k] = xt[k];
+        for (int k = 0; k < n; k++)
+            v[j][k] = xt[k];
     }
     STENC_NM_UNROLL
     for (int k = 0; k < n; k++) {
@@ -119,7 +123,8 @@ STENC_NM_INLINE STENC_NM_HD int stenc_nm_solve_one(stenc_nm_objective_fn fn, con
     }
     if (degenerate) {
         STENC_NM_UNROLL
-        for (int k = 0; k < n; k++) x_out[k] = xt[k];
+        for (int k = 0; k < n; k++)
+            x_out[k] = xt[k];
         *f_out = NAN;
         *iters_out = 0;
         return STENC_NM_STOP_DEGENERATE;
@@ -127,13 +132,15 @@ STENC_NM_INLINE STENC_NM_HD int stenc_nm_solve_one(stenc_nm_objective_fn fn, con
     fv[0] = fn(v[0], n, params);
     if (!isfinite(fv[0])) { /* no finite vertex to fall back on */
         STENC_NM_UNROLL
-        for (int k = 0; k < n; k++) x_out[k] = xt[k];
+        for (int k = 0; k < n; k++)
+            x_out[k] = xt[k];
         *f_out = fv[0];
         *iters_out = 0;
         return STENC_NM_STOP_NONFINITE;
     }
     STENC_NM_UNROLL
-    for (int j = 1; j <= n; j++) fv[j] = INFINITY; /* not yet evaluated: never the best */
+    for (int j = 1; j <= n; j++)
+        fv[j] = INFINITY; /* not yet evaluated: never the best */
     STENC_NM_UNROLL
     for (int j = 1; j <= n; j++) {
         double fj = fn(v[j], n, params);
@@ -164,7 +171,8 @@ STENC_NM_INLINE STENC_NM_HD int stenc_nm_solve_one(stenc_nm_objective_fn fn, con
         for (int k = 0; k < n; k++) {
             sum[k] = 0.0;
             STENC_NM_UNROLL
-            for (int j = 0; j <= n; j++) sum[k] += v[j][k];
+            for (int j = 0; j <= n; j++)
+                sum[k] += v[j][k];
         }
         double ss = 0.0;
         STENC_NM_UNROLL
@@ -204,7 +212,8 @@ STENC_NM_INLINE STENC_NM_HD int stenc_nm_solve_one(stenc_nm_objective_fn fn, con
         if (fr < fb) {
             double xe[STENC_NM_MAX_DIM];
             STENC_NM_UNROLL
-            for (int k = 0; k < n; k++) xe[k] = c[k] + opt->expand * (c[k] - xw[k]);
+            for (int k = 0; k < n; k++)
+                xe[k] = c[k] + opt->expand * (c[k] - xw[k]);
             double fe = fn(xe, n, params);
             if (stenc_nm_nonfinite_stops_(&fe, policy)) {
                 stop = STENC_NM_STOP_NONFINITE;
@@ -243,14 +252,16 @@ STENC_NM_INLINE STENC_NM_HD int stenc_nm_solve_one(stenc_nm_objective_fn fn, con
         for (int j = 0; j <= n; j++) {
             if (j == b || failed) continue;
             STENC_NM_UNROLL
-            for (int k = 0; k < n; k++) xt[k] = xb[k] + opt->shrink * (v[j][k] - xb[k]);
+            for (int k = 0; k < n; k++)
+                xt[k] = xb[k] + opt->shrink * (v[j][k] - xb[k]);
             double fj = fn(xt, n, params);
             if (stenc_nm_nonfinite_stops_(&fj, policy)) {
                 failed = 1;
                 continue;
             }
             STENC_NM_UNROLL
-            for (int k = 0; k < n; k++) v[j][k] = xt[k];
+            for (int k = 0; k < n; k++)
+                v[j][k] = xt[k];
             fv[j] = fj;
         }
         if (failed) {
@@ -266,7 +277,8 @@ done:
         if (fv[j] < f_best) b = j, f_best = fv[j];
     stenc_nm_get_(v, n, b, xt);
     STENC_NM_UNROLL
-    for (int k = 0; k < n; k++) x_out[k] = xt[k];
+    for (int k = 0; k < n; k++)
+        x_out[k] = xt[k];
     *f_out = f_best;
     *iters_out = iter;
     return stop;
@@ -274,10 +286,10 @@ done:
 
 /* One case of the dimension switch: instantiate the core for the literal d when the objective
  * accepts it (the test folds away at compile time). */
-#define STENC_NM_DIM_CASE_(d)                                                                    \
-    case d:                                                                                      \
-        if (d >= min_dim && d <= max_dim)                                                        \
-            stop = stenc_nm_solve_one(fn, params, d, x0, step, opt, x, &f, &iters);              \
+#define STENC_NM_DIM_CASE_(d)                                                                      \
+    case d:                                                                                        \
+        if (d >= min_dim && d <= max_dim)                                                          \
+            stop = stenc_nm_solve_one(fn, params, d, x0, step, opt, x, &f, &iters);                \
         break;
 
 /* Solve problem i of the batch: the body of the OpenMP loop and of the CUDA kernels. A kernel
@@ -300,17 +312,18 @@ STENC_NM_INLINE STENC_NM_HD void stenc_nm_solve_problem(stenc_nm_objective_fn fn
         if (fixed_dim >= 1 && fixed_dim <= STENC_NM_MAX_DIM) {
             if (n == fixed_dim && fixed_dim >= min_dim && fixed_dim <= max_dim)
                 stop = stenc_nm_solve_one(fn, params, fixed_dim, x0, step, opt, x, &f, &iters);
-        } else switch (n) {
-            STENC_NM_DIM_CASE_(1)
-            STENC_NM_DIM_CASE_(2)
-            STENC_NM_DIM_CASE_(3)
-            STENC_NM_DIM_CASE_(4)
-            STENC_NM_DIM_CASE_(5)
-            STENC_NM_DIM_CASE_(6)
-            STENC_NM_DIM_CASE_(7)
-            STENC_NM_DIM_CASE_(8)
-        default:
-            break;
+        } else
+            switch (n) {
+                STENC_NM_DIM_CASE_(1)
+                STENC_NM_DIM_CASE_(2)
+                STENC_NM_DIM_CASE_(3)
+                STENC_NM_DIM_CASE_(4)
+                STENC_NM_DIM_CASE_(5)
+                STENC_NM_DIM_CASE_(6)
+                STENC_NM_DIM_CASE_(7)
+                STENC_NM_DIM_CASE_(8)
+            default:
+                break;
             }
     }
     batch->f[i] = f;
@@ -319,12 +332,12 @@ STENC_NM_INLINE STENC_NM_HD void stenc_nm_solve_problem(stenc_nm_objective_fn fn
 }
 
 /* Declarations for a header shared by the .c and .cu files of a user-defined solver. */
-#define STENC_NM_DECLARE_SOLVER(name)                                                            \
-    STENC_NM_EXTERN_C_ stenc_status name##_cpu(stenc_ctx *ctx, const stenc_nm_batch *batch,      \
-                                               const stenc_nm_options *options);                 \
-    STENC_NM_EXTERN_C_ stenc_status name##_cuda(stenc_ctx *ctx, const stenc_nm_batch *batch,     \
-                                                const stenc_nm_options *options);                \
-    STENC_NM_EXTERN_C_ stenc_status name(stenc_ctx *ctx, const stenc_nm_batch *batch,            \
+#define STENC_NM_DECLARE_SOLVER(name)                                                              \
+    STENC_NM_EXTERN_C_ stenc_status name##_cpu(stenc_ctx *ctx, const stenc_nm_batch *batch,        \
+                                               const stenc_nm_options *options);                   \
+    STENC_NM_EXTERN_C_ stenc_status name##_cuda(stenc_ctx *ctx, const stenc_nm_batch *batch,       \
+                                                const stenc_nm_options *options);                  \
+    STENC_NM_EXTERN_C_ stenc_status name(stenc_ctx *ctx, const stenc_nm_batch *batch,              \
                                          const stenc_nm_options *options);
 
 #ifdef __cplusplus
@@ -333,14 +346,13 @@ STENC_NM_INLINE STENC_NM_HD void stenc_nm_solve_problem(stenc_nm_objective_fn fn
 #define STENC_NM_EXTERN_C_
 #endif
 
-#define STENC_NM_DEFINE_SOLVER(name, objective)                                                  \
+#define STENC_NM_DEFINE_SOLVER(name, objective)                                                    \
     STENC_NM_DEFINE_SOLVER_DIMS(name, objective, 1, STENC_NM_MAX_DIM)
 
 #if defined(__CUDACC__)
 
 /* After a launch: report a launch-configuration error the way the library does. */
-static inline stenc_status stenc_nm_cuda_launched_(const char *file, int line,
-                                                   const char *kernel) {
+static inline stenc_status stenc_nm_cuda_launched_(const char *file, int line, const char *kernel) {
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) return STENC_OK;
     return stenc_set_error(STENC_ERR_CUDA, file, line, "launch of %s failed: %s (%s)", kernel,
@@ -349,42 +361,52 @@ static inline stenc_status stenc_nm_cuda_launched_(const char *file, int line,
 
 /* In a .cu file: kernels (one problem per thread; one kernel per dimension, and one that
  * switches per problem for batches with per-problem dims) and name_cuda(). */
-#define STENC_NM_DEFINE_SOLVER_DIMS(name, objective, min_dim, max_dim)                          \
-    template <int D>                                                                             \
-    static __global__ void __launch_bounds__(STENC_NM_CUDA_BLOCK)                                \
-        name##_kernel(stenc_nm_batch batch, stenc_nm_options opt) {                              \
-        const size_t stride = (size_t)gridDim.x * blockDim.x;                                    \
-        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < batch.count;          \
-             i += stride)                                                                        \
-            stenc_nm_solve_problem(objective, min_dim, max_dim, D, &batch, &opt, i);             \
-    }                                                                                            \
-    template <int D>                                                                             \
-    static stenc_status name##_launch(stenc_ctx *ctx, const stenc_nm_batch *batch,               \
-                                      const stenc_nm_options *opt) {                             \
-        size_t blocks = (batch->count + STENC_NM_CUDA_BLOCK - 1) / STENC_NM_CUDA_BLOCK;          \
-        if (blocks > STENC_NM_CUDA_MAX_BLOCKS) blocks = STENC_NM_CUDA_MAX_BLOCKS;                \
-        name##_kernel<D><<<(unsigned)blocks, STENC_NM_CUDA_BLOCK, 0,                             \
-                           (cudaStream_t)stenc_ctx_cuda_stream(ctx)>>>(*batch, *opt);            \
-        return stenc_nm_cuda_launched_(__FILE__, __LINE__, #name "_kernel");                     \
-    }                                                                                            \
-    extern "C" stenc_status name##_cuda(stenc_ctx *ctx, const stenc_nm_batch *batch,             \
-                                        const stenc_nm_options *options) {                       \
-        stenc_status status =                                                                    \
-            stenc_nm_check(ctx, STENC_DEVICE_CUDA, batch, options, #name "_cuda");               \
-        if (status != STENC_OK || batch->count == 0) return status;                              \
-        const stenc_nm_options opt = options ? *options : stenc_nm_default_options();            \
-        const int d = batch->dims || batch->dim < min_dim || batch->dim > max_dim ? 0 : batch->dim; \
-        switch (d) {                                                                             \
-        case 1: return name##_launch<(1 >= min_dim && 1 <= max_dim) ? 1 : 0>(ctx, batch, &opt);  \
-        case 2: return name##_launch<(2 >= min_dim && 2 <= max_dim) ? 2 : 0>(ctx, batch, &opt);  \
-        case 3: return name##_launch<(3 >= min_dim && 3 <= max_dim) ? 3 : 0>(ctx, batch, &opt);  \
-        case 4: return name##_launch<(4 >= min_dim && 4 <= max_dim) ? 4 : 0>(ctx, batch, &opt);  \
-        case 5: return name##_launch<(5 >= min_dim && 5 <= max_dim) ? 5 : 0>(ctx, batch, &opt);  \
-        case 6: return name##_launch<(6 >= min_dim && 6 <= max_dim) ? 6 : 0>(ctx, batch, &opt);  \
-        case 7: return name##_launch<(7 >= min_dim && 7 <= max_dim) ? 7 : 0>(ctx, batch, &opt);  \
-        case 8: return name##_launch<(8 >= min_dim && 8 <= max_dim) ? 8 : 0>(ctx, batch, &opt);  \
-        default: return name##_launch<0>(ctx, batch, &opt);                                      \
-        }                                                                                        \
+#define STENC_NM_DEFINE_SOLVER_DIMS(name, objective, min_dim, max_dim)                             \
+    template <int D>                                                                               \
+    static __global__ void __launch_bounds__(STENC_NM_CUDA_BLOCK)                                  \
+        name##_kernel(stenc_nm_batch batch, stenc_nm_options opt) {                                \
+        const size_t stride = (size_t)gridDim.x * blockDim.x;                                      \
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < batch.count;            \
+             i += stride)                                                                          \
+            stenc_nm_solve_problem(objective, min_dim, max_dim, D, &batch, &opt, i);               \
+    }                                                                                              \
+    template <int D>                                                                               \
+    static stenc_status name##_launch(stenc_ctx *ctx, const stenc_nm_batch *batch,                 \
+                                      const stenc_nm_options *opt) {                               \
+        size_t blocks = (batch->count + STENC_NM_CUDA_BLOCK - 1) / STENC_NM_CUDA_BLOCK;            \
+        if (blocks > STENC_NM_CUDA_MAX_BLOCKS) blocks = STENC_NM_CUDA_MAX_BLOCKS;                  \
+        name##_kernel<D><<<(unsigned)blocks, STENC_NM_CUDA_BLOCK, 0,                               \
+                           (cudaStream_t)stenc_ctx_cuda_stream(ctx)>>>(*batch, *opt);              \
+        return stenc_nm_cuda_launched_(__FILE__, __LINE__, #name "_kernel");                       \
+    }                                                                                              \
+    extern "C" stenc_status name##_cuda(stenc_ctx *ctx, const stenc_nm_batch *batch,               \
+                                        const stenc_nm_options *options) {                         \
+        stenc_status status =                                                                      \
+            stenc_nm_check(ctx, STENC_DEVICE_CUDA, batch, options, #name "_cuda");                 \
+        if (status != STENC_OK || batch->count == 0) return status;                                \
+        const stenc_nm_options opt = options ? *options : stenc_nm_default_options();              \
+        const int d =                                                                              \
+            batch->dims || batch->dim < min_dim || batch->dim > max_dim ? 0 : batch->dim;          \
+        switch (d) {                                                                               \
+        case 1:                                                                                    \
+            return name##_launch < (1 >= min_dim && 1 <= max_dim) ? 1 : 0 > (ctx, batch, &opt);    \
+        case 2:                                                                                    \
+            return name##_launch < (2 >= min_dim && 2 <= max_dim) ? 2 : 0 > (ctx, batch, &opt);    \
+        case 3:                                                                                    \
+            return name##_launch < (3 >= min_dim && 3 <= max_dim) ? 3 : 0 > (ctx, batch, &opt);    \
+        case 4:                                                                                    \
+            return name##_launch < (4 >= min_dim && 4 <= max_dim) ? 4 : 0 > (ctx, batch, &opt);    \
+        case 5:                                                                                    \
+            return name##_launch < (5 >= min_dim && 5 <= max_dim) ? 5 : 0 > (ctx, batch, &opt);    \
+        case 6:                                                                                    \
+            return name##_launch < (6 >= min_dim && 6 <= max_dim) ? 6 : 0 > (ctx, batch, &opt);    \
+        case 7:                                                                                    \
+            return name##_launch < (7 >= min_dim && 7 <= max_dim) ? 7 : 0 > (ctx, batch, &opt);    \
+        case 8:                                                                                    \
+            return name##_launch < (8 >= min_dim && 8 <= max_dim) ? 8 : 0 > (ctx, batch, &opt);    \
+        default:                                                                                   \
+            return name##_launch<0>(ctx, batch, &opt);                                             \
+        }                                                                                          \
     }
 
 #else /* C: the OpenMP solver, the dispatcher, and a CUDA stand-in in a build without CUDA */
@@ -392,37 +414,36 @@ static inline stenc_status stenc_nm_cuda_launched_(const char *file, int line,
 #if defined(STENC_HAVE_CUDA) && STENC_HAVE_CUDA
 #define STENC_NM_CUDA_STANDIN_(name)
 #else
-#define STENC_NM_CUDA_STANDIN_(name)                                                             \
-    stenc_status name##_cuda(stenc_ctx *ctx, const stenc_nm_batch *batch,                        \
-                             const stenc_nm_options *options) {                                  \
-        (void)ctx, (void)batch, (void)options;                                                   \
-        return stenc_set_error(STENC_ERR_NO_DEVICE, __FILE__, __LINE__,                          \
-                               "%s: this libstenc was built without CUDA", #name "_cuda");       \
+#define STENC_NM_CUDA_STANDIN_(name)                                                               \
+    stenc_status name##_cuda(stenc_ctx *ctx, const stenc_nm_batch *batch,                          \
+                             const stenc_nm_options *options) {                                    \
+        (void)ctx, (void)batch, (void)options;                                                     \
+        return stenc_set_error(STENC_ERR_NO_DEVICE, __FILE__, __LINE__,                            \
+                               "%s: this libstenc was built without CUDA", #name "_cuda");         \
     }
 #endif
 
-#define STENC_NM_DEFINE_SOLVER_DIMS(name, objective, min_dim, max_dim)                          \
-    stenc_status name##_cuda(stenc_ctx *ctx, const stenc_nm_batch *batch,                        \
-                             const stenc_nm_options *options);                                   \
-    stenc_status name##_cpu(stenc_ctx *ctx, const stenc_nm_batch *batch,                         \
-                            const stenc_nm_options *options) {                                   \
-        stenc_status status =                                                                    \
-            stenc_nm_check(ctx, STENC_DEVICE_CPU, batch, options, #name "_cpu");                 \
-        if (status != STENC_OK) return status;                                                   \
-        const stenc_nm_options opt = options ? *options : stenc_nm_default_options();            \
-        const stenc_nm_batch b = *batch;                                                         \
-        const ptrdiff_t count = (ptrdiff_t)b.count;                                              \
-        _Pragma("omp parallel for schedule(dynamic, STENC_NM_CPU_CHUNK)")                        \
-        for (ptrdiff_t i = 0; i < count; i++)                                                    \
-            stenc_nm_solve_problem(objective, min_dim, max_dim, 0, &b, &opt, (size_t)i);            \
-        return STENC_OK;                                                                         \
-    }                                                                                            \
-    STENC_NM_CUDA_STANDIN_(name)                                                                 \
-    stenc_status name(stenc_ctx *ctx, const stenc_nm_batch *batch,                               \
-                      const stenc_nm_options *options) {                                         \
-        if (ctx && stenc_ctx_device(ctx) == STENC_DEVICE_CUDA)                                   \
-            return name##_cuda(ctx, batch, options);                                             \
-        return name##_cpu(ctx, batch, options);                                                  \
+#define STENC_NM_DEFINE_SOLVER_DIMS(name, objective, min_dim, max_dim)                             \
+    stenc_status name##_cuda(stenc_ctx *ctx, const stenc_nm_batch *batch,                          \
+                             const stenc_nm_options *options);                                     \
+    stenc_status name##_cpu(stenc_ctx *ctx, const stenc_nm_batch *batch,                           \
+                            const stenc_nm_options *options) {                                     \
+        stenc_status status = stenc_nm_check(ctx, STENC_DEVICE_CPU, batch, options, #name "_cpu"); \
+        if (status != STENC_OK) return status;                                                     \
+        const stenc_nm_options opt = options ? *options : stenc_nm_default_options();              \
+        const stenc_nm_batch b = *batch;                                                           \
+        const ptrdiff_t count = (ptrdiff_t)b.count;                                                \
+        _Pragma("omp parallel for schedule(dynamic, STENC_NM_CPU_CHUNK)") for (ptrdiff_t i = 0;    \
+                                                                               i < count; i++)     \
+            stenc_nm_solve_problem(objective, min_dim, max_dim, 0, &b, &opt, (size_t)i);           \
+        return STENC_OK;                                                                           \
+    }                                                                                              \
+    STENC_NM_CUDA_STANDIN_(name)                                                                   \
+    stenc_status name(stenc_ctx *ctx, const stenc_nm_batch *batch,                                 \
+                      const stenc_nm_options *options) {                                           \
+        if (ctx && stenc_ctx_device(ctx) == STENC_DEVICE_CUDA)                                     \
+            return name##_cuda(ctx, batch, options);                                               \
+        return name##_cpu(ctx, batch, options);                                                    \
     }
 
 #endif /* __CUDACC__ */

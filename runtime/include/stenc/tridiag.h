@@ -33,14 +33,14 @@ typedef enum stenc_tridiag_layout {
 } stenc_tridiag_layout;
 
 typedef enum stenc_tridiag_algo {
-    STENC_TRIDIAG_AUTO = 0,    /* choose by size, count, layout and device */
-    STENC_TRIDIAG_THOMAS,      /* CPU; CUDA: one thread per system (interleaved data) */
-    STENC_TRIDIAG_CR,          /* CUDA: cyclic reduction in shared memory, bank-padded */
-    STENC_TRIDIAG_PCR,         /* CUDA: parallel cyclic reduction in shared memory */
-    STENC_TRIDIAG_CR_PCR,      /* CUDA: CR down to switch_size equations, then PCR */
-    STENC_TRIDIAG_PCR_THOMAS,  /* CUDA: PCR into switch_size systems, then Thomas on each */
-    STENC_TRIDIAG_THOMAS_PCR,  /* CUDA: Thomas on chunks of switch_size rows per thread,
-                                  PCR on the reduced system of chunk ends (partition method) */
+    STENC_TRIDIAG_AUTO = 0,   /* choose by size, count, layout and device */
+    STENC_TRIDIAG_THOMAS,     /* CPU; CUDA: one thread per system (interleaved data) */
+    STENC_TRIDIAG_CR,         /* CUDA: cyclic reduction in shared memory, bank-padded */
+    STENC_TRIDIAG_PCR,        /* CUDA: parallel cyclic reduction in shared memory */
+    STENC_TRIDIAG_CR_PCR,     /* CUDA: CR down to switch_size equations, then PCR */
+    STENC_TRIDIAG_PCR_THOMAS, /* CUDA: PCR into switch_size systems, then Thomas on each */
+    STENC_TRIDIAG_THOMAS_PCR, /* CUDA: Thomas on chunks of switch_size rows per thread,
+                                 PCR on the reduced system of chunk ends (partition method) */
     STENC_TRIDIAG_ALGO_COUNT
 } stenc_tridiag_algo;
 
