@@ -39,7 +39,7 @@ static void usage(const char *prog) {
     printf("usage: %s [--grids 16,32,64,128] [--t-end T] [--kappa K] [--r R] [--steps S]\n"
            "          [--device auto|cpu|cuda] [--check]\n"
            "  --grids   interior points per side of each grid, in refinement order\n"
-           "  --t-end   final time (default 0.01)\n"
+           "  --t-end   final time (default 0.02)\n"
            "  --kappa   diffusivity (default 1)\n"
            "  --r       kappa*dt/h^2, at most 1/6 (default 0.125)\n"
            "  --steps   fixed number of steps for every grid instead of --r\n"
@@ -51,7 +51,7 @@ static int parse_args(int argc, char **argv, heat_options *o) {
     const long default_grids[] = {16, 32, 64, 128};
     o->ngrids = 4;
     memcpy(o->grids, default_grids, sizeof default_grids);
-    o->kappa = 1.0, o->t_end = 0.01, o->r = 0.125, o->steps = 0;
+    o->kappa = 1.0, o->t_end = 0.02, o->r = 0.125, o->steps = 0;
     o->device = STENC_DEVICE_AUTO, o->check = 0;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
