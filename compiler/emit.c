@@ -145,8 +145,7 @@ static void *xcalloc(size_t count, size_t size) {
     return p;
 }
 
-/* "m1", "0", "p2": an offset component inside an identifier. */
-static void offset_suffix(tmpl_buf *b, int d) {
+void emit_offset_suffix(tmpl_buf *b, int d) {
     if (d < 0)
         tmpl_buf_printf(b, "m%d", -d);
     else if (d > 0)
@@ -220,7 +219,7 @@ static void assign_names(emitter *e) {
         tmpl_buf_puts(&b, km->arrays[rd->array].name);
         for (int d = 0; d < km->dims; d++) {
             tmpl_buf_puts(&b, "_");
-            offset_suffix(&b, rd->offset.d[d]);
+            emit_offset_suffix(&b, rd->offset.d[d]);
         }
         e->read_name[r] = claim(&e->names, b.data);
         tmpl_buf_free(&b);

@@ -108,16 +108,6 @@ static void remap(const km_kernel *km, const km_offset *o, int out[3]) {
     out[2] = km->dims == 3 ? o->d[2] : km->dims == 2 ? o->d[1] : 0;
 }
 
-/* "m1", "0", "p2" */
-static void suffix(tmpl_buf *b, int d) {
-    if (d < 0)
-        tmpl_buf_printf(b, "m%d", -d);
-    else if (d > 0)
-        tmpl_buf_printf(b, "p%d", d);
-    else
-        tmpl_buf_puts(b, "0");
-}
-
 /* " + 2", " - 1", "" */
 static void plus_const(tmpl_buf *b, int d) {
     if (d > 0)
@@ -330,9 +320,9 @@ void emit_cuda_data(const km_kernel *km, const char *const *read_name,
             tmpl_value *rv = tmpl_append_map(rows);
             tmpl_buf b = {0};
             tmpl_buf_printf(&b, "stenc_r%d_", in->field);
-            suffix(&b, rg->dj);
+            emit_offset_suffix(&b, rg->dj);
             tmpl_buf_puts(&b, "_");
-            suffix(&b, rg->dk);
+            emit_offset_suffix(&b, rg->dk);
             tmpl_set_str(rv, "name", tmpl_buf_str(&b));
             tmpl_buf_free(&b);
             tmpl_set_fmt(rv, "lo", "%d", rg->lo);
@@ -391,9 +381,9 @@ void emit_cuda_data(const km_kernel *km, const char *const *read_name,
         for (int g = 0; g < in->nrows; g++)
             if (in->rows[g].dj == o[1] && in->rows[g].dk == o[2]) lo = in->rows[g].lo;
         tmpl_buf_printf(&b, "stenc_r%d_", f);
-        suffix(&b, o[1]);
+        emit_offset_suffix(&b, o[1]);
         tmpl_buf_puts(&b, "_");
-        suffix(&b, o[2]);
+        emit_offset_suffix(&b, o[2]);
         tmpl_buf_puts(&b, "[stenc_e");
         plus_const(&b, o[0] - lo);
         tmpl_buf_puts(&b, "]");
