@@ -3,7 +3,8 @@
 # libraries they need, into carry/BUNDLE/ for the device tool's `carry`. On the GPU machine:
 #   carry/BUNDLE/run.sh PROGRAM [ARGS...]     runs carry/BUNDLE/bin/PROGRAM
 #   carry/BUNDLE/run.sh --sanitize TOOL PROGRAM [ARGS...]   the same under compute-sanitizer
-#                                             (TOOL: memcheck, racecheck, initcheck, synccheck)
+#                                             (TOOL: memcheck, racecheck, initcheck, synccheck;
+#                                             STENC_SANITIZER_ARGS adds options)
 # Usage: scripts/device_pack.sh BUNDLE TARGET...
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,9 @@ export LD_LIBRARY_PATH="$here/lib:$cuda_lib:/usr/local/cuda/lib64:${LD_LIBRARY_P
 export PATH="$PATH:/usr/local/cuda/bin"
 if [ "${1:-}" = "--sanitize" ]; then
   tool=$2; prog=$3; shift 3
-  exec compute-sanitizer --tool "$tool" --error-exitcode 1 "$here/bin/$prog" "$@"
+  # STENC_SANITIZER_ARGS: extra options, e.g. "--report-api-errors no" for a test that makes
+  # CUDA calls fail on purpose.
+  exec compute-sanitizer --tool "$tool" --error-exitcode 1 ${STENC_SANITIZER_ARGS:-} "$here/bin/$prog" "$@"
 fi
 prog=$1; shift
 exec "$here/bin/$prog" "$@"

@@ -9,7 +9,9 @@
  * For each grid it prints the residual reduction of every cycle (the claim of multigrid: it
  * does not grow with the grid), the max error against the exact solution (second order: it
  * falls 4x per refinement), the time per V-cycle, and the time of each level. On the GPU the
- * coarse levels can run on the CPU (--switch); measured, it does not pay (MG_DEFAULT_SWITCH). */
+ * coarse levels are launch-bound: a V-cycle is recorded once as a graph (stenc/graph.h) and
+ * replayed, which removes most of the launch cost (--graph off to compare); the coarse levels
+ * can also run on the CPU (--switch), which was measured not to pay (MG_DEFAULT_SWITCH). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +44,8 @@
  * rounds); at 4095^2 it stalls at 3.5e-10. The tolerance is raised to this floor. */
 #define MG_ROUNDING_FLOOR 0.5
 /* --check: the mean reduction per cycle must stay below MG_CHECK_MAX_FACTOR on every grid and
- * within MG_CHECK_SPREAD of each other; the error must fall by 4x (3.6..4.4) per refinement. */
+ * within MG_CHECK_SPREAD of each other; the error must fall by 4x (3.6..4.4) per halving of h
+ * (16x for grids two halvings apart, and so on). */
 #define MG_CHECK_MAX_FACTOR 0.35
 #define MG_CHECK_SPREAD 1.5
 #define MG_CHECK_MIN_ORDER 3.6
@@ -52,8 +55,9 @@ typedef struct mg_options {
     long grids[MG_MAX_GRIDS];
     int ngrids;
     double tol;      /* stop when |r| / |f| falls below it */
-    int time_cycles; /* extra cycles timed after the solve */
+    int time_cycles; /* cycles per timed batch after the solve */
     long switch_n;   /* GPU solves: levels smaller than this run on the CPU */
+    int graph;       /* GPU solves: time V-cycles replayed from a recording */
     int want_cpu, want_gpu, check;
 } mg_options;
 
@@ -62,28 +66,17 @@ typedef struct mg_level {
     double h;
     int on_device; /* where this level's work runs */
     stenc_field *u, *tmp, *f;
-    double seconds; /* accumulated in profiled cycles */
 } mg_level;
 
 typedef struct mg_solver {
     stenc_ctx *ctx;
-    int nlevels, profile;
+    int nlevels;
     mg_level lv[MG_MAX_LEVELS];
 } mg_solver;
 
 /* Move a field to where its level runs (a no-op when it is there already). */
 static stenc_status place(stenc_field *f, int on_device) {
     return on_device ? stenc_field_upload(f) : stenc_field_download(f);
-}
-
-/* Charge the time since *t0 to level l when profiling (after waiting for the device). */
-static stenc_status charge(mg_solver *s, int l, double *t0) {
-    if (!s->profile) return STENC_OK;
-    stenc_status st = stenc_ctx_synchronize(s->ctx);
-    double t = example_now_s();
-    s->lv[l].seconds += t - *t0;
-    *t0 = t;
-    return st;
 }
 
 static stenc_status smooth(mg_solver *s, mg_level *L, int steps) {
@@ -99,16 +92,16 @@ static stenc_status smooth(mg_solver *s, mg_level *L, int steps) {
  * level starts from u = 0 (a coarse-grid correction). */
 static stenc_status vcycle(mg_solver *s, int l, int zero_guess) {
     mg_level *L = &s->lv[l];
-    double t0 = example_now_s();
     stenc_status st;
     int pre = l == s->nlevels - 1 ? MG_COARSE_SWEEPS : MG_PRE_SMOOTH;
+    /* The last prolongation from this level left u on the finer level's side. */
+    if ((st = place(L->u, L->on_device)) != STENC_OK) return st;
     if (zero_guess) {
-        if ((st = place(L->u, L->on_device)) != STENC_OK) return st;
         if ((st = mg_smooth_zero(s->ctx, MG_OMEGA, L->h * L->h, L->f, L->u)) != STENC_OK) return st;
         pre--;
     }
     if ((st = smooth(s, L, pre)) != STENC_OK) return st;
-    if (l == s->nlevels - 1) return charge(s, l, &t0);
+    if (l == s->nlevels - 1) return STENC_OK;
 
     mg_level *C = &s->lv[l + 1];
     /* r = f - A u into tmp, restricted into the coarse right-hand side (moved to this level's
@@ -119,16 +112,13 @@ static stenc_status vcycle(mg_solver *s, int l, int zero_guess) {
         STENC_OK)
         return st;
     if ((st = place(C->f, C->on_device)) != STENC_OK) return st;
-    if ((st = charge(s, l, &t0)) != STENC_OK) return st;
 
     if ((st = vcycle(s, l + 1, 1)) != STENC_OK) return st;
 
-    t0 = example_now_s();
     /* u += P e; the coarse halo holds the correction's zero boundary. */
     if ((st = place(C->u, L->on_device)) != STENC_OK) return st;
     if ((st = stenc_mg_prolong_add(L->u, C->u, STENC_MG_GRID_INTERIOR)) != STENC_OK) return st;
-    if ((st = smooth(s, L, MG_POST_SMOOTH)) != STENC_OK) return st;
-    return charge(s, l, &t0);
+    return smooth(s, L, MG_POST_SMOOTH);
 }
 
 static void solver_free(mg_solver *s) {
@@ -173,11 +163,14 @@ fail:
 typedef struct mg_result {
     int cycles, converged;
     double tol; /* o->tol, raised to the rounding floor of the grid */
-    double factor[MG_MAX_CYCLES], mean_factor, rel_residual, max_error, ms_per_cycle;
-    int nlevels;
+    double factor[MG_MAX_CYCLES], mean_factor, rel_residual, max_error;
+    int nlevels, graph; /* graph: the GPU times below include replayed recordings */
     size_t level_n[MG_MAX_LEVELS];
     int level_gpu[MG_MAX_LEVELS];
-    double level_ms[MG_MAX_LEVELS]; /* one profiled cycle */
+    /* ms per V-cycle, and each level's own share of it: plain launches (or CPU calls), and
+     * (graph) replayed recordings */
+    double ms_plain, ms_graph;
+    double level_ms_plain[MG_MAX_LEVELS], level_ms_graph[MG_MAX_LEVELS];
 } mg_result;
 
 /* |f - A u| / |f| on the finest level (uses its tmp). */
@@ -188,6 +181,72 @@ static stenc_status rel_residual(mg_solver *s, double norm_f, double *rel) {
     if (st == STENC_OK) st = stenc_field_norm2(L->tmp, &r);
     *rel = r / norm_f;
     return st;
+}
+
+enum { MG_TIMED_BATCHES = 5, MG_MAX_BATCH = 2000 };
+#define MG_MIN_BATCH_S 0.01 /* a CPU batch of small levels is otherwise lost in the noise */
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* *ms: the time of one V-cycle that starts at level l (levels l.. and the coarse solve), the
+ * median of MG_TIMED_BATCHES batches of 2 * batch cycles after a warm-up, batch raised so that
+ * a batch lasts MG_MIN_BATCH_S at least. With a graph, the batches replay a recording of two
+ * cycles: a cycle swaps each level's u and tmp an odd number of times, so two leave the
+ * pointers as the recording found them. */
+static stenc_status time_from_level(mg_solver *s, int l, int use_graph, int batch, double *ms) {
+    stenc_graph *graph = NULL;
+    stenc_status st = STENC_OK;
+    double t[MG_TIMED_BATCHES];
+    if (use_graph) {
+        if ((st = stenc_graph_begin(s->ctx)) != STENC_OK) return st;
+        for (int c = 0; c < 2 && st == STENC_OK; c++)
+            st = vcycle(s, l, 0);
+        stenc_graph *g = NULL;
+        stenc_status end = stenc_graph_end(s->ctx, &g);
+        if (st != STENC_OK) return stenc_graph_free(g), st;
+        if ((st = end) != STENC_OK) return st;
+        graph = g;
+    }
+    for (int b = -1; b < MG_TIMED_BATCHES && st == STENC_OK; b++) { /* b = -1: warm-up */
+        double t0 = example_now_s();
+        for (int r = 0; r < (b < 0 ? 1 : batch) && st == STENC_OK; r++)
+            if (use_graph)
+                st = stenc_graph_launch(graph);
+            else if ((st = vcycle(s, l, 0)) == STENC_OK)
+                st = vcycle(s, l, 0);
+        if (st == STENC_OK) st = stenc_ctx_synchronize(s->ctx);
+        double seconds = example_now_s() - t0;
+        if (b >= 0)
+            t[b] = seconds * 1e3 / (2.0 * batch);
+        else if (seconds * batch < MG_MIN_BATCH_S)
+            batch = seconds * MG_MAX_BATCH < MG_MIN_BATCH_S ? MG_MAX_BATCH
+                                                            : (int)(MG_MIN_BATCH_S / seconds) + 1;
+    }
+    stenc_graph_free(graph);
+    if (st != STENC_OK) return st;
+    qsort(t, MG_TIMED_BATCHES, sizeof t[0], compare_double);
+    *ms = t[MG_TIMED_BATCHES / 2];
+    return STENC_OK;
+}
+
+/* The time per V-cycle, and each level's own time: T(l) - T(l+1), where T(l) is the time of a
+ * cycle from level l down (a difference of whole measured cycles: no waiting between levels
+ * distorts it). */
+static stenc_status time_levels(mg_solver *s, int use_graph, int batch, double *ms_cycle,
+                                double *level_ms) {
+    double next = 0;
+    for (int l = s->nlevels - 1; l >= 0; l--) {
+        double t;
+        stenc_status st = time_from_level(s, l, use_graph, batch, &t);
+        if (st != STENC_OK) return st;
+        level_ms[l] = t - next;
+        next = t;
+    }
+    *ms_cycle = next;
+    return STENC_OK;
 }
 
 static int solve(stenc_ctx *ctx, const mg_options *o, size_t n, int on_gpu, mg_result *res) {
@@ -235,22 +294,14 @@ static int solve(stenc_ctx *ctx, const mg_options *o, size_t n, int on_gpu, mg_r
         }
     TRY(place(L->u, L->on_device));
 
-    /* Timing: one warm-up cycle, then time_cycles cycles; then one profiled cycle for the
-     * time of each level (it waits for the device after every level, so it is slower). */
-    TRY(vcycle(&s, 0, 0));
-    TRY(stenc_ctx_synchronize(ctx));
-    double t0 = example_now_s();
-    for (int c = 0; c < o->time_cycles; c++)
-        TRY(vcycle(&s, 0, 0));
-    TRY(stenc_ctx_synchronize(ctx));
-    res->ms_per_cycle = (example_now_s() - t0) * 1e3 / o->time_cycles;
-    s.profile = 1;
-    TRY(vcycle(&s, 0, 0));
+    /* Timing. Graphs need every level on the device (the CPU levels' transfers wait). */
+    res->graph = on_gpu && o->graph && s.lv[s.nlevels - 1].on_device;
+    TRY(time_levels(&s, 0, o->time_cycles, &res->ms_plain, res->level_ms_plain));
+    if (res->graph) TRY(time_levels(&s, 1, o->time_cycles, &res->ms_graph, res->level_ms_graph));
     res->nlevels = s.nlevels;
     for (int l = 0; l < s.nlevels; l++) {
         res->level_n[l] = s.lv[l].n;
         res->level_gpu[l] = s.lv[l].on_device;
-        res->level_ms[l] = s.lv[l].seconds * 1e3;
     }
     ok = 1;
 fail:
@@ -261,17 +312,18 @@ fail:
 
 static void usage(const char *prog) {
     printf("usage: %s [--grids 63,127,...] [--device cpu|cuda|all] [--tol T] [--time-cycles K]\n"
-           "          [--switch N] [--check]\n"
+           "          [--switch N] [--graph on|off] [--check]\n"
            "  --grids   interior points per side, each 2^L-1 (default 63,127,255,511,1023)\n"
            "  --device  cpu, cuda, or all (default: the CPU, then the GPU when there is one)\n"
            "  --tol     stop when |f - A u| / |f| < T (default 1e-10; at least %.1f eps (n+1)^2,\n"
            "            the rounding floor of the grid)\n"
            "  --switch  GPU solves: levels with fewer points per side run on the CPU (default "
            "%d; 0: all on the GPU)\n"
+           "  --graph   GPU solves: also time V-cycles replayed from a recording (default on)\n"
            "  --check   exit 1 unless every grid converges, the reduction per cycle is below "
            "%.2f\n"
            "            and within %.1fx across grids, and the error falls %.1f..%.1fx per "
-           "refinement\n",
+           "halving of h\n",
            prog, MG_ROUNDING_FLOOR, MG_DEFAULT_SWITCH, MG_CHECK_MAX_FACTOR, MG_CHECK_SPREAD,
            MG_CHECK_MIN_ORDER, MG_CHECK_MAX_ORDER);
 }
@@ -281,6 +333,7 @@ static int parse_args(int argc, char **argv, mg_options *o) {
     memset(o, 0, sizeof *o);
     memcpy(o->grids, defaults, sizeof defaults);
     o->ngrids = 5, o->tol = 1e-10, o->time_cycles = 5, o->switch_n = MG_DEFAULT_SWITCH;
+    o->graph = 1;
     o->want_cpu = o->want_gpu = 1;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
@@ -305,7 +358,11 @@ static int parse_args(int argc, char **argv, mg_options *o) {
             if (o->time_cycles < 1) return fprintf(stderr, "bad time-cycles '%s'\n", val), -2;
         } else if (strcmp(arg, "--switch") == 0)
             o->switch_n = atol(val);
-        else if (strcmp(arg, "--device") == 0) {
+        else if (strcmp(arg, "--graph") == 0) {
+            o->graph = strcmp(val, "on") == 0;
+            if (!o->graph && strcmp(val, "off") != 0)
+                return fprintf(stderr, "bad graph '%s' (on or off)\n", val), -2;
+        } else if (strcmp(arg, "--device") == 0) {
             o->want_cpu = strcmp(val, "cpu") == 0 || strcmp(val, "all") == 0;
             o->want_gpu = strcmp(val, "cuda") == 0 || strcmp(val, "all") == 0;
             if (!o->want_cpu && !o->want_gpu) return fprintf(stderr, "bad device '%s'\n", val), -2;
@@ -347,36 +404,48 @@ static int run_device(stenc_ctx *ctx, const mg_options *o, int on_gpu) {
         printf("    |r|/|f| reduction per cycle:");
         for (int c = 0; c < r.cycles; c++)
             printf(" %.3f", r.factor[c]);
+        /* second order: the error falls with h^2, by 4x per halving of h */
         double ratio = g > 0 ? prev_err / r.max_error : 0;
+        double h_ratio = g > 0 ? (double)(n + 1) / (double)(o->grids[g - 1] + 1) : 1;
+        double order_ratio = ratio / (h_ratio * h_ratio) * 4; /* 4 when second order */
         printf("\n    cycles %d, |r|/|f| %.2e (tol %.1e)%s, mean reduction %.3f, max error %.3e",
                r.cycles, r.rel_residual, r.tol, r.converged ? "" : " (NOT converged)",
                r.mean_factor, r.max_error);
         if (g > 0) printf(" (%.2fx smaller)", ratio);
-        printf(", %.3f ms per V-cycle\n", r.ms_per_cycle);
-        printf("key=value example=poisson_multigrid target=%s n=%zu cycles=%d mean_reduction=%.4f "
-               "max_error=%.4e ms_per_vcycle=%.4f\n",
-               on_gpu ? "cuda" : "cpu", n, r.cycles, r.mean_factor, r.max_error, r.ms_per_cycle);
-        double total = 0;
-        for (int l = 0; l < r.nlevels; l++)
-            total += r.level_ms[l];
-        printf("    time per level (one more cycle, waiting for the device after each level: "
-               "%.3f ms)\n",
-               total);
-        printf("    %6s %8s %6s %10s %7s\n", "level", "n", "where", "ms", "share");
-        for (int l = 0; l < r.nlevels; l++)
-            printf("    %6d %8zu %6s %10.4f %6.1f%%\n", l, r.level_n[l],
-                   r.level_gpu[l] ? "gpu" : "cpu", r.level_ms[l], 100 * r.level_ms[l] / total);
+        double ms = r.graph ? r.ms_graph : r.ms_plain;
+        const double *level_ms = r.graph ? r.level_ms_graph : r.level_ms_plain;
+        printf(", %.3f ms per V-cycle", ms);
+        if (r.graph) printf(" (replayed graph; plain launches %.3f ms)", r.ms_plain);
+        printf("\n");
         double on_cpu = 0;
         for (int l = 0; l < r.nlevels; l++)
-            on_cpu += r.level_gpu[l] ? 0 : r.level_ms[l];
+            on_cpu += r.level_gpu[l] ? 0 : level_ms[l];
+        printf("key=value example=poisson_multigrid target=%s n=%zu cycles=%d mean_reduction=%.4f "
+               "max_error=%.4e ms_per_vcycle=%.4f ms_per_vcycle_plain=%.4f graph=%d "
+               "finest_level_share=%.3f\n",
+               on_gpu ? "cuda" : "cpu", n, r.cycles, r.mean_factor, r.max_error, ms, r.ms_plain,
+               r.graph, level_ms[0] / ms);
+        printf("    time per level: T(l) - T(l+1), T(l) the time of a cycle from level l down\n");
+        printf("    %6s %8s %6s %10s %7s", "level", "n", "where", "ms", "share");
+        if (r.graph) printf(" %12s %7s", "plain ms", "share");
+        printf("\n");
+        for (int l = 0; l < r.nlevels; l++) {
+            printf("    %6d %8zu %6s %10.4f %6.1f%%", l, r.level_n[l],
+                   r.level_gpu[l] ? "gpu" : "cpu", level_ms[l], 100 * level_ms[l] / ms);
+            if (r.graph)
+                printf(" %12.4f %6.1f%%", r.level_ms_plain[l],
+                       100 * r.level_ms_plain[l] / r.ms_plain);
+            printf("\n");
+        }
         printf("    where the time goes: finest level %.1f%%, two finest %.1f%%",
-               100 * r.level_ms[0] / total,
-               100 * (r.level_ms[0] + (r.nlevels > 1 ? r.level_ms[1] : 0)) / total);
-        if (on_gpu) printf(", levels on the CPU %.1f%%", 100 * on_cpu / total);
+               100 * level_ms[0] / ms,
+               100 * (level_ms[0] + (r.nlevels > 1 ? level_ms[1] : 0)) / ms);
+        if (on_gpu) printf(", levels on the CPU %.1f%%", 100 * on_cpu / ms);
         printf("\n");
         fflush(stdout);
         if (!r.converged || !(r.mean_factor < MG_CHECK_MAX_FACTOR)) failures++;
-        if (g > 0 && !(ratio >= MG_CHECK_MIN_ORDER && ratio <= MG_CHECK_MAX_ORDER)) failures++;
+        if (g > 0 && !(order_ratio >= MG_CHECK_MIN_ORDER && order_ratio <= MG_CHECK_MAX_ORDER))
+            failures++;
         fmin = fmin < r.mean_factor ? fmin : r.mean_factor;
         fmax = fmax > r.mean_factor ? fmax : r.mean_factor;
         prev_err = r.max_error;

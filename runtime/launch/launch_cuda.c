@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "stenc/graph.h"
 #include "stenc/launch.h"
 #include "stenc/tune.h"
 
@@ -96,7 +97,8 @@ stenc_status stenc_launch_select(stenc_ctx *ctx, const stenc_launch_variants *vs
         if (v >= 0) return vs->list[v].run(ctx, shape, f, scalars, op);
         /* A stale entry (a variant this build no longer has): tune again or use the default. */
     }
-    if (stenc_tune_get_mode(ctx) == STENC_TUNE_OFF)
+    /* Timing waits for the device, which a recording (stenc/graph.h) cannot contain. */
+    if (stenc_tune_get_mode(ctx) == STENC_TUNE_OFF || stenc_graph_recording(ctx))
         return vs->list[0].run(ctx, shape, f, scalars, op);
     int best;
     double best_ms;

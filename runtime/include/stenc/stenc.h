@@ -13,5 +13,6 @@
 #include "stenc/hash.h"
 #include "stenc/nelder_mead.h"
 #include "stenc/tridiag.h"
+#include "stenc/graph.h"
 
 #endif /* STENC_STENC_H */

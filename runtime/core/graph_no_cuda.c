@@ -1,0 +1,31 @@
+/* Recorded launch sequences (stenc/graph.h) in a build without CUDA: every context is a CPU
+ * context, which has nothing to record. */
+#include "internal.h"
+#include "stenc/graph.h"
+
+stenc_status stenc_graph_begin(stenc_ctx *ctx) {
+    STENC_REQUIRE(ctx != NULL, "stenc_graph_begin: ctx is NULL");
+    return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                       "stenc_graph_begin: recording needs a CUDA context, and this libstenc "
+                       "was built without CUDA");
+}
+
+stenc_status stenc_graph_end(stenc_ctx *ctx, stenc_graph **graph) {
+    STENC_REQUIRE(ctx && graph, "stenc_graph_end: NULL argument");
+    *graph = NULL;
+    return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "stenc_graph_end: the context is not recording");
+}
+
+stenc_status stenc_graph_launch(stenc_graph *graph) {
+    STENC_REQUIRE(graph != NULL, "stenc_graph_launch: graph is NULL");
+    return STENC_ERROR(STENC_ERR_INTERNAL, "stenc_graph_launch: no graph exists without CUDA");
+}
+
+void stenc_graph_free(stenc_graph *graph) {
+    (void)graph;
+}
+
+int stenc_graph_recording(const stenc_ctx *ctx) {
+    (void)ctx;
+    return 0;
+}
