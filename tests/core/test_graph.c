@@ -31,6 +31,26 @@ static void grid_free(grid *g) {
     stenc_field_free(g->f);
 }
 
+/* The same grid on a CPU context (the reference) and on a CUDA context. */
+typedef struct twin {
+    stenc_ctx *cpu, *gpu;
+    grid c, d;
+} twin;
+
+static void twin_create(twin *t, size_t nx, size_t ny, const double *u0, const double *f0) {
+    assert_stenc_ok(stenc_ctx_create(&t->cpu, STENC_DEVICE_CPU));
+    assert_stenc_ok(stenc_ctx_create(&t->gpu, STENC_DEVICE_CUDA));
+    grid_create(t->cpu, &t->c, nx, ny, u0, f0);
+    grid_create(t->gpu, &t->d, nx, ny, u0, f0);
+}
+
+static void twin_free(twin *t) {
+    grid_free(&t->c);
+    grid_free(&t->d);
+    stenc_ctx_destroy(t->cpu);
+    stenc_ctx_destroy(t->gpu);
+}
+
 static stenc_status step(stenc_ctx *ctx, grid *g, double h2) {
     stenc_status st = jacobi2d(ctx, h2, g->u, g->f, g->t);
     return st != STENC_OK ? st : stenc_field_swap(g->u, g->t);
@@ -68,45 +88,40 @@ static void check_replay(size_t nx, size_t ny) {
     random_fill(u0, n, 1000 + n);
     random_fill(f0, n, 2000 + n);
 
-    stenc_ctx *cpu, *gpu;
-    assert_stenc_ok(stenc_ctx_create(&cpu, STENC_DEVICE_CPU));
-    assert_stenc_ok(stenc_ctx_create(&gpu, STENC_DEVICE_CUDA));
-    grid c, d;
-    grid_create(cpu, &c, nx, ny, u0, f0);
-    grid_create(gpu, &d, nx, ny, u0, f0);
+    twin t;
+    twin_create(&t, nx, ny, u0, f0);
+    stenc_ctx *cpu = t.cpu, *gpu = t.gpu;
+    grid *c = &t.c, *d = &t.d;
     for (int s = 0; s < REPLAYS * STEPS_PER_RECORDING; s++)
-        assert_stenc_ok(step(cpu, &c, h2));
-    assert_stenc_ok(stenc_field_copy_to(c.u, want));
+        assert_stenc_ok(step(cpu, c, h2));
+    assert_stenc_ok(stenc_field_copy_to(c->u, want));
 
     stenc_graph *graph = NULL;
     assert_stenc_ok(stenc_graph_begin(gpu));
     assert_int_equal(stenc_graph_recording(gpu), 1);
     for (int s = 0; s < STEPS_PER_RECORDING; s++)
-        assert_stenc_ok(step(gpu, &d, h2));
+        assert_stenc_ok(step(gpu, d, h2));
     assert_stenc_ok(stenc_graph_end(gpu, &graph));
     assert_non_null(graph);
     assert_int_equal(stenc_graph_recording(gpu), 0);
 
     /* Recording ran nothing: u is still u0 (the download keeps the device copy in place). */
-    assert_stenc_ok(stenc_field_download(d.u));
-    assert_stenc_ok(stenc_field_copy_to(d.u, got));
+    assert_stenc_ok(stenc_field_download(d->u));
+    assert_stenc_ok(stenc_field_copy_to(d->u, got));
     assert_memory_equal(got, u0, n * sizeof *got);
-    assert_stenc_ok(stenc_field_upload(d.u));
+    assert_stenc_ok(stenc_field_upload(d->u));
 
     for (int r = 0; r < REPLAYS; r++)
         assert_stenc_ok(stenc_graph_launch(graph));
     assert_stenc_ok(stenc_ctx_synchronize(gpu));
-    assert_stenc_ok(stenc_field_download(d.u));
-    assert_stenc_ok(stenc_field_copy_to(d.u, got));
+    assert_stenc_ok(stenc_field_download(d->u));
+    assert_stenc_ok(stenc_field_copy_to(d->u, got));
     for (size_t i = 0; i < n; i++)
         if (got[i] != want[i])
             fail_msg("%zux%zu: point %zu: replayed %.17g, CPU %.17g", nx, ny, i, got[i], want[i]);
 
     stenc_graph_free(graph);
-    grid_free(&c);
-    grid_free(&d);
-    stenc_ctx_destroy(cpu);
-    stenc_ctx_destroy(gpu);
+    twin_free(&t);
     free(u0), free(f0), free(want), free(got);
 }
 
@@ -123,12 +138,10 @@ static void test_waiting_call_spoils_recording(void **state) {
     double u0[40 * 30], f0[40 * 30], want[40 * 30], got[40 * 30];
     random_fill(u0, n, 7);
     random_fill(f0, n, 8);
-    stenc_ctx *cpu, *gpu;
-    assert_stenc_ok(stenc_ctx_create(&cpu, STENC_DEVICE_CPU));
-    assert_stenc_ok(stenc_ctx_create(&gpu, STENC_DEVICE_CUDA));
-    grid c, d;
-    grid_create(cpu, &c, nx, ny, u0, f0);
-    grid_create(gpu, &d, nx, ny, u0, f0);
+    twin t;
+    twin_create(&t, nx, ny, u0, f0);
+    stenc_ctx *cpu = t.cpu, *gpu = t.gpu;
+    grid *c = &t.c, *d = &t.d;
 
     assert_stenc_ok(stenc_graph_begin(gpu));
     assert_int_equal(stenc_graph_begin(gpu), STENC_ERR_INVALID_ARGUMENT); /* already recording */
@@ -145,18 +158,15 @@ static void test_waiting_call_spoils_recording(void **state) {
     assert_null(graph);
 
     /* The context runs launches again, and nothing stale is reported. */
-    assert_stenc_ok(step(cpu, &c, 0.01));
-    assert_stenc_ok(step(gpu, &d, 0.01));
+    assert_stenc_ok(step(cpu, c, 0.01));
+    assert_stenc_ok(step(gpu, d, 0.01));
     assert_stenc_ok(stenc_ctx_synchronize(gpu));
-    assert_stenc_ok(stenc_field_copy_to(c.u, want));
-    assert_stenc_ok(stenc_field_download(d.u));
-    assert_stenc_ok(stenc_field_copy_to(d.u, got));
+    assert_stenc_ok(stenc_field_copy_to(c->u, want));
+    assert_stenc_ok(stenc_field_download(d->u));
+    assert_stenc_ok(stenc_field_copy_to(d->u, got));
     assert_memory_equal(got, want, sizeof got);
 
-    grid_free(&c);
-    grid_free(&d);
-    stenc_ctx_destroy(cpu);
-    stenc_ctx_destroy(gpu);
+    twin_free(&t);
 }
 
 int main(void) {
