@@ -1,7 +1,8 @@
 // Batched tridiagonal solvers on the GPU against cuSPARSE gtsv2StridedBatch and
 // gtsvInterleavedBatch (Thomas), measured in the same run; then the CPU solver against the CPU
-// copy bandwidth. Prints key=value lines, then a table.
-//   bench_tridiag [quick]
+// copy bandwidth. Prints key=value lines, then a table, then AUTO against the better cuSPARSE
+// routine. Every timed result (cuSPARSE's too) is checked by its residual on the device.
+//   bench_tridiag [quick]     (quick: the cases of at most 2^20 unknowns)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,9 +18,6 @@
 #include "stenc/tridiag.h"
 
 extern "C" int bench_tridiag_cpu(void);
-// Internal hook (runtime/tridiag/tridiag_internal.h): the previous kernels on this context, so
-// that old and new are measured in the same run.
-extern "C" stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy);
 
 #define CS(x)                                                                                      \
     do {                                                                                           \
@@ -54,27 +52,41 @@ __global__ void fill(T *a, T *b, T *c, T *d, int n, long long batch, int interle
     }
 }
 
+// The largest relative residual ||Ax-d||_2/||d||_2 over the systems, in double, one thread per
+// system (a different computation from the solvers'); NaN counts as infinite. *worst holds the
+// bits of a non-negative double, so that an integer atomicMax orders them.
 template <class T>
-static double host_max_residual(const std::vector<T> &a, const std::vector<T> &b,
-                                const std::vector<T> &c, const std::vector<T> &d,
-                                const std::vector<T> &x, int n, long long batch, int interleaved) {
-    double worst = 0;
-    for (long long s = 0; s < batch; s++) {
-        double rr = 0, dd = 0;
-        for (int i = 0; i < n; i++) {
-            auto at = [&](int j) {
-                return interleaved ? (size_t)j * batch + s : (size_t)s * n + j;
-            };
-            size_t k = at(i);
-            double r = (double)b[k] * x[k] - d[k];
-            if (i > 0) r += (double)a[k] * x[at(i - 1)];
-            if (i < n - 1) r += (double)c[k] * x[at(i + 1)];
-            rr += r * r, dd += (double)d[k] * d[k];
-        }
-        double rel = std::sqrt(rr / dd);
-        if (!(rel <= worst)) worst = std::isnan(rel) ? INFINITY : rel;
+__global__ void max_residual(const T *a, const T *b, const T *c, const T *d, const T *x, int n,
+                             long long batch, int interleaved, unsigned long long *worst) {
+    long long s = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (s >= batch) return;
+    auto at = [&](long long i) { return interleaved ? i * batch + s : s * n + i; };
+    double rr = 0, dd = 0;
+    for (int i = 0; i < n; i++) {
+        long long k = at(i);
+        double r = (double)b[k] * x[k] - d[k];
+        if (i > 0) r += (double)a[k] * x[at(i - 1)];
+        if (i < n - 1) r += (double)c[k] * x[at(i + 1)];
+        rr += r * r, dd += (double)d[k] * d[k];
     }
-    return worst;
+    double rel = sqrt(rr / dd);
+    if (!(rel <= INFINITY)) rel = INFINITY;
+    atomicMax(worst, (unsigned long long)__double_as_longlong(rel));
+}
+
+template <class T>
+static double device_max_residual(const T *a, const T *b, const T *c, const T *d, const T *x, int n,
+                                  long long batch, int interleaved, unsigned long long *worst) {
+    BENCH_CUDA_CHECK(cudaMemsetAsync(worst, 0, sizeof *worst, stream));
+    max_residual<T><<<(unsigned)((batch + 127) / 128), 128, 0, stream>>>(a, b, c, d, x, n, batch,
+                                                                         interleaved, worst);
+    BENCH_CUDA_CHECK(cudaGetLastError());
+    unsigned long long bits;
+    BENCH_CUDA_CHECK(cudaMemcpyAsync(&bits, worst, sizeof bits, cudaMemcpyDeviceToHost, stream));
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    double r;
+    memcpy(&r, &bits, sizeof r);
+    return r;
 }
 
 struct row {
@@ -95,6 +107,8 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
     T *a = buf, *b = a + count, *c = b + count, *d = c + count, *x = d + count, *x0 = x + count;
     stenc_tridiag_report *report;
     BENCH_STENC_CHECK(stenc_tridiag_report_create(ctx, &report));
+    unsigned long long *worst;
+    BENCH_CUDA_CHECK(cudaMalloc(&worst, sizeof *worst));
     double min_bytes = 5.0 * bytes;
     for (int il = 0; il < 2; il++) {
         fill<T><<<1024, 256, 0, stream>>>(a, b, c, d, n, batch, il);
@@ -139,61 +153,61 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
             }) -
             copy_ms;
         BENCH_CUDA_CHECK(cudaFree(ws));
-        // The better cuSPARSE routine is the one for this layout: the other needs a transpose.
+        double cus_res = device_max_residual(a, b, c, d, x, n, batch, il, worst);
         double cus_gunk = count / cus_ms / 1e6;
         table.push_back({prec, il ? "interleaved" : "contiguous",
                          il ? "cusparse_interleaved" : "cusparse_strided", n, batch, cus_ms,
                          cus_gunk, min_bytes / cus_ms / 1e6, min_bytes / cus_ms / 1e6 / copy_gbs, 1,
-                         1, NAN});
+                         1, cus_res});
         printf("name=tridiag target=cusparse precision=%s layout=%s n=%d batch=%lld algo=%s "
-               "gunk_s=%.3f gbs=%.1f ratio_floor=%.3f ratio_cusparse=1\n",
+               "gunk_s=%.3f gbs=%.1f ratio_floor=%.3f ratio_cusparse=1 residual=%.2e\n",
                prec, il ? "interleaved" : "contiguous", n, batch,
                il ? "gtsvInterleavedBatch" : "gtsv2StridedBatch", cus_gunk,
-               min_bytes / cus_ms / 1e6, min_bytes / cus_ms / 1e6 / copy_gbs);
-        // (algo, switch_size, legacy): AUTO with the new and the previous kernels, THOMAS and
-        // a sweep of THOMAS_PCR's rows per thread everywhere; every algorithm and the other
-        // switch points where all_algos.
+               min_bytes / cus_ms / 1e6, min_bytes / cus_ms / 1e6 / copy_gbs, cus_res);
+        // (algo, switch_size): AUTO, THOMAS and a sweep of THOMAS_PCR's rows per thread
+        // everywhere; every algorithm and the other switch points where all_algos.
         struct variant {
             stenc_tridiag_algo algo;
-            int sw, legacy;
+            int sw;
         };
-        std::vector<variant> algos = {{STENC_TRIDIAG_AUTO, 0, 0}, {STENC_TRIDIAG_AUTO, 0, 1}};
+        std::vector<variant> algos = {{STENC_TRIDIAG_AUTO, 0}};
         for (int sw : {4, 8, 16, 32})
-            algos.push_back({STENC_TRIDIAG_THOMAS_PCR, sw, 0});
-        if (il) algos.push_back({STENC_TRIDIAG_THOMAS, 0, 0});
+            algos.push_back({STENC_TRIDIAG_THOMAS_PCR, sw});
+        if (il) algos.push_back({STENC_TRIDIAG_THOMAS, 0});
         if (all_algos) {
             for (int k = STENC_TRIDIAG_THOMAS; k < STENC_TRIDIAG_ALGO_COUNT; k++)
-                if (!(il && k == STENC_TRIDIAG_THOMAS))
-                    algos.push_back({(stenc_tridiag_algo)k, 0, 0});
+                if (!(il && k == STENC_TRIDIAG_THOMAS)) algos.push_back({(stenc_tridiag_algo)k, 0});
             for (int sw : {32, 64, 256})
-                algos.push_back({STENC_TRIDIAG_CR_PCR, sw, 0});
+                algos.push_back({STENC_TRIDIAG_CR_PCR, sw});
             for (int sw : {16, 128, 256})
-                algos.push_back({STENC_TRIDIAG_PCR_THOMAS, sw, 0});
+                algos.push_back({STENC_TRIDIAG_PCR_THOMAS, sw});
         }
-        for (auto [algo, sw, legacy] : algos) {
+        // Timings: `single` = one deferred call between two events (it includes the host's
+        // submission of the launch); `copy_sub` = the deferred call timed exactly as cuSPARSE
+        // is (a d->x copy, then the call, minus the copy alone); `sync` = the waiting call
+        // (reads the singular-system flag back), single.
+        enum timing { single, copy_sub, sync };
+        for (auto [algo, sw] : algos) {
             // THOMAS on contiguous data is one thread per system: hopeless beyond small n.
             if (algo == STENC_TRIDIAG_THOMAS && !il && n > 1024) continue;
-            BENCH_STENC_CHECK(tdg_cuda_set_legacy(ctx, legacy));
-            for (int deferred = 1; deferred >= 0; deferred--) {
-                if (!deferred && (algo != STENC_TRIDIAG_AUTO || sw || legacy)) continue;
-                stenc_tridiag_options opt = {algo, sw, deferred ? report : nullptr};
+            for (int tm : {single, copy_sub, sync}) {
+                if (tm != single && (algo != STENC_TRIDIAG_AUTO || sw)) continue;
+                stenc_tridiag_options opt = {algo, sw, tm == sync ? nullptr : report};
                 stenc_type type = sizeof(T) == 4 ? STENC_F32 : STENC_F64;
                 stenc_tridiag_layout layout =
                     il ? STENC_TRIDIAG_INTERLEAVED : STENC_TRIDIAG_CONTIGUOUS;
                 BENCH_CUDA_CHECK(cudaMemsetAsync(x, 0xff, bytes, stream)); // poison
                 double ms = median_ms([&] {
+                    if (tm == copy_sub)
+                        BENCH_CUDA_CHECK(
+                            cudaMemcpyAsync(x, x0, bytes, cudaMemcpyDeviceToDevice, stream));
                     BENCH_STENC_CHECK(
                         stenc_tridiag_solve(ctx, type, layout, n, batch, a, b, c, d, x, &opt));
                 });
-                if (deferred) BENCH_STENC_CHECK(stenc_tridiag_report_check(report, nullptr));
-                // Check the result of the timed runs on the host.
-                std::vector<T> ha(count), hb(count), hc(count), hd(count), hx(count);
-                BENCH_CUDA_CHECK(cudaMemcpy(ha.data(), a, bytes, cudaMemcpyDeviceToHost));
-                BENCH_CUDA_CHECK(cudaMemcpy(hb.data(), b, bytes, cudaMemcpyDeviceToHost));
-                BENCH_CUDA_CHECK(cudaMemcpy(hc.data(), c, bytes, cudaMemcpyDeviceToHost));
-                BENCH_CUDA_CHECK(cudaMemcpy(hd.data(), d, bytes, cudaMemcpyDeviceToHost));
-                BENCH_CUDA_CHECK(cudaMemcpy(hx.data(), x, bytes, cudaMemcpyDeviceToHost));
-                double res = host_max_residual(ha, hb, hc, hd, hx, n, batch, il);
+                if (tm == copy_sub) ms -= copy_ms;
+                if (tm != sync) BENCH_STENC_CHECK(stenc_tridiag_report_check(report, nullptr));
+                // Check the result of the timed runs.
+                double res = device_max_residual(a, b, c, d, x, n, batch, il, worst);
                 double gunk = count / ms / 1e6, gbs = min_bytes / ms / 1e6;
                 std::string name = std::string(stenc_tridiag_algo_name(
                     algo == STENC_TRIDIAG_AUTO
@@ -201,19 +215,23 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
                         : algo));
                 if (algo == STENC_TRIDIAG_AUTO) name = "auto:" + name;
                 if (sw) name += "/" + std::to_string(sw);
-                if (legacy) name += ":old";
-                if (!deferred) name += "+sync";
+                if (tm == copy_sub) name += "[cs]";
+                if (tm == sync) name += "+sync";
                 printf("name=tridiag target=cuda precision=%s layout=%s n=%d batch=%lld algo=%s "
-                       "gunk_s=%.3f gbs=%.1f ratio_floor=%.3f ratio_cusparse=%.3f residual=%.2e\n",
-                       prec, il ? "interleaved" : "contiguous", n, batch, name.c_str(), gunk, gbs,
-                       gbs / copy_gbs, gunk / cus_gunk, res);
+                       "timing=%s gunk_s=%.3f gbs=%.1f ratio_floor=%.3f ratio_cusparse=%.3f "
+                       "residual=%.2e\n",
+                       prec, il ? "interleaved" : "contiguous", n, batch, name.c_str(),
+                       tm == single     ? "single"
+                       : tm == copy_sub ? "copy_sub"
+                                        : "sync",
+                       gunk, gbs, gbs / copy_gbs, gunk / cus_gunk, res);
                 table.push_back({prec, il ? "interleaved" : "contiguous", name, n, batch, ms, gunk,
                                  gbs, gbs / copy_gbs, gunk / cus_gunk, 0, res});
             }
         }
-        BENCH_STENC_CHECK(tdg_cuda_set_legacy(ctx, 0));
     }
     stenc_tridiag_report_destroy(report);
+    BENCH_CUDA_CHECK(cudaFree(worst));
     BENCH_CUDA_CHECK(cudaFree(buf));
 }
 
@@ -237,6 +255,24 @@ int main(int argc, char **argv) {
         BENCH_CUDA_CHECK(cudaFree(q));
         printf("copy bandwidth: cudaMemcpy D2D %.0f GB/s (read+write)\n", copy_gbs);
     }
+    {
+        // What any call that waits for the GPU and reads a word back pays on top of its work:
+        // an 8-byte copy into pinned memory and a stream synchronisation (the `sync` timings
+        // of the waiting call include it).
+        unsigned long long *dev, *host;
+        BENCH_CUDA_CHECK(cudaMalloc(&dev, sizeof *dev));
+        BENCH_CUDA_CHECK(cudaMallocHost(&host, sizeof *host));
+        BENCH_CUDA_CHECK(cudaMemsetAsync(dev, 0, sizeof *dev, stream));
+        double ms = median_ms([&] {
+            BENCH_CUDA_CHECK(
+                cudaMemcpyAsync(host, dev, sizeof *dev, cudaMemcpyDeviceToHost, stream));
+            BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+        });
+        printf("name=tridiag target=wait_floor what=copy8_d2h_pinned+stream_sync us=%.2f\n",
+               ms * 1e3);
+        BENCH_CUDA_CHECK(cudaFree(dev));
+        BENCH_CUDA_CHECK(cudaFreeHost(host));
+    }
     cusparseHandle_t h;
     CS(cusparseCreate(&h));
     CS(cusparseSetStream(h, stream));
@@ -249,12 +285,29 @@ int main(int argc, char **argv) {
         run_case<double>(ctx, h, cs[0], cs[1], all);
     }
     CS(cusparseDestroy(h));
-    printf("\n%-7s %-12s %7s %7s %-20s %9s %8s %8s %7s %8s %9s\n", "prec", "layout", "n", "batch",
+    printf("\n%-7s %-12s %7s %7s %-26s %9s %8s %8s %7s %8s %9s\n", "prec", "layout", "n", "batch",
            "algo", "ms", "Gunk/s", "GB/s", "floor", "vs_cusp", "residual");
     for (auto &r : table)
-        printf("%-7s %-12s %7d %7lld %-20s %9.4f %8.2f %8.1f %7.3f %8.3f %9.2e\n",
+        printf("%-7s %-12s %7d %7lld %-26s %9.4f %8.2f %8.1f %7.3f %8.3f %9.2e\n",
                r.precision.c_str(), r.layout.c_str(), r.n, r.batch, r.algo.c_str(), r.ms, r.gunk,
                r.gbs, r.floor, r.vs_strided, r.residual);
+    // AUTO against the better cuSPARSE routine at the same size (either layout).
+    printf("\nAUTO vs cuSPARSE (same: this layout's routine; best: the better of the two)\n");
+    printf("%-7s %-12s %7s %7s %-26s %8s %8s %8s %7s %7s\n", "prec", "layout", "n", "batch", "algo",
+           "Gunk/s", "cusp", "best", "x_same", "x_best");
+    for (auto &r : table) {
+        if (r.algo.rfind("auto:", 0) != 0) continue;
+        double same = 0, best = 0;
+        for (auto &q : table)
+            if (q.algo.rfind("cusparse", 0) == 0 && q.precision == r.precision && q.n == r.n &&
+                q.batch == r.batch) {
+                best = std::max(best, q.gunk);
+                if (q.layout == r.layout) same = q.gunk;
+            }
+        printf("%-7s %-12s %7d %7lld %-26s %8.2f %8.2f %8.2f %7.2f %7.2f\n", r.precision.c_str(),
+               r.layout.c_str(), r.n, r.batch, r.algo.c_str(), r.gunk, same, best, r.gunk / same,
+               r.gunk / best);
+    }
     stenc_ctx_destroy(ctx);
     return bench_tridiag_cpu();
 }

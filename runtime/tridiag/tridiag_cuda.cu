@@ -2,9 +2,11 @@
 //
 // Kernels (all one-block-per-group-of-systems unless said otherwise):
 //   tpcr      THOMAS_PCR: each thread runs Thomas-like elimination over a chunk of rows held in
-//             shared memory, leaving two boundary equations per chunk; PCR solves the reduced
-//             system of chunk ends; each thread then substitutes back. Several small systems
-//             share a block. With one chunk per system it is plain Thomas from shared memory.
+//             shared memory, leaving two boundary equations per chunk; one warp solves the
+//             reduced system of chunk ends (the same partition again, then PCR in registers
+//             with shuffles; PCR in shared memory when the system has more than 128 chunks);
+//             each thread then substitutes back. Several small systems share a block. With one
+//             chunk per system it is plain Thomas from shared memory.
 //   crpcr     CR (bank-padded, in place) down to `switch` equations, PCR on those, CR back
 //             substitution. switch 1 is plain CR, switch >= n is plain PCR.
 //   pcrthomas PCR until the system splits into `switch` interleaved subsystems, then one thread
@@ -18,7 +20,8 @@
 // which decouple exactly, so any n works. Interleaved batches too small for thomas_il are
 // transposed, solved contiguously and transposed back.
 //
-// Zero pivots: every division checks its divisor and every solution is checked for being
+// Divisions are reciprocals (recip: hardware approximation and Newton steps) times the
+// dividend. Zero pivots: every division checks its divisor and every solution is checked for being
 // finite; a failing system's index goes into a device flag with atomicMin (one atomic per
 // failing system or thread, none on the good path).
 //
@@ -38,9 +41,13 @@ namespace {
 struct tdg_policy {
     static constexpr int block_threads = 128; // threads a tpcr block aims for
     static constexpr int max_threads = 1024;  // CUDA's per-block limit
-    // THOMAS_PCR rows per thread (switch): with vector tile loads 16 was the best or within 6%
-    // of it in every benchmark case, in both precisions (H100, bench/tridiag/RESULTS.md).
+    // THOMAS_PCR rows per thread (switch). Float: 16, the best in every benchmark case but
+    // n = 4096 (32 is 4-10% faster there). Double: 8 up to n = 1024 (the reduced system then has at
+    // most 128 chunks and is solved by one warp), 7-12% faster than 16 there (1.5% slower at
+    // 1024 x 16384); 16 above (4096: 21% faster than 8). H100, bench/tridiag/RESULTS.md.
     static constexpr int thomas_pcr_rows_f32 = 16;
+    static constexpr int thomas_pcr_rows_f64_small = 8;
+    static constexpr int thomas_pcr_small_max_n = 1024;
     static constexpr int thomas_pcr_rows_f64 = 16;
     static constexpr int cr_pcr_switch = 128;       // CR_PCR: chapter's best switch point
     static constexpr int pcr_thomas_switch = 64;    // PCR_THOMAS: subsystems for Thomas
@@ -66,6 +73,12 @@ struct tdg_policy {
     static constexpr int il_smem_threads = 64;
     static constexpr size_t il_smem_max = 64 * 1024;
     static constexpr int il_unroll = 4;
+    // THOMAS_PCR solves its reduced system (two equations per chunk) with one warp while each
+    // lane's share of it is at most this many rows (up to 128 chunks: n <= 2048 at 16 rows per
+    // thread): the lane reduces its share to two equations, PCR on those runs in registers.
+    // Beyond, the lanes' serial chains would outlast PCR in shared memory by all the system's
+    // threads, which is kept for that case.
+    static constexpr int warp_reduced_rows = 8;
     // Scratch grows to 5/4 of the request, so that slowly growing sizes do not reallocate.
     static constexpr size_t scratch_slack_num = 5, scratch_slack_den = 4;
 };
@@ -84,73 +97,103 @@ template <class T> __device__ __forceinline__ bool bad_pivot(T v) {
     return !(fabs(v) > T(0)) || isinf(v);
 }
 
+// 1/x for the eliminations: the hardware approximation refined by Newton steps (within about an
+// ulp of 1/x) instead of IEEE division, whose longer sequence sits on every dependency chain.
+// Zero, infinite and NaN divisors give NaN or infinity; bad_pivot reports them beforehand.
+__device__ __forceinline__ float recip(float x) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return fmaf(r, fmaf(-x, r, 1.0f), r);
+}
+__device__ __forceinline__ double recip(double x) {
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+    r = fma(r, fma(-x, r, 1.0), r);
+    return fma(r, fma(-x, r, 1.0), r);
+}
+
 __device__ __forceinline__ void flag_system(unsigned long long *flag, long long sys) {
     atomicMin(flag, (unsigned long long)sys);
 }
 
-// Rows [0, L) of a chunk, reached through idx(i) = off + padi(r0 + i). Leaves interior rows as
+// Rows [0, L) of a chunk, row i at index at(i) of A, B, C, D. Leaves interior rows as
 //   a'_i x_0 + x_i + c'_i x_{L-1} = d'_i   (a', c', d' in A, C, D; B unchanged)
 // and returns the chunk's boundary equations in out[0] (first row: on x_{-1}, x_0, x_{L-1})
 // and out[1] (last row: on x_0, x_{L-1}, x_L). Rows 0 and L-1 keep their original values.
-template <class T>
-__device__ void chunk_reduce(T *A, T *B, T *C, T *D, int off, int r0, int L, T out[2][4],
-                             bool &bad) {
-    auto at = [&](int i) { return off + padi(r0 + i); };
+// Each loop loads the next row before it works on the current one (the stores to the same
+// arrays would otherwise keep the compiler from hoisting the loads off the dependency chain).
+template <class T, class At>
+__device__ void chunk_reduce(T *A, T *B, T *C, T *D, At at, int L, T out[2][4], bool &bad) {
     if (L <= 2) {
-        for (int q = 0; q < L; q++) {
-            int k = at(q);
-            out[q][0] = A[k], out[q][1] = B[k], out[q][2] = C[k], out[q][3] = D[k];
-        }
+#pragma unroll
+        for (int q = 0; q < 2; q++)
+            if (q < L) {
+                int k = at(q);
+                out[q][0] = A[k], out[q][1] = B[k], out[q][2] = C[k], out[q][3] = D[k];
+            }
         return;
     }
     // Forward: eliminate the sub-diagonal of rows 1 .. L-2, keeping the coupling to x_0.
-    int k1 = at(1);
-    T b1 = B[k1];
+    int k = at(1);
+    T b1 = B[k];
     bad |= bad_pivot(b1);
-    T ap = A[k1] / b1, cp = C[k1] / b1, dp = D[k1] / b1;
-    A[k1] = ap, C[k1] = cp, D[k1] = dp;
+    T r = recip(b1);
+    T ap = A[k] * r, cp = C[k] * r, dp = D[k] * r;
+    A[k] = ap, C[k] = cp, D[k] = dp;
+    int kn = at(2);
+    T an = A[kn], bn = B[kn], cn = C[kn], dn = D[kn];
     for (int i = 2; i < L - 1; i++) {
-        int k = at(i);
-        T ai = A[k], piv = B[k] - ai * cp;
+        k = kn;
+        const T ai = an, bi = bn, ci = cn, di = dn;
+        kn = at(i + 1);
+        an = A[kn], bn = B[kn], cn = C[kn], dn = D[kn];
+        T piv = bi - ai * cp;
         bad |= bad_pivot(piv);
-        T r = T(1) / piv;
+        r = recip(piv);
         ap = -ai * ap * r;
-        cp = C[k] * r;
-        dp = (D[k] - ai * dp) * r;
+        cp = ci * r;
+        dp = (di - ai * dp) * r;
         A[k] = ap, C[k] = cp, D[k] = dp;
     }
-    int kl = at(L - 1);
-    T al = A[kl];
-    out[1][0] = -al * ap;
-    out[1][1] = B[kl] - al * cp;
-    out[1][2] = C[kl];
-    out[1][3] = D[kl] - al * dp;
+    // (an, bn, cn, dn) is row L-1 now.
+    out[1][0] = -an * ap;
+    out[1][1] = bn - an * cp;
+    out[1][2] = cn;
+    out[1][3] = dn - an * dp;
     // Backward: eliminate the super-diagonal of rows L-3 .. 1 in favour of x_{L-1}.
-    for (int i = L - 3; i >= 1; i--) {
-        int k = at(i);
-        T ci = C[k];
-        D[k] -= ci * dp;
-        A[k] -= ci * ap;
-        C[k] = cp = -ci * cp;
-        ap = A[k], dp = D[k];
+    if (L >= 4) {
+        kn = at(L - 3);
+        an = A[kn], cn = C[kn], dn = D[kn];
+        for (int i = L - 3; i >= 1; i--) {
+            k = kn;
+            const T ai = an, ci = cn, di = dn;
+            if (i > 1) {
+                kn = at(i - 1);
+                an = A[kn], cn = C[kn], dn = D[kn];
+            }
+            dp = di - ci * dp;
+            ap = ai - ci * ap;
+            cp = -ci * cp;
+            A[k] = ap, C[k] = cp, D[k] = dp;
+        }
     }
     // Here ap, cp, dp are row 1's final coefficients.
-    int k0 = at(0);
-    T c0 = C[k0];
-    out[0][0] = A[k0];
-    out[0][1] = B[k0] - c0 * ap;
+    k = at(0);
+    T c0 = C[k];
+    out[0][0] = A[k];
+    out[0][1] = B[k] - c0 * ap;
     out[0][2] = -c0 * cp;
-    out[0][3] = D[k0] - c0 * dp;
+    out[0][3] = D[k] - c0 * dp;
 }
 
 // With x_0 and x_{L-1} known, the interior rows give their unknowns; all go into D.
-template <class T>
-__device__ void chunk_substitute(const T *A, const T *C, T *D, int off, int r0, int L, T x0, T xl,
+template <class T, class At>
+__device__ void chunk_substitute(const T *A, const T *C, T *D, At at, int L, T x0, T xl,
                                  bool &bad) {
-    D[off + padi(r0)] = x0;
-    if (L >= 2) D[off + padi(r0 + L - 1)] = xl;
+    D[at(0)] = x0;
+    if (L >= 2) D[at(L - 1)] = xl;
     for (int i = 1; i < L - 1; i++) {
-        int k = off + padi(r0 + i);
+        int k = at(i);
         T xi = D[k] - A[k] * x0 - C[k] * xl;
         bad |= !isfinite(xi);
         D[k] = xi;
@@ -176,12 +219,12 @@ __device__ void pcr_step(const T *src, T *dst, int ld, int rows, int s, int tid,
         if (r - s >= 0) {
             T bm = b[r - s];
             bad |= bad_pivot(bm);
-            k1 = a[r] / bm, am = a[r - s], cm = c[r - s], dm = d[r - s];
+            k1 = a[r] * recip(bm), am = a[r - s], cm = c[r - s], dm = d[r - s];
         }
         if (r + s < rows) {
             T bp = b[r + s];
             bad |= bad_pivot(bp);
-            k2 = c[r] / bp, ap = a[r + s], cp = c[r + s], dp = d[r + s];
+            k2 = c[r] * recip(bp), ap = a[r + s], cp = c[r + s], dp = d[r + s];
         }
         dst[r] = -am * k1;
         dst[ld + r] = b[r] - cm * k1 - ap * k2;
@@ -204,9 +247,73 @@ __device__ void pcr_solve(T *buf0, T *buf1, int ld, int rows, int tid, int nt, b
     for (int r = tid; r < rows; r += nt) {
         T b = src[ld + r];
         bad |= bad_pivot(b);
-        buf0[3 * ld + r] = src[3 * ld + r] / b;
+        buf0[3 * ld + r] = src[3 * ld + r] * recip(b);
     }
     __syncthreads();
+}
+
+// The reduced system of a group of w lanes (w a power of two <= 32, the group aligned to w
+// lanes of one warp, `mask` the participating lanes of this warp): `rows` equations, row r at
+// A..D[padi(r)]. Lane lt eliminates rows [lt*mr, lt*mr + mr) to their two end equations (with
+// mr = 2: the rows themselves); PCR solves the 2w end equations in registers with shuffles,
+// each row normalised to b = 1 (one reciprocal per row and step, three values per neighbour);
+// the lane substitutes back. The solution ends in D. No block barrier: the partition method a
+// second time, instead of log2(rows) barrier-separated PCR steps in shared memory.
+template <class T>
+__device__ void warp_reduced_solve(T *A, T *B, T *C, T *D, int rows, int mr, int w, int lt,
+                                   unsigned mask, bool &bad) {
+    const int r0 = lt * mr, L = max(0, min(mr, rows - r0));
+    auto at = [&](int i) { return padi(r0 + i); };
+    // Rows past the end are identity rows (a=0, b=1, c=0, d=0); they decouple exactly.
+    T e[2][4] = {{T(0), T(1), T(0), T(0)}, {T(0), T(1), T(0), T(0)}};
+    if (L > 0) chunk_reduce(A, B, C, D, at, L, e, bad);
+#pragma unroll
+    for (int q = 0; q < 2; q++) {
+        bad |= bad_pivot(e[q][1]);
+        T rb = recip(e[q][1]);
+        e[q][0] *= rb, e[q][2] *= rb, e[q][3] *= rb;
+    }
+    // Row (a, 1, c, d) absorbs its neighbours m (at -s) and p (at +s), each (a, c, d); an
+    // absent neighbour (has_m, has_p false) is all zero.
+    auto combine = [&](T(&row)[4], const T(&m)[3], bool has_m, const T(&p)[3], bool has_p) {
+        const T ma = has_m ? m[0] : T(0), mc = has_m ? m[1] : T(0), md = has_m ? m[2] : T(0);
+        const T pa = has_p ? p[0] : T(0), pc = has_p ? p[1] : T(0), pd = has_p ? p[2] : T(0);
+        T nb = T(1) - row[0] * mc - row[2] * pa;
+        bad |= bad_pivot(nb);
+        T rb = recip(nb);
+        T na = -row[0] * ma * rb, nc = -row[2] * pc * rb;
+        row[3] = (row[3] - row[0] * md - row[2] * pd) * rb;
+        row[0] = na, row[2] = nc;
+    };
+    {
+        // Stride 1: row 2lt's neighbours are lane lt-1's second row and this lane's second;
+        // row 2lt+1's are this lane's first and lane lt+1's first.
+        T m[3], p[3], own0[3] = {e[0][0], e[0][2], e[0][3]}, own1[3] = {e[1][0], e[1][2], e[1][3]};
+#pragma unroll
+        for (int j = 0; j < 3; j++) {
+            m[j] = __shfl_up_sync(mask, own1[j], 1, w);
+            p[j] = __shfl_down_sync(mask, own0[j], 1, w);
+        }
+        combine(e[0], m, lt > 0, own1, true);
+        combine(e[1], own0, true, p, lt < w - 1);
+    }
+    // Stride 2t: row 2lt+q's neighbours are the rows q of lanes lt-t and lt+t.
+    for (int t = 1; t < w; t <<= 1) {
+        T m[2][3], p[2][3];
+#pragma unroll
+        for (int q = 0; q < 2; q++) {
+            const T v[3] = {e[q][0], e[q][2], e[q][3]};
+#pragma unroll
+            for (int j = 0; j < 3; j++) {
+                m[q][j] = __shfl_up_sync(mask, v[j], t, w);
+                p[q][j] = __shfl_down_sync(mask, v[j], t, w);
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < 2; q++)
+            combine(e[q], m[q], lt >= t, p[q], lt + t < w);
+    }
+    if (L > 0) chunk_substitute(A, C, D, at, L, e[0][3], L >= 2 ? e[1][3] : e[0][3], bad);
 }
 
 // ---- THOMAS_PCR in shared memory ---------------------------------------------------------
@@ -217,50 +324,39 @@ template <> struct vec_t<float, 4> { using type = float4; };
 template <> struct vec_t<double, 2> { using type = double2; };
 
 // `total` elements (whole systems of n rows) from global memory into the padded smem arrays,
-// system g at g*np, a[0] and c[n-1] zeroed. VW == 0: one element per thread and iteration
-// (kept for comparison in the benchmark). VW >= 1: vectors of VW elements (VW divides n and
-// the pointers are 16-byte aligned), tile_unroll per thread loaded before any is stored.
+// system g at g*np, a[0] and c[n-1] zeroed, as vectors of VW elements (VW divides n and the
+// pointers are VW-element aligned; VW = 1: scalars), U per thread loaded before any is stored.
 template <class T, int VW, int U>
 __device__ __forceinline__ void tile_load(int n, int np, int total, const T *__restrict__ a,
                                           const T *__restrict__ b, const T *__restrict__ c,
                                           const T *d, T *A, T *B, T *C, T *D) {
-    if constexpr (VW == 0) {
-        for (int k = threadIdx.x; k < total; k += blockDim.x) {
-            int g = k / n, i = k - g * n, s = g * np + padi(i);
-            A[s] = i > 0 ? a[k] : T(0);
-            B[s] = b[k];
-            C[s] = i < n - 1 ? c[k] : T(0);
-            D[s] = d[k];
+    using V = typename vec_t<T, VW>::type;
+    const int nv = total / VW, step = blockDim.x;
+    const V *va = reinterpret_cast<const V *>(a), *vb = reinterpret_cast<const V *>(b);
+    const V *vc = reinterpret_cast<const V *>(c), *vd = reinterpret_cast<const V *>(d);
+    for (int v0 = threadIdx.x; v0 < nv; v0 += U * step) {
+        V ra[U], rb[U], rc[U], rd[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            int v = v0 + u * step;
+            if (v < nv) ra[u] = va[v], rb[u] = vb[v], rc[u] = vc[v], rd[u] = vd[v];
         }
-    } else {
-        using V = typename vec_t<T, VW>::type;
-        const int nv = total / VW, step = blockDim.x;
-        const V *va = reinterpret_cast<const V *>(a), *vb = reinterpret_cast<const V *>(b);
-        const V *vc = reinterpret_cast<const V *>(c), *vd = reinterpret_cast<const V *>(d);
-        for (int v0 = threadIdx.x; v0 < nv; v0 += U * step) {
-            V ra[U], rb[U], rc[U], rd[U];
 #pragma unroll
-            for (int u = 0; u < U; u++) {
-                int v = v0 + u * step;
-                if (v < nv) ra[u] = va[v], rb[u] = vb[v], rc[u] = vc[v], rd[u] = vd[v];
-            }
+        for (int u = 0; u < U; u++) {
+            int v = v0 + u * step;
+            if (v >= nv) break;
+            const int k = v * VW, g = k / n, i0 = k - g * n;
+            const T *pa = reinterpret_cast<const T *>(&ra[u]);
+            const T *pb = reinterpret_cast<const T *>(&rb[u]);
+            const T *pc = reinterpret_cast<const T *>(&rc[u]);
+            const T *pd = reinterpret_cast<const T *>(&rd[u]);
 #pragma unroll
-            for (int u = 0; u < U; u++) {
-                int v = v0 + u * step;
-                if (v >= nv) break;
-                const int k = v * VW, g = k / n, i0 = k - g * n;
-                const T *pa = reinterpret_cast<const T *>(&ra[u]);
-                const T *pb = reinterpret_cast<const T *>(&rb[u]);
-                const T *pc = reinterpret_cast<const T *>(&rc[u]);
-                const T *pd = reinterpret_cast<const T *>(&rd[u]);
-#pragma unroll
-                for (int j = 0; j < VW; j++) {
-                    int i = i0 + j, s = g * np + padi(i);
-                    A[s] = i > 0 ? pa[j] : T(0);
-                    B[s] = pb[j];
-                    C[s] = i < n - 1 ? pc[j] : T(0);
-                    D[s] = pd[j];
-                }
+            for (int j = 0; j < VW; j++) {
+                int i = i0 + j, s = g * np + padi(i);
+                A[s] = i > 0 ? pa[j] : T(0);
+                B[s] = pb[j];
+                C[s] = i < n - 1 ? pc[j] : T(0);
+                D[s] = pd[j];
             }
         }
     }
@@ -269,40 +365,37 @@ __device__ __forceinline__ void tile_load(int n, int np, int total, const T *__r
 // The solution (in D) back to global memory, the same way tile_load reads.
 template <class T, int VW>
 __device__ __forceinline__ void tile_store(int n, int np, int total, const T *D, T *x) {
-    if constexpr (VW == 0) {
-        for (int k = threadIdx.x; k < total; k += blockDim.x) {
-            int g = k / n, i = k - g * n;
-            x[k] = D[g * np + padi(i)];
-        }
-    } else {
-        using V = typename vec_t<T, VW>::type;
-        const int nv = total / VW;
-        V *vx = reinterpret_cast<V *>(x);
-        for (int v = threadIdx.x; v < nv; v += blockDim.x) {
-            const int k = v * VW, g = k / n, i0 = k - g * n;
-            V r;
-            T *pr = reinterpret_cast<T *>(&r);
+    using V = typename vec_t<T, VW>::type;
+    const int nv = total / VW;
+    V *vx = reinterpret_cast<V *>(x);
+    for (int v = threadIdx.x; v < nv; v += blockDim.x) {
+        const int k = v * VW, g = k / n, i0 = k - g * n;
+        V r;
+        T *pr = reinterpret_cast<T *>(&r);
 #pragma unroll
-            for (int j = 0; j < VW; j++)
-                pr[j] = D[g * np + padi(i0 + j)];
-            vx[v] = r;
-        }
+        for (int j = 0; j < VW; j++)
+            pr[j] = D[g * np + padi(i0 + j)];
+        vx[v] = r;
     }
 }
 
 struct tpcr_shape {
     int m;    // rows per thread
-    int tps;  // threads per system
+    int tps;  // threads per system: the chunks, rounded up to a power of two below 32 and to a
+              // multiple of 32 above, so that a system's first w lanes are one aligned group
     int spb;  // systems per block
     int np;   // padded smem stride of one system
-    int rmax; // reduced-system capacity per system
+    int rmax; // reduced-system capacity per system (padded)
+    int w;    // lanes of the warp-level reduced solve: min(tps, 32)
+    int mr;   // its reduced rows per lane; 0: PCR on the reduced system in shared memory
     size_t smem;
 };
 
-// Shared memory: A,B,C,D (spb * np each), then two ping-pong reduced buffers of 4*spb*rmax,
-// then spb failure flags.
-template <class T> __host__ size_t tpcr_smem(int np, int rmax, int spb) {
-    return (size_t)spb * (4 * (size_t)np + 8 * (size_t)rmax) * sizeof(T) + spb * sizeof(int);
+// Shared memory: A,B,C,D (spb * np each), the reduced systems (4*spb*rmax, twice for the
+// ping-pong of PCR in shared memory), then spb failure flags.
+template <class T> __host__ size_t tpcr_smem(int np, int rmax, int spb, bool block_pcr) {
+    return (size_t)spb * (4 * (size_t)np + (block_pcr ? 8 : 4) * (size_t)rmax) * sizeof(T) +
+           spb * sizeof(int);
 }
 
 // MAXT: the most threads a launch uses. Blocks of up to small_block_threads get the registers
@@ -316,9 +409,10 @@ __global__ void __launch_bounds__(MAXT)
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *A = reinterpret_cast<T *>(smem_raw);
     const int np = sh.np, spb = sh.spb, tps = sh.tps, m = sh.m, rmax = sh.rmax;
+    const bool block_pcr = sh.mr == 0;
     T *B = A + spb * np, *C = B + spb * np, *D = C + spb * np;
     T *R0 = D + spb * np, *R1 = R0 + 4 * spb * rmax;
-    int *sbad = reinterpret_cast<int *>(R1 + 4 * spb * rmax);
+    int *sbad = reinterpret_cast<int *>(R0 + (block_pcr ? 8 : 4) * spb * rmax);
     const long long sys0 = (long long)blockIdx.x * spb;
     const int nsys = (int)min((long long)spb, batch - sys0);
     const long long base = sys0 * n;
@@ -333,20 +427,35 @@ __global__ void __launch_bounds__(MAXT)
     const int r0 = lt * m, L = max(0, min(m, n - r0));
     const bool active = g < nsys && L > 0;
     bool bad = false;
-    // Reduced rows of system g live at stride spb*rmax in R0 (as one ld-strided system each).
+    auto at = [&](int i) { return g * np + padi(r0 + i); };
+    // Reduced rows of system g live at stride spb*rmax in R0 (as one ld-strided system each),
+    // padded for the warp-level solve (its lanes read chunks at a stride of mr rows), packed
+    // for PCR in shared memory.
     const int ld = spb * rmax;
     T *Rg0 = R0 + g * rmax, *Rg1 = R1 + g * rmax;
+    auto ridx = [&](int r) { return block_pcr ? r : padi(r); };
     if (active) {
         T out[2][4];
-        chunk_reduce(A, B, C, D, g * np, r0, L, out, bad);
-        for (int q = 0; q < (L >= 2 ? 2 : 1); q++)
-            for (int j = 0; j < 4; j++)
-                Rg0[j * ld + 2 * lt + q] = out[q][j];
+        chunk_reduce(A, B, C, D, at, L, out, bad);
+#pragma unroll
+        for (int q = 0; q < 2; q++)
+            if (q == 0 || L >= 2)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    Rg0[j * ld + ridx(2 * lt + q)] = out[q][j];
     }
     __syncthreads();
-    // PCR on each system's reduced rows; every thread of the block joins the barriers.
     const int rows = reduced_rows(n, m);
-    {
+    if (!block_pcr) {
+        const int wbase = threadIdx.x & ~31, wn = min(32, (int)blockDim.x - wbase);
+        const bool solver = g < nsys && lt < sh.w;
+        const unsigned mask = __ballot_sync(wn == 32 ? 0xffffffffu : (1u << wn) - 1, solver);
+        if (solver)
+            warp_reduced_solve(Rg0, Rg0 + ld, Rg0 + 2 * ld, Rg0 + 3 * ld, rows, sh.mr, sh.w, lt,
+                               mask, bad);
+        __syncthreads();
+    } else {
+        // PCR on each system's reduced rows; every thread of the block joins the barriers.
         const T *src = Rg0;
         T *dst = Rg1;
         for (int s = 1; s < rows; s <<= 1) {
@@ -359,13 +468,13 @@ __global__ void __launch_bounds__(MAXT)
             for (int r = lt; r < rows; r += tps) {
                 T bb = src[ld + r];
                 bad |= bad_pivot(bb);
-                Rg0[3 * ld + r] = src[3 * ld + r] / bb;
+                Rg0[3 * ld + r] = src[3 * ld + r] * recip(bb);
             }
         __syncthreads();
     }
     if (active) {
-        T x0 = Rg0[3 * ld + 2 * lt], xl = L >= 2 ? Rg0[3 * ld + 2 * lt + 1] : x0;
-        chunk_substitute(A, C, D, g * np, r0, L, x0, xl, bad);
+        T x0 = Rg0[3 * ld + ridx(2 * lt)], xl = L >= 2 ? Rg0[3 * ld + ridx(2 * lt + 1)] : x0;
+        chunk_substitute(A, C, D, at, L, x0, xl, bad);
     }
     if (bad) atomicOr(&sbad[g], 1);
     __syncthreads();
@@ -412,13 +521,13 @@ __global__ void crpcr_kernel(int n, int N, int S, const T *__restrict__ a, const
             int ki = padi(i), km = padi(im);
             T bm = B[km];
             bad |= bad_pivot(bm);
-            T k1 = A[ki] / bm;
+            T k1 = A[ki] * recip(bm);
             T na = -A[km] * k1, nb = B[ki] - C[km] * k1, nc = 0, nd = D[ki] - D[km] * k1;
             if (ip < N) {
                 int kp = padi(ip);
                 T bp = B[kp];
                 bad |= bad_pivot(bp);
-                T k2 = C[ki] / bp;
+                T k2 = C[ki] * recip(bp);
                 nb -= A[kp] * k2;
                 nc = -C[kp] * k2;
                 nd -= D[kp] * k2;
@@ -447,7 +556,7 @@ __global__ void crpcr_kernel(int n, int N, int S, const T *__restrict__ a, const
             T xm = i - s >= 0 ? D[padi(i - s)] : T(0), xp = D[padi(i + s)];
             T bi = B[ki];
             bad |= bad_pivot(bi);
-            D[ki] = (D[ki] - A[ki] * xm - C[ki] * xp) / bi;
+            D[ki] = (D[ki] - A[ki] * xm - C[ki] * xp) * recip(bi);
         }
         __syncthreads();
     }
@@ -489,13 +598,15 @@ __global__ void pcrthomas_kernel(int n, int N, int S, const T *__restrict__ a,
     for (int j = tid; j < S; j += nt) {
         T beta = B[j];
         bad |= bad_pivot(beta);
-        T cp = C[j] / beta, dp = D[j] / beta;
+        T r = recip(beta);
+        T cp = C[j] * r, dp = D[j] * r;
         C[j] = cp, D[j] = dp;
         for (int i = j + S; i < N; i += S) {
             beta = B[i] - A[i] * cp;
             bad |= bad_pivot(beta);
-            cp = C[i] / beta;
-            dp = (D[i] - A[i] * dp) / beta;
+            r = recip(beta);
+            cp = C[i] * r;
+            dp = (D[i] - A[i] * dp) * r;
             C[i] = cp, D[i] = dp;
         }
         T xn = dp;
@@ -517,6 +628,15 @@ __global__ void pcrthomas_kernel(int n, int N, int S, const T *__restrict__ a,
 
 // ---- one thread per system on interleaved data -------------------------------------------
 
+// The reciprocal of thomas_il_kernel: recip in float (14% faster than IEEE division at 256 x
+// 65536), IEEE division in double (recip measured 12% slower there; H100, 2026-11-21).
+template <class T> __device__ __forceinline__ T il_recip(T x) {
+    if constexpr (sizeof(T) == 4)
+        return recip(x);
+    else
+        return T(1) / x;
+}
+
 // The modified rhs goes into x, the modified super-diagonal into cp (n*batch scratch).
 template <class T>
 __global__ void thomas_il_kernel(int n, long long batch, const T *__restrict__ a,
@@ -527,7 +647,8 @@ __global__ void thomas_il_kernel(int n, long long batch, const T *__restrict__ a
     bool bad = false;
     T beta = b[s];
     bad |= bad_pivot(beta);
-    T cp = n > 1 ? c[s] / beta : T(0), dp = d[s] / beta;
+    T r0 = il_recip(beta);
+    T cp = n > 1 ? c[s] * r0 : T(0), dp = d[s] * r0;
     cps[s] = cp;
     x[s] = dp;
 #pragma unroll 4
@@ -535,7 +656,7 @@ __global__ void thomas_il_kernel(int n, long long batch, const T *__restrict__ a
         long long k = (long long)i * batch + s;
         beta = b[k] - a[k] * cp;
         bad |= bad_pivot(beta);
-        T r = T(1) / beta;
+        T r = il_recip(beta);
         cp = i < n - 1 ? c[k] * r : T(0);
         dp = (d[k] - a[k] * dp) * r;
         cps[k] = cp;
@@ -594,7 +715,7 @@ __global__ void thomas_il_smem_kernel(int n, long long batch, const T *__restric
                 T ai = i > 0 ? ra[u] : T(0);
                 T beta = rb[u] - ai * cp;
                 bad |= bad_pivot(beta);
-                T r = T(1) / beta;
+                T r = recip(beta);
                 cp = i < n - 1 ? rc[u] * r : T(0);
                 dp = (rd[u] - ai * dp) * r;
                 CP[(size_t)i * nt + t] = cp;
@@ -646,11 +767,15 @@ __global__ void gp_reduce_kernel(int n, int m, int tiles, int R, const T *__rest
     if (L == 0) return;
     bool bad = false;
     T out[2][4];
-    chunk_reduce(A, B, C, D, 0, r0, L, out, bad);
+    chunk_reduce(
+        A, B, C, D, [&](int i) { return padi(r0 + i); }, L, out, bad);
     const long long q = (long long)tile * blockDim.x + threadIdx.x, at = sys * R + 2 * q;
-    for (int h = 0; h < (L >= 2 ? 2 : 1); h++)
-        for (int j = 0; j < 4; j++)
-            red[j * red_ld + at + h] = out[h][j];
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+        if (h == 0 || L >= 2)
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                red[j * red_ld + at + h] = out[h][j];
     if (bad) flag_system(flag, sys);
 }
 
@@ -670,10 +795,11 @@ __global__ void gp_finish_kernel(int n, int m, int tiles, int R, const T *__rest
     bool bad = false;
     if (L > 0) {
         T out[2][4];
-        chunk_reduce(A, B, C, D, 0, r0, L, out, bad); // the same arithmetic as gp_reduce
+        auto at_row = [&](int i) { return padi(r0 + i); };
+        chunk_reduce(A, B, C, D, at_row, L, out, bad); // the same arithmetic as gp_reduce
         const long long q = (long long)tile * blockDim.x + threadIdx.x, at = sys * R + 2 * q;
         T x0 = xr[at], xl = L >= 2 ? xr[at + 1] : x0;
-        chunk_substitute(A, C, D, 0, r0, L, x0, xl, bad);
+        chunk_substitute(A, C, D, at_row, L, x0, xl, bad);
     }
     __syncthreads();
     const long long base = sys * n + t0;
@@ -744,7 +870,6 @@ struct tdg_cache {
     size_t cap, used;
     unsigned long long *flag;      // device; TDG_NONE between calls
     unsigned long long *host_flag; // pinned; the flag is copied here before the sync
-    int legacy;                    // benchmark comparison: the previous kernels
 };
 
 constexpr size_t scratch_align = 256;
@@ -831,17 +956,21 @@ bool tpcr_plan(const stenc_ctx *ctx, int n, long long batch, int m, tpcr_shape *
     if ((n + m - 1) / m > tdg_policy::max_threads)
         m = (n + tdg_policy::max_threads - 1) / tdg_policy::max_threads;
     sh->m = m;
-    sh->tps = (n + m - 1) / m;
+    const int chunks = (n + m - 1) / m;
+    sh->tps = chunks <= 32 ? next_pow2(chunks) : (chunks + 31) / 32 * 32;
     sh->np = padded_len(n) | 1; // odd stride: consecutive systems start in different banks
-    sh->rmax = 2 * sh->tps;
+    sh->rmax = padded_len(2 * sh->tps);
+    sh->w = sh->tps < 32 ? sh->tps : 32;
+    const int mr = (reduced_rows(n, m) + sh->w - 1) / sh->w;
+    sh->mr = mr <= 2 ? 2 : mr <= tdg_policy::warp_reduced_rows ? mr : 0;
     int spb = tdg_policy::block_threads / sh->tps;
     if (spb < 1) spb = 1;
     if (spb > batch) spb = (int)batch;
     // Small systems share a block, but not so much shared memory that only one block fits.
-    while (spb > 1 && tpcr_smem<T>(sh->np, sh->rmax, spb) > tdg_policy::default_smem)
+    while (spb > 1 && tpcr_smem<T>(sh->np, sh->rmax, spb, sh->mr == 0) > tdg_policy::default_smem)
         spb--;
     sh->spb = spb;
-    sh->smem = tpcr_smem<T>(sh->np, sh->rmax, spb);
+    sh->smem = tpcr_smem<T>(sh->np, sh->rmax, spb, sh->mr == 0);
     return sh->smem <= ctx->smem_optin;
 }
 
@@ -871,7 +1000,6 @@ stenc_status launch_tpcr(stenc_ctx *ctx, const solve_args<T> &p, const tpcr_shap
 template <class T>
 stenc_status run_tpcr(stenc_ctx *ctx, const solve_args<T> &p, const tpcr_shape &sh) {
     constexpr int VB = tdg_policy::vector_bytes, VW = VB / (int)sizeof(T);
-    if (p.cache->legacy) return launch_tpcr<T, 0>(ctx, p, sh);
     if (p.n % VW == 0 && aligned_to(p.a, VB) && aligned_to(p.b, VB) && aligned_to(p.c, VB) &&
         aligned_to(p.d, VB) && aligned_to(p.x, VB))
         return launch_tpcr<T, VW>(ctx, p, sh);
@@ -981,10 +1109,11 @@ stenc_status run_global(stenc_ctx *ctx, const solve_args<T> &p, stenc_tridiag_al
 
 // The rows per thread THOMAS_PCR uses (THOMAS on contiguous data: one chunk per system).
 template <class T> int tpcr_rows(stenc_tridiag_algo algo, int n, int sw) {
-    return algo == STENC_TRIDIAG_THOMAS ? n
-           : sw > 0                     ? sw
-           : sizeof(T) == 4             ? tdg_policy::thomas_pcr_rows_f32
-                                        : tdg_policy::thomas_pcr_rows_f64;
+    return algo == STENC_TRIDIAG_THOMAS              ? n
+           : sw > 0                                  ? sw
+           : sizeof(T) == 4                          ? tdg_policy::thomas_pcr_rows_f32
+           : n <= tdg_policy::thomas_pcr_small_max_n ? tdg_policy::thomas_pcr_rows_f64_small
+                                                     : tdg_policy::thomas_pcr_rows_f64;
 }
 
 // 1 when solve_contiguous runs in one kernel (no run_global, no scratch).
@@ -1057,12 +1186,12 @@ stenc_status transpose(stenc_ctx *ctx, const T *in, T *out, long long rows, long
 template <class T> size_t il_smem_bytes(int n) {
     return 2 * (size_t)n * tdg_policy::il_smem_threads * sizeof(T);
 }
-template <class T> bool il_smem_fits(const tdg_cache *k, int n) {
-    return !k->legacy && il_smem_bytes<T>(n) <= tdg_policy::il_smem_max;
+template <class T> bool il_smem_fits(int n) {
+    return il_smem_bytes<T>(n) <= tdg_policy::il_smem_max;
 }
 
 template <class T> stenc_status run_interleaved_thomas(stenc_ctx *ctx, const solve_args<T> &p) {
-    if (il_smem_fits<T>(p.cache, p.n)) {
+    if (il_smem_fits<T>(p.n)) {
         const int threads = tdg_policy::il_smem_threads;
         const size_t smem = il_smem_bytes<T>(p.n);
         STENC_TRY(opt_in(thomas_il_smem_kernel<T>, smem));
@@ -1128,7 +1257,7 @@ stenc_status solve_typed(stenc_ctx *ctx, const tdg_problem *p, unsigned long lon
     if (p->layout == STENC_TRIDIAG_CONTIGUOUS)
         need = contiguous_need<T>(ctx, args.n, args.batch, algo, sw);
     else if (algo == STENC_TRIDIAG_THOMAS)
-        need = il_smem_fits<T>(k, args.n) ? 0 : align_up((size_t)args.n * args.batch * sizeof(T));
+        need = il_smem_fits<T>(args.n) ? 0 : align_up((size_t)args.n * args.batch * sizeof(T));
     else
         need = align_up(5 * (size_t)args.n * args.batch * sizeof(T)) +
                contiguous_need<T>(ctx, args.n, args.batch, algo, sw);
@@ -1146,13 +1275,6 @@ stenc_tridiag_algo tdg_cuda_auto_algo(const stenc_ctx *ctx, stenc_type type,
                                       stenc_tridiag_layout layout, size_t n, size_t batch) {
     (void)ctx, (void)type;
     return auto_algo(layout, (long long)n, (long long)batch);
-}
-
-stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy) {
-    tdg_cache *k = nullptr;
-    STENC_TRY(cache_get(ctx, &k));
-    k->legacy = legacy != 0;
-    return STENC_OK;
 }
 
 stenc_status tdg_cuda_flag_create(stenc_ctx *ctx, void **device_flag) {

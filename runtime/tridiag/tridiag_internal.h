@@ -43,10 +43,6 @@ stenc_status tdg_cuda_solve(stenc_ctx *ctx, const tdg_problem *p, void *device_f
 stenc_tridiag_algo tdg_cuda_auto_algo(const stenc_ctx *ctx, stenc_type type,
                                       stenc_tridiag_layout layout, size_t n, size_t batch);
 stenc_status tdg_cuda_flag_create(stenc_ctx *ctx, void **device_flag);
-/* Benchmark hook: legacy != 0 makes this context use the previous kernels (scalar tile loads
- * in THOMAS_PCR, interleaved Thomas with c' and d' in global scratch), for comparison in one
- * run. Not part of the public API. */
-stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy);
 void tdg_cuda_flag_destroy(stenc_ctx *ctx, void *device_flag);
 /* Wait, read the flag into *first_bad and reset it to TDG_NONE. */
 stenc_status tdg_cuda_flag_take(stenc_ctx *ctx, void *device_flag, uint64_t *first_bad);

@@ -22,11 +22,6 @@ stenc_status tdg_cuda_flag_create(stenc_ctx *ctx, void **device_flag) {
     return no_cuda("stenc_tridiag_report_create");
 }
 
-stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy) {
-    (void)ctx, (void)legacy;
-    return no_cuda("tdg_cuda_set_legacy");
-}
-
 void tdg_cuda_flag_destroy(stenc_ctx *ctx, void *device_flag) {
     (void)ctx, (void)device_flag;
 }

@@ -23,7 +23,10 @@ static const algo_case algos[] = {
     {STENC_TRIDIAG_PCR_THOMAS, 8}, {STENC_TRIDIAG_THOMAS_PCR, 0},  {STENC_TRIDIAG_THOMAS_PCR, 1},
     {STENC_TRIDIAG_THOMAS_PCR, 3}, {STENC_TRIDIAG_THOMAS_PCR, 33},
 };
-static const size_t sizes[] = {1, 2, 3, 5, 31, 32, 33, 200, 1000, 1024, 1025, 4096, 100000};
+/* 993: THOMAS_PCR's last chunk has one row, and so has the last lane's share of the reduced
+ * system in the warp-level solve; 1000, 1024, 1025: 4 or 5 reduced rows per lane there; 4096
+ * and 100000 (its reduced system): PCR on the reduced system in shared memory. */
+static const size_t sizes[] = {1, 2, 3, 5, 31, 32, 33, 200, 993, 1000, 1024, 1025, 4096, 100000};
 static const size_t batches[] = {1, 3, 64, 1000, 65536};
 
 static void *dev_upload(const void *host, size_t bytes) {
@@ -97,7 +100,8 @@ static void test_gpu_all_algorithms(void **state) {
                     for (size_t bi = 0; bi < sizeof batches / sizeof *batches; bi++) {
                         size_t n = sizes[si], batch = batches[bi];
                         if (bi > 0 && n * batch > max_unknowns) continue;
-                        if (race && (algos[ai].switch_size || (n != 33 && n != 200) || batch != 3))
+                        if (race && (algos[ai].switch_size || (n != 33 && n != 200 && n != 1000) ||
+                                     batch != 3))
                             continue;
                         check_case((stenc_type)type, (stenc_tridiag_layout)layout, n, batch,
                                    algos[ai], seed++);
@@ -112,22 +116,6 @@ static void test_gpu_large_interleaved_batch(void **state) {
     for (int type = STENC_F32; type <= STENC_F64; type++)
         check_case((stenc_type)type, STENC_TRIDIAG_INTERLEAVED, n, batch,
                    (algo_case){STENC_TRIDIAG_AUTO, 0}, 7 + type);
-}
-
-/* The previous kernels, kept for the benchmark's comparison (internal hook). */
-stenc_status tdg_cuda_set_legacy(stenc_ctx *ctx, int legacy);
-
-static void test_gpu_legacy_kernels(void **state) {
-    (void)state;
-    if (race) skip();
-    static const size_t cases[][2] = {{33, 64}, {1024, 64}, {64, 9000}, {4096, 3}};
-    assert_stenc_ok(tdg_cuda_set_legacy(gpu, 1));
-    for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++)
-        for (int type = STENC_F32; type <= STENC_F64; type++)
-            for (int layout = 0; layout < 2; layout++)
-                check_case((stenc_type)type, (stenc_tridiag_layout)layout, cases[ci][0],
-                           cases[ci][1], (algo_case){STENC_TRIDIAG_AUTO, 0}, 300 + ci);
-    assert_stenc_ok(tdg_cuda_set_legacy(gpu, 0));
 }
 
 /* A solve that waits after one that met a singular system: the cached flag was reset. */
@@ -211,7 +199,6 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_all_algorithms),
         cmocka_unit_test(test_gpu_large_interleaved_batch),
-        cmocka_unit_test(test_gpu_legacy_kernels),
         cmocka_unit_test(test_gpu_singular_is_named),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
