@@ -7,6 +7,7 @@
  * insert) or an empty one (for build).
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "hash_internal.h"
@@ -29,7 +30,42 @@ struct stenc_hash_table {
     stenc_hash_config cfg;
     hash_state st;
     stenc_hash_stats stats;
+    hash_scratch scratch; /* the backend's partition buffer, kept for the next build */
 };
+
+#define HASH_PARTITION_DEFAULTS                                                                    \
+    {                                                                                              \
+        .min_keys = HASH_PARTITION_MIN_KEYS, .min_table_bytes = HASH_PARTITION_MIN_TABLE_BYTES,    \
+        .region_bytes = HASH_PARTITION_REGION_BYTES, .max_regions = HASH_PARTITION_MAX_REGIONS,    \
+        .max_slots_per_key = HASH_PARTITION_MAX_SLOTS_PER_KEY, .fail_alloc = 0,                    \
+        .partition_only = 0                                                                        \
+    }
+static hash_partition_policy partition_policy = HASH_PARTITION_DEFAULTS;
+static atomic_ullong partition_runs, partition_fallbacks;
+
+hash_partition_policy hash_partition_policy_default(void) {
+    hash_partition_policy p = HASH_PARTITION_DEFAULTS;
+    return p;
+}
+
+hash_partition_policy hash_set_partition_policy(hash_partition_policy p) {
+    hash_partition_policy old = partition_policy;
+    partition_policy = p;
+    return old;
+}
+
+hash_partition_policy hash_get_partition_policy(void) {
+    return partition_policy;
+}
+
+void hash_partition_note(int fell_back) {
+    atomic_fetch_add(fell_back ? &partition_fallbacks : &partition_runs, 1ull);
+}
+
+void hash_partition_counts(uint64_t *partitioned, uint64_t *fallbacks) {
+    *partitioned = atomic_load(&partition_runs);
+    *fallbacks = atomic_load(&partition_fallbacks);
+}
 
 /* Smallest table sizes the chapter found practical for 2..5 functions (section 4.3). */
 static const double min_size_factor[STENC_HASH_MAX_FUNCTIONS + 1] = {0, 0, 2.1, 1.1, 1.03, 1.02};
@@ -126,6 +162,7 @@ stenc_status stenc_hash_create(stenc_ctx *ctx, const stenc_hash_config *config,
 void stenc_hash_destroy(stenc_hash_table *table) {
     if (!table) return;
     state_free(table->ctx, &table->st);
+    stenc_free(table->ctx, table->scratch.p);
     stenc_host_free(table);
 }
 
@@ -198,8 +235,9 @@ static stenc_status build_slots(stenc_hash_table *t, const void *keys, const uin
         t->stats.builds++;
         t->stats.last_attempts = attempt + 1;
         hash_insert_result r = {0, 0};
-        if ((st = t->be->clear(t->ctx, &s->g, s->slots)) != STENC_OK) goto fail;
-        if ((st = t->be->insert(t->ctx, &s->g, s->slots, keys, values, NULL, n, &r)) != STENC_OK)
+        /* fresh: the backend clears the slots, or writes every one */
+        if ((st = t->be->insert(t->ctx, &s->g, s->slots, keys, values, NULL, n, 1, &t->scratch,
+                                &r)) != STENC_OK)
             goto fail;
         if (r.reserved) {
             st = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
@@ -375,7 +413,8 @@ stenc_status stenc_hash_insert(stenc_hash_table *table, const void *keys, const 
     if ((st = stenc_memcpy(t->ctx, work.slots, t->st.slots, bytes)) != STENC_OK) goto done;
     work.g.max_chain = chain_limit(&t->cfg, t->st.count + n);
     hash_insert_result r = {0, 0};
-    st = t->be->insert(t->ctx, &work.g, work.slots, keys, slot_values, present, n, &r);
+    st = t->be->insert(t->ctx, &work.g, work.slots, keys, slot_values, present, n, 0, &t->scratch,
+                       &r);
     if (st != STENC_OK) goto done;
     if (r.reserved) {
         st = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: %llu keys equal the reserved empty key",

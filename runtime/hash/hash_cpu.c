@@ -125,9 +125,10 @@ static int bucket_insert_one(const hash_geom *g, void *slots, cpu_entry carry) {
 }
 
 static stenc_status cpu_insert(stenc_ctx *ctx, const hash_geom *g, void *slots, const void *keys,
-                               const uint32_t *values, const uint8_t *skip, size_t n,
-                               hash_insert_result *result) {
-    (void)ctx;
+                               const uint32_t *values, const uint8_t *skip, size_t n, int fresh,
+                               hash_scratch *scratch, hash_insert_result *result) {
+    (void)scratch; /* the reference inserts serially, in input order */
+    if (fresh) STENC_TRY(cpu_clear(ctx, g, slots));
     result->failed = result->reserved = 0;
     const uint64_t empty = empty_key(g);
     for (size_t i = 0; i < n; i++) {

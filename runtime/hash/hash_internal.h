@@ -116,6 +116,51 @@ static inline size_t hash_slot_bytes(const hash_geom *g) {
     return g->wide ? sizeof(hash_wide_slot) : sizeof(uint64_t);
 }
 
+/* Partitioned insertion (CUDA backend, BUCKETS layout, 32-bit keys; docs/hash.md "Partitioned
+ * insertion"): the input is grouped by the table region of each key's first bucket (a counting
+ * sort into scratch memory); then one block per slice of a region (HASH_PARTITION_SLICE_BUCKETS
+ * buckets, in shared memory) places the keys whose first bucket is in its slice with
+ * shared-memory atomics and writes the slice out; keys whose first bucket is full go through
+ * the ordinary insertion afterwards. Defaults: */
+#define HASH_PARTITION_MIN_KEYS ((size_t)1 << 20)
+#define HASH_PARTITION_MIN_TABLE_BYTES ((size_t)64 << 20) /* beyond the H100's 50 MB L2 */
+#define HASH_PARTITION_REGION_BYTES ((size_t)128 << 10)   /* one slice */
+#define HASH_PARTITION_MAX_REGIONS 2048u                  /* the histogram lives in shared memory */
+#define HASH_PARTITION_SLICE_BUCKETS 4096u                /* 128 KiB of shared memory per block */
+#define HASH_PARTITION_MAX_SLICES_LOG 8                   /* slices per region, at most 2^this */
+#define HASH_PARTITION_MAX_SLICES (1u << HASH_PARTITION_MAX_SLICES_LOG)
+#define HASH_PARTITION_MAX_SLOTS_PER_KEY 4u /* smaller batches insert directly */
+
+typedef struct hash_partition_policy {
+    size_t min_keys;            /* partition inputs of at least this many keys ... */
+    size_t min_table_bytes;     /* ... going into a table at least this large */
+    size_t region_bytes;        /* table bytes per region (a power of two buckets, at least this) */
+    uint32_t max_regions;       /* 2..HASH_PARTITION_MAX_REGIONS; larger regions beyond it */
+    uint32_t max_slots_per_key; /* ... and not much larger than the batch (0: any size) */
+    int fail_alloc;     /* tests: the scratch allocation fails, so the fallback is taken: 1 without
+                         * calling CUDA (sanitizer runs stay free of API errors), 2 by asking
+                         * cudaMalloc for 2^60 bytes */
+    int partition_only; /* benchmark: 1 partition, 2 partition and place in the slices, then
+                         * return without the rest (to time the steps) */
+} hash_partition_policy;
+
+hash_partition_policy hash_partition_policy_default(void);
+/* The policy of every table in the process (a hook for tests and the benchmark; not to be
+ * changed while another thread builds). Returns the previous policy. */
+hash_partition_policy hash_set_partition_policy(hash_partition_policy p);
+hash_partition_policy hash_get_partition_policy(void);
+/* The backend notes each insertion pass that ran partitioned, or fell back to the direct
+ * insertion because the scratch memory could not be had; tests read the totals. */
+void hash_partition_note(int fell_back);
+void hash_partition_counts(uint64_t *partitioned, uint64_t *fallbacks);
+
+/* Device memory a table lends its backend from call to call (the partition buffer): grown when
+ * too small, freed (stenc_free) when the table is destroyed. */
+typedef struct hash_scratch {
+    void *p;
+    size_t bytes;
+} hash_scratch;
+
 /* Counters of one insertion pass. */
 typedef struct hash_insert_result {
     uint64_t failed;   /* insertions whose chain ran past max_chain (their item is dropped) */
@@ -128,10 +173,12 @@ typedef struct hash_backend {
     stenc_status (*clear)(stenc_ctx *ctx, const hash_geom *g, void *slots);
     /* Insert keys[i] (with values[i], or 0 when values is NULL) for every i with skip == NULL
      * or skip[i] == 0. An insertion that meets a copy of its own key stops there (the copy
-     * stays). */
+     * stays). fresh: the slots hold nothing yet, not even empty marks, and the backend clears
+     * them (or writes every one). The order in which items are inserted is the backend's (the
+     * CUDA backend may partition them first, in `scratch`, which may be NULL). */
     stenc_status (*insert)(stenc_ctx *ctx, const hash_geom *g, void *slots, const void *keys,
-                           const uint32_t *values, const uint8_t *skip, size_t n,
-                           hash_insert_result *result);
+                           const uint32_t *values, const uint8_t *skip, size_t n, int fresh,
+                           hash_scratch *scratch, hash_insert_result *result);
     /* Erase every copy of a key but the one at its lowest-numbered hash function (and, within
      * that bucket, its lowest slot); count the occupied slots left and the erased ones. */
     stenc_status (*dedupe)(stenc_ctx *ctx, const hash_geom *g, void *slots, size_t *occupied,

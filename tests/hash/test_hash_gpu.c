@@ -1,6 +1,38 @@
 /* Cuckoo hash tables on the GPU: every case of hash_cases.h on a CUDA context, 2^24 keys, and
- * the GPU's answers against the CPU reference's for the same input, once per slot layout. */
+ * the GPU's answers against the CPU reference's for the same input, once per slot layout with
+ * the default partition policy, and in the BUCKETS layout once more with the partitioned
+ * insertion forced at every size (regions of 4 KiB, so that even 1000-key tables have several;
+ * 64-bit keys and the SLOTS layout always insert directly). */
 #include "hash_cases.h"
+
+static uint64_t partitioned_runs(void) {
+    uint64_t runs = 0, fallbacks = 0;
+    hash_partition_counts(&runs, &fallbacks);
+    return runs;
+}
+static uint64_t partition_fallbacks(void) {
+    uint64_t runs = 0, fallbacks = 0;
+    hash_partition_counts(&runs, &fallbacks);
+    return fallbacks;
+}
+
+/* Every insertion pass with more than one region of 4 KiB runs partitioned. */
+static hash_partition_policy forced_policy(void) {
+    hash_partition_policy p = hash_partition_policy_default();
+    p.min_keys = 0;
+    p.min_table_bytes = 0;
+    p.region_bytes = 4096;
+    return p;
+}
+static int set_buckets_partitioned(void **state) {
+    hash_set_partition_policy(forced_policy());
+    return set_layout_buckets(state);
+}
+static int restore_policy(void **state) {
+    (void)state;
+    hash_set_partition_policy(hash_partition_policy_default());
+    return 0;
+}
 
 static stenc_ctx *gpu(void) {
     stenc_ctx *ctx = NULL;
@@ -45,8 +77,57 @@ static void test_gpu_large(void **state) {
     case_map_roundtrip(ctx, (size_t)1 << 20, 4, 1.25, 50, 3);
     case_map_roundtrip(ctx, (size_t)1 << 24, 4, 1.25, 0, 4);
     case_map_roundtrip(ctx, (size_t)1 << 24, 4, 1.25, 100, 5);
+    /* The default policy partitions this one in the BUCKETS layout: 2^24 keys, a 256 MB table. */
+    const uint64_t runs = partitioned_runs();
     case_map_roundtrip(ctx, (size_t)1 << 24, 4, 2.0, 50, 6);
+    assert_true((partitioned_runs() > runs) == (case_layout == STENC_HASH_LAYOUT_BUCKETS));
     case_repeats_high_load(ctx, (size_t)1 << 22);
+    /* Regions of 8 slices (as at 2^27 keys with the default policy), at 2^24 keys. */
+    const hash_partition_policy saved = hash_get_partition_policy();
+    hash_partition_policy coarse = saved;
+    coarse.max_regions = 256;
+    hash_set_partition_policy(coarse);
+    case_map_roundtrip(ctx, (size_t)1 << 24, 4, 2.0, 50, 7);
+    case_map_roundtrip(ctx, ((size_t)1 << 24) + 1, 4, 1.25, 50, 8);
+    case_repeats_high_load(ctx, (size_t)1 << 22);
+    hash_set_partition_policy(saved);
+    stenc_ctx_destroy(ctx);
+}
+
+/* The partitioned path is taken where the policy says, and when its scratch memory cannot be
+ * had the insertion falls back to the direct one, with the same results (and CUDA's error
+ * state cleared: the calls after it succeed). */
+static void test_gpu_partition_paths(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu();
+    const hash_partition_policy saved = hash_get_partition_policy();
+    uint64_t runs = partitioned_runs(), fallbacks = partition_fallbacks();
+    case_map_roundtrip(ctx, 100000, 4, 1.25, 50, 11);
+    assert_true(partitioned_runs() > runs);
+    assert_true(partition_fallbacks() == fallbacks);
+    /* Few, large regions: several slices per region, the last region short. */
+    hash_partition_policy few = saved;
+    few.max_regions = 3;
+    hash_set_partition_policy(few);
+    case_map_roundtrip(ctx, 100003, 4, 1.25, 50, 14);
+    case_duplicates(ctx, 100000, 3);
+    case_repeats_high_load(ctx, 65537);
+    hash_set_partition_policy(saved);
+    hash_partition_policy failing = saved;
+    /* 1: no CUDA call fails (the GPU suite's memcheck reports failing API calls); set
+     * STENC_HASH_TEST_REAL_OOM=1 for a real failing cudaMalloc. */
+    const char *real_oom = getenv("STENC_HASH_TEST_REAL_OOM");
+    failing.fail_alloc = real_oom && *real_oom == '1' ? 2 : 1;
+    hash_set_partition_policy(failing);
+    runs = partitioned_runs();
+    case_map_roundtrip(ctx, 100000, 4, 2.0, 50, 12);
+    case_duplicates(ctx, 100000, 40);
+    case_insert(ctx, 100, 100000, 2);
+    assert_true(partition_fallbacks() > fallbacks);
+    assert_true(partitioned_runs() == runs);
+    hash_set_partition_policy(saved);
+    case_map_roundtrip(ctx, 100000, 4, 1.25, 0, 13);
+    assert_true(partitioned_runs() > runs);
     stenc_ctx_destroy(ctx);
 }
 
@@ -114,9 +195,16 @@ int main(void) {
         cmocka_unit_test(test_gpu_large),
         cmocka_unit_test(test_gpu_matches_cpu),
     };
+    const struct CMUnitTest partitioned[] = {
+        cmocka_unit_test(test_gpu_partition_paths),
+        cmocka_unit_test(test_gpu_cases),
+        cmocka_unit_test(test_gpu_matches_cpu),
+    };
     const struct CMUnitTest white_box[] = {cmocka_unit_test(test_gpu_bucket_rules)};
     int failed = cmocka_run_group_tests_name("slots layout", tests, set_layout_slots, NULL);
     failed += cmocka_run_group_tests_name("buckets layout", tests, set_layout_buckets, NULL);
+    failed += cmocka_run_group_tests_name("buckets layout, partitioned", partitioned,
+                                          set_buckets_partitioned, restore_policy);
     failed += cmocka_run_group_tests_name("bucket rules", white_box, NULL, NULL);
     return failed;
 }
