@@ -1,7 +1,8 @@
 // Benchmark of stenc_sort (in-place bitonic) against CUB DeviceMergeSort and DeviceRadixSort,
 // measured in the same run on the same data: u32 keys, u64 keys and u32 key-value pairs,
 // n = 2^16 .. 2^28. Prints key=value lines, then a table.
-// Usage: bench_sort [max_log2 (28)] [--tune]
+// Usage: bench_sort [max_log2 (28)] [--sizes 16,20,...] [--tune | --tune-only]
+//        [--tune-sizes 20,24,...]  (--tune-only: the policy sweep without the main table)
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
@@ -61,7 +62,7 @@ int chapter_passes(int k) {
 struct Row {
     const char *key, *values;
     int lg;
-    double ours, merge, radix;
+    double ours, merge, radix, graph;
     int passes, formula;
     size_t merge_extra, radix_extra;
 };
@@ -140,14 +141,36 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
         exit(1);
     }
 
-    Row row{key_name,    PAIRS ? "u32" : "none",
-            lg,          n / (ms_ours * 1e6),
-            0,           0,
-            0,           chapter_passes(lg),
-            merge_bytes, radix_bytes + n * (sizeof(K) + (PAIRS ? 4 : 0))};
+    Row row{key_name,
+            PAIRS ? "u32" : "none",
+            lg,
+            n / (ms_ours * 1e6),
+            0,
+            0,
+            0,
+            0,
+            chapter_passes(lg),
+            merge_bytes,
+            radix_bytes + n * (sizeof(K) + (PAIRS ? 4 : 0))};
     BENCH_STENC_CHECK(
         stenc_sort_global_passes(ctx, kt, STENC_U32, PAIRS, n, 1, policy, &row.passes));
     if (peers) {
+        // The same sort captured once in a CUDA graph and replayed: the device's time without
+        // the host's per-launch cost (the direct figure above includes it).
+        cudaGraph_t graph;
+        cudaGraphExec_t exec;
+        BENCH_CUDA_CHECK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeRelaxed));
+        BENCH_STENC_CHECK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr,
+                                                 n, 1, STENC_SORT_ASCENDING, policy));
+        BENCH_CUDA_CHECK(cudaStreamEndCapture(g_stream, &graph));
+        BENCH_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        auto replay = [&] {
+            copy_in();
+            BENCH_CUDA_CHECK(cudaGraphLaunch(exec, g_stream));
+        };
+        row.graph = n / ((median_ms(replay, reps) - ms_copy) * 1e6);
+        BENCH_CUDA_CHECK(cudaGraphExecDestroy(exec));
+        BENCH_CUDA_CHECK(cudaGraphDestroy(graph));
         float ms_radix = median_ms(radix, reps);
         auto merge = [&] {
             copy_in();
@@ -181,9 +204,10 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
            name, r.key, r.values, (size_t)1 << r.lg, r.lg, r.ours, r.passes, r.formula);
     if (p) printf(" tile_log2=%d chunk_log2=%d", p->tile_log2, p->chunk_log2);
     if (r.merge > 0)
-        printf(" merge_gkeys=%.3f radix_gkeys=%.3f ratio_merge=%.3f ratio_radix=%.3f "
-               "merge_extra_bytes=%zu radix_extra_bytes=%zu",
-               r.merge, r.radix, r.ours / r.merge, r.ours / r.radix, r.merge_extra, r.radix_extra);
+        printf(" graph_gkeys=%.3f merge_gkeys=%.3f radix_gkeys=%.3f ratio_merge=%.3f "
+               "ratio_radix=%.3f merge_extra_bytes=%zu radix_extra_bytes=%zu",
+               r.graph, r.merge, r.radix, r.ours / r.merge, r.ours / r.radix, r.merge_extra,
+               r.radix_extra);
     printf("\n");
     fflush(stdout);
 }
@@ -192,10 +216,28 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
 
 int main(int argc, char **argv) {
     int max_lg = 28;
-    bool tune = false;
+    bool tune = false, main_table = true;
+    std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
+                     tune_sizes = {16, 18, 20, 22, 24, 27};
+    auto parse_list = [](const char *arg) {
+        std::vector<int> v;
+        for (const char *c = arg; *c;) {
+            v.push_back(atoi(c));
+            while (*c && *c != ',')
+                c++;
+            if (*c) c++;
+        }
+        return v;
+    };
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--tune"))
             tune = true;
+        else if (!strcmp(argv[i], "--tune-only"))
+            tune = true, main_table = false;
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+            sizes = parse_list(argv[++i]);
+        else if (!strcmp(argv[i], "--tune-sizes") && i + 1 < argc)
+            tune_sizes = parse_list(argv[++i]);
         else
             max_lg = atoi(argv[i]);
     }
@@ -204,9 +246,8 @@ int main(int argc, char **argv) {
     g_stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
     printf("device: %s\n", stenc_ctx_device_name(ctx));
     std::vector<Row> rows;
-    const int sizes[] = {16, 18, 20, 22, 24, 26, 27, 28};
     for (int lg : sizes) {
-        if (lg > max_lg) break;
+        if (lg > max_lg || !main_table) break;
         rows.push_back(bench_one<unsigned, false>(ctx, "u32", lg, nullptr, true));
         print_row(rows.back(), "sort", nullptr);
         rows.push_back(bench_one<unsigned long long, false>(ctx, "u64", lg, nullptr, true));
@@ -215,21 +256,22 @@ int main(int argc, char **argv) {
         print_row(rows.back(), "sort", nullptr);
     }
     if (tune) {
-        // Tiles up to 2^15 (1024 threads x 32 registers) for u32 keys, 2^14 for 8-byte elements;
-        // runs of 2^4..2^5 elements in the strided passes.
-        const int tune_sizes[] = {20, 22, 24, 27};
+        // u32 keys: tiles 2^12..2^15 (2^15: 1024 threads x 32 registers), runs of 2^4 or 2^5.
         for (int lg : tune_sizes) {
             if (lg > max_lg) break;
-            for (int t = 13; t <= 15; t++)
+            for (int t = 12; t <= 15; t++)
                 for (int c = 4; c <= 5; c++) {
+                    if ((lg >= 22 && t < 13) || (lg <= 20 && t > 14) || (c == 5 && lg < 24))
+                        continue;
                     stenc_sort_policy p = {t, c, 0};
                     Row r = bench_one<unsigned, false>(ctx, "u32", lg, &p, false);
                     print_row(r, "sort_tune", &p);
                 }
         }
+        // 8-byte elements: tiles 2^12..2^14.
         for (int lg : tune_sizes) {
             if (lg > max_lg) break;
-            for (int t = 13; t <= 14; t++) {
+            for (int t = 12; t <= 14; t++) {
                 stenc_sort_policy p = {t, 4, 0};
                 Row r = bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false);
                 print_row(r, "sort_tune", &p);
@@ -238,12 +280,14 @@ int main(int argc, char **argv) {
             }
         }
     }
-    printf("\n%-4s %-6s %-5s %9s %9s %9s %7s %7s %7s %8s\n", "key", "values", "n", "stenc",
-           "cub_mrg", "cub_rdx", "vs_mrg", "vs_rdx", "passes", "chapter");
+    printf("\n%-4s %-6s %-5s %9s %9s %9s %9s %7s %7s %7s %8s\n", "key", "values", "n", "stenc",
+           "graph", "cub_mrg", "cub_rdx", "vs_mrg", "vs_rdx", "passes", "chapter");
     for (const Row &r : rows)
-        printf("%-4s %-6s 2^%-3d %9.2f %9.2f %9.2f %7.2f %7.2f %7d %8d\n", r.key, r.values, r.lg,
-               r.ours, r.merge, r.radix, r.ours / r.merge, r.ours / r.radix, r.passes, r.formula);
-    printf("(Gkeys/s; stenc allocates 0 extra bytes; passes: global passes of stenc_sort, "
+        printf("%-4s %-6s 2^%-3d %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f %7d %8d\n", r.key, r.values,
+               r.lg, r.ours, r.graph, r.merge, r.radix, r.ours / r.merge, r.ours / r.radix,
+               r.passes, r.formula);
+    printf("(Gkeys/s; graph: stenc_sort captured in a CUDA graph and replayed; stenc allocates 0 "
+           "extra bytes; passes: global passes of stenc_sort, "
            "chapter: eq. 3 with 9 shared-memory phases and 4 register steps)\n");
     stenc_ctx_destroy(ctx);
     return 0;

@@ -187,24 +187,31 @@ template <int J, int E, class K, class V> SORT_HD void step_regs(K (&k)[E], V (&
     for (int m = 0; m < E; m++)
         if (!(m & (1 << J))) compare_exchange(k[m], k[m | (1 << J)], v[m], v[m | (1 << J)]);
 }
-template <int RB, class K, class V> SORT_HD void run_step(int j, K (&k)[1 << RB], V (&v)[1 << RB]) {
+// The steps on register bits hi, hi-1, ..., lo (one window of a layout), in one dispatch.
+template <int RB, class K, class V>
+SORT_HD void run_steps(int hi, int lo, K (&k)[1 << RB], V (&v)[1 << RB]) {
     constexpr int E = 1 << RB;
-    switch (j) {
-    case 0:
-        step_regs<0, E>(k, v);
-        break;
-    case 1:
-        step_regs<1, E>(k, v);
-        break;
-    case 2:
-        step_regs<2, E>(k, v);
-        break;
+    switch (hi) {
+    default: // 4 (only when RB == 5)
+        if constexpr (RB > 4) {
+            step_regs<4, E>(k, v);
+            if (lo == 4) return;
+        }
+        [[fallthrough]];
     case 3:
         step_regs<3, E>(k, v);
-        break;
-    default:
-        step_regs<(RB > 4 ? 4 : 0), E>(k, v);
-        break;
+        if (lo == 3) return;
+        [[fallthrough]];
+    case 2:
+        step_regs<2, E>(k, v);
+        if (lo == 2) return;
+        [[fallthrough]];
+    case 1:
+        step_regs<1, E>(k, v);
+        if (lo == 1) return;
+        [[fallthrough]];
+    case 0:
+        step_regs<0, E>(k, v);
     }
 }
 
@@ -265,31 +272,55 @@ __device__ __forceinline__ void exchange_layouts(K (&k)[1 << RB], V (&v)[1 << RB
     read_layout<RB>(k, v, sk, sv, tid, nr);
 }
 
-// The layout that holds step bit s (and the bits just below it) in registers; top_r = t - RB.
-template <int RB> SORT_HD int layout_for(int s, int top_r) {
-    if (s < RB) return 0;
-    if (top_r >= 5 && s >= 5 && s < 5 + RB) return 5;
-    return s - RB + 1;
+// The layout that holds step bit s and the bits just below it, down to bit `lo` (the lowest
+// step bit of the pass), in registers: greedy windows of RB bits from the top, so a run of
+// steps on bits s..lo takes the fewest layouts. top_r = t - RB is the highest layout.
+template <int RB> SORT_HD int layout_for(int s, int top_r, int lo) {
+    int r = s - RB + 1;
+    if (r < lo) r = lo;
+    if (r > top_r) r = top_r;
+    if (r < 0) r = 0;
+    return r;
 }
-// Layouts 0 and 5 give each warp the same elements (when a block has whole warps).
+// Every layout r <= 5 gives a warp the same positions (tile bits 0..RB+4 fixed by the warp
+// index: lanes hold bits 0..r-1 and r+RB..RB+4, registers bits r..r+RB-1), when a block has
+// whole warps; moving between two of them needs only __syncwarp.
 SORT_HD bool warp_local_move(int r, int nr, int top_r) {
-    return top_r >= 5 && r + nr == 5 && (r == 0 || nr == 0);
+    return top_r >= 5 && r <= 5 && nr <= 5;
 }
 
 // The global positions of this thread's elements in layout r. When the registers map to
 // evenly spaced virtual indices of one segment (always, unless a tile holds several
-// segments), element m is at g0 + (m << shift) and exists iff m < count; else `general`.
+// segments or the registers straddle a strided tile's low and high bits), element m is at
+// g0 + (m << shift) and exists iff m < count. When they straddle (bits r..low_bits-1 low,
+// the rest high), the first 2^split registers are 2^shift apart and the groups of them
+// 2^shift_hi apart; this form is used only when all 2^RB elements exist. Else `general`.
 struct Span {
     unsigned long long g0;
-    int shift;
+    int shift, split, shift_hi;
     uint32_t count;
     bool general;
 };
 template <int RB>
 SORT_HD Span span_of(uint32_t base, int r, const TileMap &map, const PassArgs &a) {
     constexpr int E = 1 << RB;
-    Span sp{0, 0, 0, true};
+    Span sp{0, 0, RB, 0, 0, true};
     const unsigned long long v0 = map.vindex(base);
+    const unsigned long long seg = v0 >> a.seg_log2, i0 = v0 & ((1ull << a.seg_log2) - 1);
+    if (r < map.low_bits && r + RB > map.low_bits) { // straddles: two strides
+        const int split = map.low_bits - r;
+        const unsigned long long span =
+            (((1ull << split) - 1) << r) + (((1ull << (RB - split)) - 1) << map.high_lo);
+        if (seg >= a.num_segs || i0 + span >= a.seg_len || i0 + span >= (1ull << a.seg_log2))
+            return sp;
+        sp.general = false;
+        sp.shift = r;
+        sp.split = split;
+        sp.shift_hi = map.high_lo;
+        sp.count = E;
+        sp.g0 = seg * a.seg_len + i0;
+        return sp;
+    }
     int shift = -1;
     if (r + RB <= map.low_bits)
         shift = r;
@@ -298,7 +329,6 @@ SORT_HD Span span_of(uint32_t base, int r, const TileMap &map, const PassArgs &a
     if (shift < 0) return sp;
     const unsigned long long last = v0 + ((unsigned long long)(E - 1) << shift);
     if ((v0 >> a.seg_log2) != (last >> a.seg_log2)) return sp;
-    const unsigned long long seg = v0 >> a.seg_log2, i0 = v0 & ((1ull << a.seg_log2) - 1);
     sp.general = false;
     sp.shift = shift;
     if (seg < a.num_segs && i0 < a.seg_len) {
@@ -307,6 +337,12 @@ SORT_HD Span span_of(uint32_t base, int r, const TileMap &map, const PassArgs &a
         sp.g0 = seg * a.seg_len + i0;
     }
     return sp;
+}
+// Offset from g0 of register m of a span whose elements all exist.
+template <int RB> SORT_HD size_t span_offset(const Span &sp, int m) {
+    if (sp.split >= RB) return (size_t)m << sp.shift;
+    return ((size_t)(m & ((1 << sp.split) - 1)) << sp.shift) +
+           ((size_t)(m >> sp.split) << sp.shift_hi);
 }
 // The global index of tile position s, or false if it is a missing (+infinity) element.
 SORT_HD bool global_index(uint32_t s, const TileMap &map, const PassArgs &a, size_t *g) {
@@ -325,12 +361,21 @@ SORT_HD void sort_load(K (&k)[1 << RB], V (&v)[1 << RB], const K *keys, const V 
     if (!sp.general) {
         const K *pk = keys + sp.g0;
         const V *pv = has_values<V>() ? values + sp.g0 : values;
-        if (sp.count == (uint32_t)E) { // all present: unconditional loads, all in flight
+        if (sp.count == (uint32_t)E && sp.split >= RB) { // all present: all loads in flight
             const size_t step = (size_t)1 << sp.shift;
             SORT_UNROLL
             for (int m = 0; m < E; m++) {
                 k[m] = map_key<K>(pk[m * step], KIND) ^ flip;
                 if constexpr (has_values<V>()) v[m] = pv[m * step];
+            }
+            return;
+        }
+        if (sp.count == (uint32_t)E) { // two strides
+            SORT_UNROLL
+            for (int m = 0; m < E; m++) {
+                const size_t o = span_offset<RB>(sp, m);
+                k[m] = map_key<K>(pk[o], KIND) ^ flip;
+                if constexpr (has_values<V>()) v[m] = pv[o];
             }
             return;
         }
@@ -369,12 +414,21 @@ SORT_HD void sort_store(const K (&k)[1 << RB], const V (&v)[1 << RB], K *keys, V
     if (!sp.general) {
         K *pk = keys + sp.g0;
         V *pv = has_values<V>() ? values + sp.g0 : values;
-        if (sp.count == (uint32_t)E) {
+        if (sp.count == (uint32_t)E && sp.split >= RB) {
             const size_t step = (size_t)1 << sp.shift;
             SORT_UNROLL
             for (int m = 0; m < E; m++) {
                 pk[m * step] = unmap_key<K>(k[m] ^ flip, KIND);
                 if constexpr (has_values<V>()) pv[m * step] = v[m];
+            }
+            return;
+        }
+        if (sp.count == (uint32_t)E) { // two strides
+            SORT_UNROLL
+            for (int m = 0; m < E; m++) {
+                const size_t o = span_offset<RB>(sp, m);
+                pk[o] = unmap_key<K>(k[m] ^ flip, KIND);
+                if constexpr (has_values<V>()) pv[o] = v[m];
             }
             return;
         }
@@ -409,9 +463,12 @@ template <int RB> SORT_HD PassShape pass_shape(const PassArgs &a, unsigned long 
     PassShape sh;
     sh.t = a.low_bits + a.high_bits;
     sh.top_r = sh.t - RB;                          // the highest layout
-    sh.io_r = sh.top_r < 5 ? sh.top_r : 5;         // the lowest layout with contiguous lanes
     sh.bottom = a.high_bits == 0 ? 0 : a.low_bits; // the lowest step bit of every phase
-    const int gap_bits = a.high_lo - a.low_bits;   // block bits between the low and high bits
+    // The lowest layout whose lanes are as contiguous as the tile allows (lanes hold tile bits
+    // 0..r-1 first): 32 elements, or the 2^low_bits of a strided tile's runs.
+    sh.io_r = sh.top_r < 5 ? sh.top_r : 5;
+    if (a.high_bits != 0 && a.low_bits < sh.io_r) sh.io_r = a.low_bits;
+    const int gap_bits = a.high_lo - a.low_bits; // block bits between the low and high bits
     sh.map.low_bits = a.low_bits;
     sh.map.high_lo = a.high_lo;
     sh.map.high_bits = a.high_bits;
@@ -427,18 +484,21 @@ template <int RB> SORT_HD PassShape pass_shape(const PassArgs &a, unsigned long 
 #pragma nv_exec_check_disable
 template <int RB, class Ops>
 SORT_HD void run_pass(const PassArgs &a, const PassShape &sh, Ops &ops) {
-    int r = layout_for<RB>(sh.phase_top(a.phase_first), sh.top_r);
+    int r = layout_for<RB>(sh.phase_top(a.phase_first), sh.top_r, sh.bottom);
     if (r < sh.io_r) r = sh.io_r; // load with coalesced lanes
     ops.load(r);
     ops.flip(r, a.phase_first, -1);
     for (int q = a.phase_first; q <= a.phase_last; q++) {
-        for (int s = sh.phase_top(q); s >= sh.bottom; s--) {
+        for (int s = sh.phase_top(q); s >= sh.bottom;) {
             if (s < r || s >= r + RB) {
-                const int nr = layout_for<RB>(s, sh.top_r);
+                const int nr = layout_for<RB>(s, sh.top_r, sh.bottom);
                 ops.exchange(r, nr, warp_local_move(r, nr, sh.top_r));
                 r = nr;
             }
-            ops.step(s - r);
+            const int lo =
+                r > sh.bottom ? r : sh.bottom; // the steps on bits s..lo are in registers
+            ops.steps(s - r, lo - r);
+            s = lo - 1;
         }
         ops.flip(r, q, q < a.phase_last ? q + 1 : -1);
     }
@@ -465,7 +525,7 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
     __device__ __forceinline__ void store(int r) {
         sort_store<RB, K, KIND, V>(k, v, keys, values, tid, r, sh.map, a, flip_key);
     }
-    __device__ __forceinline__ void step(int j) { run_step<RB>(j, k, v); }
+    __device__ __forceinline__ void steps(int hi, int lo) { run_steps<RB>(hi, lo, k, v); }
     __device__ __forceinline__ void exchange(int r, int nr, bool warp_local) {
         exchange_layouts<RB>(k, v, sk, sv, tid, r, nr, warp_local);
     }
@@ -509,14 +569,14 @@ stenc_status run_plan(stenc_ctx *ctx, void *keys, void *values, size_t segment_l
     const size_t slots = stsort_smem_slots(cfg->tile_log2);
     const size_t value_offset = (slots * sizeof(K) + 15) / 16 * 16;
     const size_t smem = value_offset + slots * value_bytes;
-    auto kernel = sort_pass_kernel<K, KIND, V>;
-    STENC_CUDA_TRY(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     const unsigned long long space = (unsigned long long)num_segments << cfg->seg_log2;
     const K flip = descending ? ~K(0) : K(0);
     const unsigned threads = 1u << (cfg->tile_log2 - RB);
-    for (int i = 0; i < count; i++) {
-        const stsort_pass &p = passes[i];
+    const unsigned long long tiles =
+        (space + (1ull << cfg->tile_log2) - 1) >> cfg->tile_log2; // every pass: tiles of 2^t
+    if (tiles > 0x7FFFFFFFull)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_sort: %llu tiles exceed the grid", tiles);
+    auto args_of = [&](const stsort_pass &p) {
         PassArgs a;
         a.seg_len = segment_len;
         a.num_segs = num_segments;
@@ -526,12 +586,16 @@ stenc_status run_plan(stenc_ctx *ctx, void *keys, void *values, size_t segment_l
         a.high_bits = p.high_bits;
         a.phase_first = p.phase_first;
         a.phase_last = p.phase_last;
-        const int tile_bits = p.low_bits + p.high_bits;
-        const unsigned long long tiles = (space + (1ull << tile_bits) - 1) >> tile_bits;
-        if (tiles > 0x7FFFFFFFull)
-            return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_sort: %llu tiles exceed the grid",
-                               tiles);
-        kernel<<<(unsigned)tiles, threads, smem, stenc_stream(ctx)>>>(
+        return a;
+    };
+    cudaStream_t stream = stenc_stream(ctx);
+
+    auto kernel = sort_pass_kernel<K, KIND, V>;
+    STENC_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    for (int i = 0; i < count; i++) {
+        const PassArgs a = args_of(passes[i]);
+        kernel<<<(unsigned)tiles, threads, smem, stream>>>(
             static_cast<K *>(keys), static_cast<V *>(values), a, flip, (uint32_t)value_offset);
         STENC_CUDA_CHECK_LAUNCH("sort_pass_kernel");
     }

@@ -1,9 +1,9 @@
 /* The sort's CUDA path, checked element by element like the CPU path, including shapes that
  * force strided global passes (small tiles through the policy). `--quick` skips the largest
- * sizes (for compute-sanitizer). */
+ * sizes (for memcheck); `--race` runs only test_race_subset (for racecheck). */
 #include "sort_cases.h"
 
-static int quick = 0;
+static int quick = 0, race = 0;
 
 static stenc_ctx *gpu_ctx(void) {
     stenc_ctx *ctx = NULL;
@@ -24,11 +24,36 @@ static void test_small_sizes_all_types(void **state) {
 static void test_strided_passes(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
-    const stenc_sort_policy policies[] = {{6, 2, 0}, {8, 3, 0}, {10, 5, 0}};
+    const stenc_sort_policy policies[] = {{6, 2, 0}, {8, 3, 0}, {10, 5, 0}, {8, 4, 0}};
     static const size_t sizes[] = {1025, 4099, 65536};
-    for (int p = 0; p < 3; p++)
+    for (int p = 0; p < 4; p++)
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
             check_all_types(ctx, sizes[i], 1, 50 + 7 * p + i, &policies[p]);
+    stenc_ctx_destroy(ctx);
+}
+
+/* For racecheck (slow: every shared-memory access is checked): each key type and value kind
+ * once per order at a size whose tile (2^11, 64 threads) moves both warp-locally and across
+ * the block, the strided shapes on u32 keys and on 16-byte elements (16 registers per
+ * thread), and a tile of 2^15 (1024 threads). */
+static void test_race_subset(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    for (int t = 0; t < 6; t++)
+        for (int v = V_NONE; v <= V_U64; v++)
+            for (int o = 0; o < 2; o++)
+                check_sort_case(ctx, all_key_types[t], (vkind)v, 1025, 1, D_RANDOM,
+                                (stenc_sort_order)o, 300 + 6 * t + 2 * v + o, NULL);
+    const stenc_sort_policy policies[] = {{6, 2, 0}, {8, 3, 0}, {10, 5, 0}, {11, 4, 0}};
+    for (int p = 0; p < 4; p++)
+        for (int o = 0; o < 2; o++) {
+            check_sort_case(ctx, STENC_U32, V_NONE, 4099, 1, D_RANDOM, (stenc_sort_order)o,
+                            400 + 2 * p + o, &policies[p]);
+            check_sort_case(ctx, STENC_F64, V_U64, 4099, 1, D_SPECIAL, (stenc_sort_order)o,
+                            420 + 2 * p + o, &policies[p]);
+        }
+    const stenc_sort_policy wide = {15, 5, 0};
+    check_sort_case(ctx, STENC_U32, V_NONE, 40000, 1, D_RANDOM, STENC_SORT_ASCENDING, 440, &wide);
     stenc_ctx_destroy(ctx);
 }
 
@@ -48,6 +73,10 @@ static void test_large_sizes(void **state) {
     /* Tiles of 2^14 8-byte elements (512 threads x 128 registers, 132 KiB). */
     check_sort_case(ctx, STENC_F64, V_NONE, big, 1, D_SPECIAL, STENC_SORT_ASCENDING, 15, &wide8);
     check_sort_case(ctx, STENC_U32, V_U32, big, 1, D_RANDOM, STENC_SORT_DESCENDING, 16, &wide8);
+    /* Tiles of 2^7 with runs of 2^3: 42 passes, strided ones of up to 4 steps. */
+    const stenc_sort_policy tiny = {7, 3, 0};
+    check_sort_case(ctx, STENC_U32, V_U32, big, 1, D_RANDOM, STENC_SORT_ASCENDING, 17, &tiny);
+    check_sort_case(ctx, STENC_F64, V_NONE, big, 1, D_SPECIAL, STENC_SORT_DESCENDING, 18, &tiny);
     if (!quick) {
         size_t huge = (size_t)1 << 24;
         check_sort_case(ctx, STENC_U32, V_NONE, huge + 3, 1, D_RANDOM, STENC_SORT_ASCENDING, 14,
@@ -98,10 +127,15 @@ static void test_errors(void **state) {
 int main(int argc, char **argv) {
     TEST_REQUIRE_GPU_OR_SKIP();
     quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    race = argc > 1 && strcmp(argv[1], "--race") == 0;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors),         cmocka_unit_test(test_small_sizes_all_types),
         cmocka_unit_test(test_strided_passes), cmocka_unit_test(test_segments),
         cmocka_unit_test(test_large_sizes),
     };
+    if (race) {
+        const struct CMUnitTest small[] = {cmocka_unit_test(test_race_subset)};
+        return cmocka_run_group_tests(small, NULL, NULL);
+    }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,9 +52,9 @@ template <int RB, class K, int KIND, class V> struct BlockOps {
             sort_store<RB, K, KIND, V>(regs[t].k, regs[t].v, keys, values, t, r, sh.map, a,
                                        flip_key);
     }
-    void step(int j) {
+    void steps(int hi, int lo) {
         for (auto &x : regs)
-            run_step<RB>(j, x.k, x.v);
+            run_steps<RB>(hi, lo, x.k, x.v);
     }
     void flip(int r, int q, int next) {
         for (uint32_t t = 0; t < regs.size(); t++)
