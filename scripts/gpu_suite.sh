@@ -80,7 +80,7 @@ for tool in memcheck racecheck; do
   step "${tool}_field" 90 $R --sanitize $tool test_field_gpu
   step "${tool}_multigrid" 90 $R --sanitize $tool test_multigrid_gpu
   step "${tool}_tridiag" 90 $R --sanitize $tool test_tridiag_gpu "$([ $tool = memcheck ] && echo quick || echo race)"
-  step "${tool}_sort" 90 $R --sanitize $tool test_sort_gpu --quick
+  step "${tool}_sort" 120 $R --sanitize $tool test_sort_gpu "$([ $tool = memcheck ] && echo --quick || echo --race)"
   step "${tool}_hash" 90 $R --sanitize $tool test_hash_gpu
   step "${tool}_life" 60 $R --sanitize $tool life_demo --device cuda --size 23 --steps 8
 done
@@ -94,7 +94,7 @@ if [ $bench -eq 1 ]; then
   step bench_cuda_float 120 $R bench_cuda_float
   step bench_cuda_double 120 $R bench_cuda_double
   step bench_tridiag 90 $R bench_tridiag
-  step bench_hash 120 $R bench_hash 27 h100
+  step bench_hash 240 $R bench_hash 27 h100
   step bench_sort 120 $R bench_sort 27
   step bench_nelder_mead 120 $R bench_nelder_mead
   step bench_multigrid 90 $R bench_multigrid
