@@ -88,6 +88,7 @@ stenc_hash_config stenc_hash_config_default(stenc_hash_kind kind) {
     c.seed = 0x5eed5eed12345678ull;
     c.duplicates = STENC_HASH_DUPLICATES_REJECT;
     c.layout = STENC_HASH_DEFAULT_LAYOUT;
+    c.partition = STENC_HASH_PARTITION_AUTO;
     return c;
 }
 
@@ -133,6 +134,8 @@ static stenc_status check_config(const stenc_hash_config *c) {
                   "stenc_hash_create: bad duplicates policy %d", (int)c->duplicates);
     STENC_REQUIRE((unsigned)c->layout < STENC_HASH_LAYOUT_COUNT, "stenc_hash_create: bad layout %d",
                   (int)c->layout);
+    STENC_REQUIRE((unsigned)c->partition < STENC_HASH_PARTITION_COUNT,
+                  "stenc_hash_create: bad partition setting %d", (int)c->partition);
     return STENC_OK;
 }
 
@@ -162,8 +165,20 @@ stenc_status stenc_hash_create(stenc_ctx *ctx, const stenc_hash_config *config,
 void stenc_hash_destroy(stenc_hash_table *table) {
     if (!table) return;
     state_free(table->ctx, &table->st);
-    stenc_free(table->ctx, table->scratch.p);
+    stenc_hash_trim(table);
     stenc_host_free(table);
+}
+
+void stenc_hash_trim(stenc_hash_table *table) {
+    if (!table) return;
+    stenc_free(table->ctx, table->scratch.p);
+    table->scratch.p = NULL;
+    table->scratch.bytes = 0;
+}
+
+/* The partition scratch the backend may use: none when the config turns partitioning off. */
+static hash_scratch *partition_scratch(stenc_hash_table *t) {
+    return t->cfg.partition == STENC_HASH_PARTITION_OFF ? NULL : &t->scratch;
 }
 
 /* splitmix64: fresh, reproducible constants for every build attempt. */
@@ -236,8 +251,8 @@ static stenc_status build_slots(stenc_hash_table *t, const void *keys, const uin
         t->stats.last_attempts = attempt + 1;
         hash_insert_result r = {0, 0};
         /* fresh: the backend clears the slots, or writes every one */
-        if ((st = t->be->insert(t->ctx, &s->g, s->slots, keys, values, NULL, n, 1, &t->scratch,
-                                &r)) != STENC_OK)
+        if ((st = t->be->insert(t->ctx, &s->g, s->slots, keys, values, NULL, n, 1,
+                                partition_scratch(t), &r)) != STENC_OK)
             goto fail;
         if (r.reserved) {
             st = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
@@ -413,8 +428,8 @@ stenc_status stenc_hash_insert(stenc_hash_table *table, const void *keys, const 
     if ((st = stenc_memcpy(t->ctx, work.slots, t->st.slots, bytes)) != STENC_OK) goto done;
     work.g.max_chain = chain_limit(&t->cfg, t->st.count + n);
     hash_insert_result r = {0, 0};
-    st = t->be->insert(t->ctx, &work.g, work.slots, keys, slot_values, present, n, 0, &t->scratch,
-                       &r);
+    st = t->be->insert(t->ctx, &work.g, work.slots, keys, slot_values, present, n, 0,
+                       partition_scratch(t), &r);
     if (st != STENC_OK) goto done;
     if (r.reserved) {
         st = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: %llu keys equal the reserved empty key",

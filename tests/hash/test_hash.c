@@ -44,6 +44,11 @@ static void test_config_checks(void **state) {
     assert_int_equal(c.layout, STENC_HASH_DEFAULT_LAYOUT);
     c.layout = STENC_HASH_LAYOUT_COUNT;
     assert_int_equal(stenc_hash_create(ctx, &c, &t), STENC_ERR_INVALID_ARGUMENT);
+    c = stenc_hash_config_default(STENC_HASH_MAP);
+    assert_int_equal(c.partition, STENC_HASH_PARTITION_AUTO);
+    c.partition = STENC_HASH_PARTITION_COUNT;
+    assert_int_equal(stenc_hash_create(ctx, &c, &t), STENC_ERR_INVALID_ARGUMENT);
+    c = stenc_hash_config_default(STENC_HASH_MAP);
     /* BUCKETS rounds the capacity up to whole 32-byte buckets: 4 slots, 2 for 64-bit keys. */
     c.layout = STENC_HASH_LAYOUT_BUCKETS;
     const size_t odd_sizes[] = {1, 13, 101, 1001};

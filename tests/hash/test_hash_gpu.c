@@ -131,6 +131,62 @@ static void test_gpu_partition_paths(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
+/* Build a MAP of n distinct keys with `partition` and check every key's value. */
+static void build_and_check(stenc_ctx *ctx, stenc_hash_table *t, size_t n, uint32_t seed) {
+    uint32_t *keys = malloc(n * sizeof *keys), *values = malloc(n * sizeof *values);
+    uint32_t *found = malloc(n * sizeof *found);
+    assert_true(keys && values && found);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = (uint32_t)(i * 2654435761u) ^ seed; /* a bijection: distinct keys */
+        if (keys[i] == STENC_HASH_EMPTY_KEY32) keys[i] = (uint32_t)(n * 2654435761u) ^ seed;
+        values[i] = (uint32_t)i ^ 0x5a5a5a5au;
+    }
+    void *d_keys, *d_values, *d_found;
+    assert_stenc_ok(stenc_malloc(ctx, &d_keys, n * sizeof *keys));
+    assert_stenc_ok(stenc_malloc(ctx, &d_values, n * sizeof *values));
+    assert_stenc_ok(stenc_malloc(ctx, &d_found, n * sizeof *found));
+    assert_stenc_ok(stenc_upload(ctx, d_keys, keys, n * sizeof *keys));
+    assert_stenc_ok(stenc_upload(ctx, d_values, values, n * sizeof *values));
+    assert_stenc_ok(stenc_hash_build(t, d_keys, d_values, n));
+    assert_stenc_ok(stenc_hash_find(t, d_keys, d_found, n));
+    assert_stenc_ok(stenc_download(ctx, found, d_found, n * sizeof *found));
+    for (size_t i = 0; i < n; i++)
+        if (found[i] != values[i]) fail_msg("key %zu: found %u, want %u", i, found[i], values[i]);
+    stenc_free(ctx, d_keys);
+    stenc_free(ctx, d_values);
+    stenc_free(ctx, d_found);
+    free(keys), free(values), free(found);
+}
+
+/* STENC_HASH_PARTITION_OFF never partitions, even where the policy would; stenc_hash_trim
+ * drops the scratch and the next partitioned build takes it again. */
+static void test_gpu_partition_setting(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu();
+    stenc_hash_config cfg = stenc_hash_config_default(STENC_HASH_MAP);
+    cfg.layout = STENC_HASH_LAYOUT_BUCKETS;
+    cfg.partition = STENC_HASH_PARTITION_OFF;
+    stenc_hash_table *t;
+    assert_stenc_ok(stenc_hash_create(ctx, &cfg, &t));
+    uint64_t runs = partitioned_runs();
+    build_and_check(ctx, t, 100000, 3);
+    assert_true(partitioned_runs() == runs);
+    stenc_hash_destroy(t);
+
+    cfg.partition = STENC_HASH_PARTITION_AUTO;
+    assert_stenc_ok(stenc_hash_create(ctx, &cfg, &t));
+    build_and_check(ctx, t, 100000, 4);
+    assert_true(partitioned_runs() > runs);
+    stenc_hash_trim(t);
+    runs = partitioned_runs();
+    build_and_check(ctx, t, 100001, 5);
+    assert_true(partitioned_runs() > runs);
+    stenc_hash_trim(t);
+    stenc_hash_trim(NULL);
+    stenc_hash_destroy(t);
+    stenc_ctx_destroy(ctx);
+}
+
 /* The same input on both devices: MAP values, SET membership, COMPACT ids (through the key
  * lists, as the numbering may differ) and MULTI counts must agree element by element. */
 static void test_gpu_matches_cpu(void **state) {
@@ -197,6 +253,7 @@ int main(void) {
     };
     const struct CMUnitTest partitioned[] = {
         cmocka_unit_test(test_gpu_partition_paths),
+        cmocka_unit_test(test_gpu_partition_setting),
         cmocka_unit_test(test_gpu_cases),
         cmocka_unit_test(test_gpu_matches_cpu),
     };
