@@ -146,16 +146,18 @@ SORT_HD uint32_t desc_bits(int q, int r, uint32_t base, const TileMap &map,
 template <int E, class K> SORT_HD void flip_desc(K (&k)[E], uint32_t bits) {
     constexpr uint32_t all = E >= 32 ? ~0u : (1u << E) - 1;
     bits &= all;
-    if (bits == 0 || bits == all) { // one direction for the whole thread (every later pass)
-        const K mask = bits ? ~K(0) : K(0);
+    if (bits == 0) return;
+    if (bits == all) { // one direction for the whole thread (every later pass)
         SORT_UNROLL
         for (int m = 0; m < E; m++)
-            k[m] ^= mask;
+            k[m] = ~k[m];
         return;
     }
+    // Predicated complements, not XORs with a mask per register: the compiler would merge
+    // those with the uniform case above into 2^RB live masks, and spill.
     SORT_UNROLL
     for (int m = 0; m < E; m++)
-        k[m] ^= K(0) - K((bits >> m) & 1u);
+        if ((bits >> m) & 1u) k[m] = ~k[m];
 }
 
 // XOR with the descending-run masks of phase q and of phase `next` (-1: none): entering a
@@ -212,6 +214,30 @@ SORT_HD void run_steps(int hi, int lo, K (&k)[1 << RB], V (&v)[1 << RB]) {
         [[fallthrough]];
     case 0:
         step_regs<0, E>(k, v);
+    }
+}
+
+// Batcher's odd-even merge sort of registers LO..LO+N-1 (N a power of two), ascending: 191
+// compare-exchanges for 32 registers against bitonic's 240 (63 against 80 for 16), used for
+// the first RB phases of a tile, which sort each thread's registers (see run_pass).
+template <int LO, int N, int R, int E, class K, class V>
+SORT_HD void oem_merge(K (&k)[E], V (&v)[E]) {
+    constexpr int M = R * 2;
+    if constexpr (M < N) {
+        oem_merge<LO, N, M>(k, v);
+        oem_merge<LO + R, N, M>(k, v);
+        SORT_UNROLL
+        for (int i = LO + R; i + R < LO + N; i += M)
+            compare_exchange(k[i], k[i + R], v[i], v[i + R]);
+    } else {
+        compare_exchange(k[LO], k[LO + R], v[LO], v[LO + R]);
+    }
+}
+template <int LO, int N, int E, class K, class V> SORT_HD void oem_sort(K (&k)[E], V (&v)[E]) {
+    if constexpr (N > 1) {
+        oem_sort<LO, N / 2>(k, v);
+        oem_sort<LO + N / 2, N / 2>(k, v);
+        oem_merge<LO, N, 1>(k, v);
     }
 }
 
@@ -338,12 +364,18 @@ SORT_HD Span span_of(uint32_t base, int r, const TileMap &map, const PassArgs &a
     }
     return sp;
 }
-// Offset from g0 of register m of a span whose elements all exist.
-template <int RB> SORT_HD size_t span_offset(const Span &sp, int m) {
-    if (sp.split >= RB) return (size_t)m << sp.shift;
-    return ((size_t)(m & ((1 << sp.split) - 1)) << sp.shift) +
-           ((size_t)(m >> sp.split) << sp.shift_hi);
-}
+// Offsets from g0 of the registers of a span whose elements all exist, in register order:
+// a running offset, since 2^RB 64-bit offsets computed up front would spill.
+struct SpanWalk {
+    size_t o, step, jump;
+    uint32_t low_mask;
+    SORT_HD SpanWalk(const Span &sp)
+        : o(0), step((size_t)1 << sp.shift),
+          jump(((size_t)1 << sp.shift_hi) - (((size_t)1 << sp.split) - 1) * step),
+          low_mask((1u << sp.split) - 1) {}
+    // Advance from register m to m + 1.
+    SORT_HD void next(int m) { o += ((uint32_t)(m + 1) & low_mask) ? step : jump; }
+};
 // The global index of tile position s, or false if it is a missing (+infinity) element.
 SORT_HD bool global_index(uint32_t s, const TileMap &map, const PassArgs &a, size_t *g) {
     const unsigned long long v = map.vindex(s), seg = v >> a.seg_log2,
@@ -362,26 +394,29 @@ SORT_HD void sort_load(K (&k)[1 << RB], V (&v)[1 << RB], const K *keys, const V 
         const K *pk = keys + sp.g0;
         const V *pv = has_values<V>() ? values + sp.g0 : values;
         if (sp.count == (uint32_t)E && sp.split >= RB) { // all present: all loads in flight
+            // A running offset: 2^RB 64-bit offsets at once would spill (64 registers).
             const size_t step = (size_t)1 << sp.shift;
+            size_t o = 0;
             SORT_UNROLL
-            for (int m = 0; m < E; m++) {
-                k[m] = map_key<K>(pk[m * step], KIND) ^ flip;
-                if constexpr (has_values<V>()) v[m] = pv[m * step];
-            }
-            return;
-        }
-        if (sp.count == (uint32_t)E) { // two strides
-            SORT_UNROLL
-            for (int m = 0; m < E; m++) {
-                const size_t o = span_offset<RB>(sp, m);
+            for (int m = 0; m < E; m++, o += step) {
                 k[m] = map_key<K>(pk[o], KIND) ^ flip;
                 if constexpr (has_values<V>()) v[m] = pv[o];
             }
             return;
         }
+        if (sp.count == (uint32_t)E) { // two strides
+            SpanWalk w(sp);
+            SORT_UNROLL
+            for (int m = 0; m < E; w.next(m), m++) {
+                k[m] = map_key<K>(pk[w.o], KIND) ^ flip;
+                if constexpr (has_values<V>()) v[m] = pv[w.o];
+            }
+            return;
+        }
+        const size_t step = (size_t)1 << sp.shift;
+        size_t o = 0;
         SORT_UNROLL
-        for (int m = 0; m < E; m++) {
-            const size_t o = (size_t)m << sp.shift;
+        for (int m = 0; m < E; m++, o += step) {
             if ((uint32_t)m < sp.count) {
                 k[m] = map_key<K>(pk[o], KIND) ^ flip;
                 if constexpr (has_values<V>()) v[m] = pv[o];
@@ -416,26 +451,28 @@ SORT_HD void sort_store(const K (&k)[1 << RB], const V (&v)[1 << RB], K *keys, V
         V *pv = has_values<V>() ? values + sp.g0 : values;
         if (sp.count == (uint32_t)E && sp.split >= RB) {
             const size_t step = (size_t)1 << sp.shift;
+            size_t o = 0;
             SORT_UNROLL
-            for (int m = 0; m < E; m++) {
-                pk[m * step] = unmap_key<K>(k[m] ^ flip, KIND);
-                if constexpr (has_values<V>()) pv[m * step] = v[m];
-            }
-            return;
-        }
-        if (sp.count == (uint32_t)E) { // two strides
-            SORT_UNROLL
-            for (int m = 0; m < E; m++) {
-                const size_t o = span_offset<RB>(sp, m);
+            for (int m = 0; m < E; m++, o += step) {
                 pk[o] = unmap_key<K>(k[m] ^ flip, KIND);
                 if constexpr (has_values<V>()) pv[o] = v[m];
             }
             return;
         }
+        if (sp.count == (uint32_t)E) { // two strides
+            SpanWalk w(sp);
+            SORT_UNROLL
+            for (int m = 0; m < E; w.next(m), m++) {
+                pk[w.o] = unmap_key<K>(k[m] ^ flip, KIND);
+                if constexpr (has_values<V>()) pv[w.o] = v[m];
+            }
+            return;
+        }
+        const size_t step = (size_t)1 << sp.shift;
+        size_t o = 0;
         SORT_UNROLL
-        for (int m = 0; m < E; m++) {
+        for (int m = 0; m < E; m++, o += step) {
             if ((uint32_t)m >= sp.count) break;
-            const size_t o = (size_t)m << sp.shift;
             pk[o] = unmap_key<K>(k[m] ^ flip, KIND);
             if constexpr (has_values<V>()) pv[o] = v[m];
         }
@@ -487,8 +524,21 @@ SORT_HD void run_pass(const PassArgs &a, const PassShape &sh, Ops &ops) {
     int r = layout_for<RB>(sh.phase_top(a.phase_first), sh.top_r, sh.bottom);
     if (r < sh.io_r) r = sh.io_r; // load with coalesced lanes
     ops.load(r);
-    ops.flip(r, a.phase_first, -1);
-    for (int q = a.phase_first; q <= a.phase_last; q++) {
+    int q0 = a.phase_first;
+    if (Ops::merge_network && q0 == 1 && sh.map.high_bits == 0 && a.phase_last >= RB) {
+        // Phases 1..RB sort the runs of 2^RB that layout 0 gives each thread, ascending or
+        // descending by phase RB's mask: any sorting network does that, and odd-even merge
+        // sort needs fewer compare-exchanges (and no flips) than the bitonic phases.
+        if (r != 0) ops.exchange(r, 0, warp_local_move(r, 0, sh.top_r));
+        r = 0;
+        ops.flip(r, RB, -1);
+        ops.sort_regs();
+        ops.flip(r, RB, RB < a.phase_last ? RB + 1 : -1);
+        q0 = RB + 1;
+    } else {
+        ops.flip(r, q0, -1);
+    }
+    for (int q = q0; q <= a.phase_last; q++) {
         for (int s = sh.phase_top(q); s >= sh.bottom;) {
             if (s < r || s >= r + RB) {
                 const int nr = layout_for<RB>(s, sh.top_r, sh.bottom);
@@ -509,8 +559,16 @@ SORT_HD void run_pass(const PassArgs &a, const PassShape &sh, Ops &ops) {
     ops.store(r);
 }
 
+// Sort the first RB phases' runs with odd-even merge sort (run_pass)? Measured on the H100
+// (2026-11-21): +1-3% for 8-byte keys, flat for pairs, -2% for 4-byte keys only (the
+// 64-register kernel), which keep the bitonic phases.
+template <class K, class V> __host__ __device__ constexpr bool use_merge_network() {
+    return !(sizeof(K) == 4 && !has_values<V>());
+}
+
 // The actions of run_pass for one thread's registers.
 template <int RB, class K, int KIND, class V> struct ThreadOps {
+    static constexpr bool merge_network = use_merge_network<K, V>();
     K (&k)[1 << RB];
     V (&v)[1 << RB];
     K *keys, *sk;
@@ -526,6 +584,7 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
         sort_store<RB, K, KIND, V>(k, v, keys, values, tid, r, sh.map, a, flip_key);
     }
     __device__ __forceinline__ void steps(int hi, int lo) { run_steps<RB>(hi, lo, k, v); }
+    __device__ __forceinline__ void sort_regs() { oem_sort<0, 1 << RB>(k, v); }
     __device__ __forceinline__ void exchange(int r, int nr, bool warp_local) {
         exchange_layouts<RB>(k, v, sk, sv, tid, r, nr, warp_local);
     }

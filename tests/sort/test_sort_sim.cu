@@ -26,6 +26,7 @@ namespace {
 // between barriers, which is one legal interleaving of the kernel).
 template <int RB, class K, int KIND, class V> struct BlockOps {
     static constexpr int E = 1 << RB;
+    static constexpr bool merge_network = use_merge_network<K, V>();
     struct Regs {
         K k[E];
         V v[E];
@@ -55,6 +56,10 @@ template <int RB, class K, int KIND, class V> struct BlockOps {
     void steps(int hi, int lo) {
         for (auto &x : regs)
             run_steps<RB>(hi, lo, x.k, x.v);
+    }
+    void sort_regs() {
+        for (auto &x : regs)
+            oem_sort<0, E>(x.k, x.v);
     }
     void flip(int r, int q, int next) {
         for (uint32_t t = 0; t < regs.size(); t++)
