@@ -2,7 +2,9 @@
 // measured in the same run on the same data: u32 keys, u64 keys and u32 key-value pairs,
 // n = 2^16 .. 2^28. Prints key=value lines, then a table.
 // Usage: bench_sort [max_log2 (28)] [--sizes 16,20,...] [--tune | --tune-only]
-//        [--tune-sizes 20,24,...]  (--tune-only: the policy sweep without the main table)
+//        [--tune-sizes 20,24,...] [--tune-narrow]
+//        (--tune-only: the policy sweep without the main table; --tune-narrow: only the sweep
+//        of narrow-register tiles, 8 elements per thread, against wide ones at small n)
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
@@ -202,7 +204,8 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
     printf("name=%s target=cuda key=%s values=%s n=%zu log2n=%d gkeys=%.3f passes=%d "
            "passes_formula=%d extra_bytes=0",
            name, r.key, r.values, (size_t)1 << r.lg, r.lg, r.ours, r.passes, r.formula);
-    if (p) printf(" tile_log2=%d chunk_log2=%d", p->tile_log2, p->chunk_log2);
+    if (p)
+        printf(" tile_log2=%d chunk_log2=%d threads=%d", p->tile_log2, p->chunk_log2, p->threads);
     if (r.merge > 0)
         printf(" graph_gkeys=%.3f merge_gkeys=%.3f radix_gkeys=%.3f ratio_merge=%.3f "
                "ratio_radix=%.3f merge_extra_bytes=%zu radix_extra_bytes=%zu",
@@ -216,7 +219,7 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
 
 int main(int argc, char **argv) {
     int max_lg = 28;
-    bool tune = false, main_table = true;
+    bool tune = false, main_table = true, tune_narrow = false;
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
                      tune_sizes = {16, 18, 20, 22, 24, 27};
     auto parse_list = [](const char *arg) {
@@ -236,6 +239,8 @@ int main(int argc, char **argv) {
             tune = true, main_table = false;
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
             sizes = parse_list(argv[++i]);
+        else if (!strcmp(argv[i], "--tune-narrow"))
+            tune_narrow = true, main_table = false;
         else if (!strcmp(argv[i], "--tune-sizes") && i + 1 < argc)
             tune_sizes = parse_list(argv[++i]);
         else
@@ -254,6 +259,26 @@ int main(int argc, char **argv) {
         print_row(rows.back(), "sort", nullptr);
         rows.push_back(bench_one<unsigned, true>(ctx, "u32", lg, nullptr, true));
         print_row(rows.back(), "sort", nullptr);
+    }
+    if (tune_narrow) {
+        // Small sorts: narrow tiles (8 elements per thread, threads = 2^(t-3)) of 2^10..2^13,
+        // and wide ones (32 per thread; 16 for 16-byte elements) of 2^12..2^13, every element
+        // kind; the default policy is row threads=0 tile_log2=0.
+        for (int lg : tune_sizes) {
+            if (lg > max_lg) break;
+            for (int t = 10; t <= 14; t++)
+                for (int narrow = 0; narrow <= 1; narrow++) {
+                    if (narrow ? t > 13 : t < 12) continue;
+                    stenc_sort_policy p = {t, 4, narrow ? 1 << (t - 3) : 0};
+                    if (t == 14) p = {0, 0, 0};
+                    print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false), "sort_narrow",
+                              &p);
+                    print_row(bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false),
+                              "sort_narrow", &p);
+                    print_row(bench_one<unsigned, true>(ctx, "u32", lg, &p, false),
+                              "sort_narrow_pairs", &p);
+                }
+        }
     }
     if (tune) {
         // u32 keys: tiles 2^12..2^15 (2^15: 1024 threads x 32 registers), runs of 2^4 or 2^5.

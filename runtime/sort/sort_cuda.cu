@@ -70,16 +70,20 @@ template <class V> __host__ __device__ constexpr bool has_values() {
     return !std::is_same<V, NoValue>::value;
 }
 
-// log2 of the elements a thread holds in registers (the host side: stsort_reg_log2).
+// log2 of the elements a thread holds in registers in the wide kernels (the host side:
+// stsort_reg_log2); every element type also has a narrow kernel (STSORT_REG_LOG2_NARROW).
 template <class K, class V> __host__ __device__ constexpr int reg_log2() {
     return sizeof(K) + (has_values<V>() ? sizeof(V) : 0) <= 8 ? STSORT_REG_LOG2
                                                               : STSORT_REG_LOG2_WIDE;
 }
 
 // Keys-only 4-byte sorts fit in 64 registers: blocks of up to 1024 threads (tiles of 2^15),
-// or two 512-thread blocks per SM. Larger elements: up to 128 registers, 512 threads.
-template <class K, class V> __host__ __device__ constexpr int max_threads() {
-    return sizeof(K) == 4 && !has_values<V>() ? STSORT_MAX_THREADS_4B : STSORT_MAX_THREADS;
+// or two 512-thread blocks per SM. Larger elements: up to 128 registers, 512 threads. The
+// narrow kernels (8 elements per thread) fit in 64 registers for every element size.
+template <class K, class V, int RB> __host__ __device__ constexpr int max_threads() {
+    return (sizeof(K) == 4 && !has_values<V>()) || RB == STSORT_REG_LOG2_NARROW
+               ? STSORT_MAX_THREADS_4B
+               : STSORT_MAX_THREADS;
 }
 
 struct TileMap {
@@ -200,9 +204,11 @@ SORT_HD void run_steps(int hi, int lo, K (&k)[1 << RB], V (&v)[1 << RB]) {
             if (lo == 4) return;
         }
         [[fallthrough]];
-    case 3:
-        step_regs<3, E>(k, v);
-        if (lo == 3) return;
+    case 3: // (only when RB >= 4)
+        if constexpr (RB > 3) {
+            step_regs<3, E>(k, v);
+            if (lo == 3) return;
+        }
         [[fallthrough]];
     case 2:
         step_regs<2, E>(k, v);
@@ -594,10 +600,9 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
 };
 
 // One pass: every thread runs the schedule on its registers.
-template <class K, int KIND, class V>
-__global__ void __launch_bounds__(max_threads<K, V>(), 1)
+template <int RB, class K, int KIND, class V>
+__global__ void __launch_bounds__(max_threads<K, V, RB>(), 1)
     sort_pass_kernel(K *keys, V *values, PassArgs a, K flip, uint32_t value_offset) {
-    constexpr int RB = reg_log2<K, V>();
     extern __shared__ unsigned long long smem_raw[];
     K *sk = reinterpret_cast<K *>(smem_raw);
     V *sv = reinterpret_cast<V *>(reinterpret_cast<char *>(smem_raw) + value_offset);
@@ -608,13 +613,12 @@ __global__ void __launch_bounds__(max_threads<K, V>(), 1)
     run_pass<RB>(a, sh, ops);
 }
 
-template <class K, int KIND, class V>
-stenc_status run_plan(stenc_ctx *ctx, void *keys, void *values, size_t segment_len,
-                      size_t num_segments, int descending, const stsort_config *cfg) {
+template <int RB, class K, int KIND, class V>
+stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segment_len,
+                         size_t num_segments, int descending, const stsort_config *cfg) {
     constexpr size_t value_bytes = has_values<V>() ? sizeof(V) : 0;
-    constexpr int RB = reg_log2<K, V>();
     if (cfg->reg_log2 != RB || cfg->tile_log2 < RB ||
-        cfg->tile_log2 - RB > stsort_ceil_log2(max_threads<K, V>()))
+        cfg->tile_log2 - RB > stsort_ceil_log2(max_threads<K, V, RB>()))
         return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
                            "stenc_sort: tile 2^%d with 2^%d registers does not fit the kernel",
                            cfg->tile_log2, cfg->reg_log2);
@@ -649,7 +653,7 @@ stenc_status run_plan(stenc_ctx *ctx, void *keys, void *values, size_t segment_l
     };
     cudaStream_t stream = stenc_stream(ctx);
 
-    auto kernel = sort_pass_kernel<K, KIND, V>;
+    auto kernel = sort_pass_kernel<RB, K, KIND, V>;
     STENC_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     for (int i = 0; i < count; i++) {
@@ -659,6 +663,17 @@ stenc_status run_plan(stenc_ctx *ctx, void *keys, void *values, size_t segment_l
         STENC_CUDA_CHECK_LAUNCH("sort_pass_kernel");
     }
     return STENC_OK;
+}
+
+// The wide kernel (32 elements per thread, 16 for 16-byte elements) or the narrow one (8).
+template <class K, int KIND, class V>
+stenc_status run_plan(stenc_ctx *ctx, void *keys, void *values, size_t segment_len,
+                      size_t num_segments, int descending, const stsort_config *cfg) {
+    if (cfg->reg_log2 == STSORT_REG_LOG2_NARROW)
+        return run_plan_rb<STSORT_REG_LOG2_NARROW, K, KIND, V>(ctx, keys, values, segment_len,
+                                                               num_segments, descending, cfg);
+    return run_plan_rb<reg_log2<K, V>(), K, KIND, V>(ctx, keys, values, segment_len, num_segments,
+                                                     descending, cfg);
 }
 
 #ifndef STSORT_SIM /* the host simulation includes the helpers above only */

@@ -88,8 +88,12 @@ enum {
     STSORT_MAX_THREADS = 512,     /* __launch_bounds__ of the kernel (4-byte elements: 1024) */
     STSORT_MAX_THREADS_4B = 1024, /* 32 u32 keys per thread fit in 64 registers */
     STSORT_MAX_TILE_LOG2 = 16,
-    STSORT_REG_LOG2 = 5,     /* elements per thread (registers) for elements of <= 8 bytes */
-    STSORT_REG_LOG2_WIDE = 4 /* ... and for 16-byte elements (u64 keys + u64 values) */
+    STSORT_REG_LOG2 = 5,        /* elements per thread (registers) for elements of <= 8 bytes */
+    STSORT_REG_LOG2_WIDE = 4,   /* ... and for 16-byte elements (u64 keys + u64 values) */
+    STSORT_REG_LOG2_NARROW = 3, /* 8 elements per thread: more warps per tile for small sorts */
+    STSORT_NARROW_MAX_TILE_LOG2 = 13,  /* 2^13 / 8 = 1024 threads, the most a block has */
+    STSORT_NARROW_MAX_SPACE_LOG2 = 18, /* default: narrow registers for sorts up to 2^this */
+    STSORT_NARROW_TILE_LOG2 = 11       /* ... with tiles of 2^this (256 threads) */
 };
 
 /* The default (largest) tile: 2^15 4-byte keys (1024 threads, 132 KiB of shared memory),
@@ -103,7 +107,8 @@ static inline int stsort_max_threads(size_t elem_bytes) {
     return elem_bytes <= 4 ? STSORT_MAX_THREADS_4B : STSORT_MAX_THREADS;
 }
 
-/* log2 of the elements each thread holds in registers; a block has tile / 2^this threads. */
+/* log2 of the elements each thread holds in registers by default (the wide kernels); a block
+ * has tile / 2^this threads. Small sorts may use STSORT_REG_LOG2_NARROW (stsort_configure). */
 static inline int stsort_reg_log2(size_t elem_bytes) {
     return elem_bytes <= 8 ? STSORT_REG_LOG2 : STSORT_REG_LOG2_WIDE;
 }

@@ -93,6 +93,15 @@ static void test_global_passes(void **state) {
     stenc_sort_policy p = {12, 4, 256};
     assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_F64, STENC_U32, 0, 100000, 1, &p, &passes));
     assert_int_equal(passes, expected_passes(17, 12, 4));
+    /* 8 elements per thread (1024 threads): the same passes as any tile of 2^13. */
+    stenc_sort_policy narrow = {13, 4, 1024};
+    assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_U64, STENC_U32, 1, (size_t)1 << 20, 1,
+                                             &narrow, &passes));
+    assert_int_equal(passes, expected_passes(20, 13, 4));
+    narrow.threads = 2048;
+    assert_int_equal(
+        stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, 1000, 1, &narrow, &passes),
+        STENC_ERR_INVALID_ARGUMENT);
     assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, 1000, 1, NULL, &passes));
     assert_int_equal(passes, 1);
     assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, 1, 5, NULL, &passes));

@@ -24,9 +24,11 @@ static void test_small_sizes_all_types(void **state) {
 static void test_strided_passes(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
-    const stenc_sort_policy policies[] = {{6, 2, 0}, {8, 3, 0}, {10, 5, 0}, {8, 4, 0}};
+    /* The last two: narrow registers (8 elements per thread, 32 and 128 threads). */
+    const stenc_sort_policy policies[] = {{6, 2, 0}, {8, 3, 0},  {10, 5, 0},
+                                          {8, 4, 0}, {8, 3, 32}, {10, 4, 128}};
     static const size_t sizes[] = {1025, 4099, 65536};
-    for (int p = 0; p < 4; p++)
+    for (int p = 0; p < 6; p++)
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
             check_all_types(ctx, sizes[i], 1, 50 + 7 * p + i, &policies[p]);
     stenc_ctx_destroy(ctx);
@@ -54,6 +56,14 @@ static void test_race_subset(void **state) {
         }
     const stenc_sort_policy wide = {15, 5, 0};
     check_sort_case(ctx, STENC_U32, V_NONE, 40000, 1, D_RANDOM, STENC_SORT_ASCENDING, 440, &wide);
+    /* Narrow registers (8 per thread): 32 threads with strided passes, and 1024 threads. */
+    const stenc_sort_policy narrow[] = {{8, 3, 32}, {13, 4, 1024}};
+    for (int p = 0; p < 2; p++) {
+        check_sort_case(ctx, STENC_U32, V_NONE, 4099, 1, D_RANDOM, STENC_SORT_DESCENDING, 450 + p,
+                        &narrow[p]);
+        check_sort_case(ctx, STENC_F64, V_U64, 4099, 1, D_SPECIAL, STENC_SORT_ASCENDING, 452 + p,
+                        &narrow[p]);
+    }
     stenc_ctx_destroy(ctx);
 }
 
@@ -74,6 +84,10 @@ static void test_large_sizes(void **state) {
     check_sort_case(ctx, STENC_F64, V_NONE, big, 1, D_SPECIAL, STENC_SORT_ASCENDING, 15, &wide8);
     check_sort_case(ctx, STENC_U32, V_U32, big, 1, D_RANDOM, STENC_SORT_DESCENDING, 16, &wide8);
     /* Tiles of 2^7 with runs of 2^3: 42 passes, strided ones of up to 4 steps. */
+    /* Narrow registers: tiles of 2^13 (1024 threads x 8) and 2^12 for 16-byte elements. */
+    const stenc_sort_policy narrow13 = {13, 4, 1024}, narrow12 = {12, 4, 512};
+    check_sort_case(ctx, STENC_F32, V_U32, big, 1, D_SPECIAL, STENC_SORT_DESCENDING, 19, &narrow13);
+    check_sort_case(ctx, STENC_I64, V_U64, big, 1, D_RANDOM, STENC_SORT_ASCENDING, 20, &narrow12);
     const stenc_sort_policy tiny = {7, 3, 0};
     check_sort_case(ctx, STENC_U32, V_U32, big, 1, D_RANDOM, STENC_SORT_ASCENDING, 17, &tiny);
     check_sort_case(ctx, STENC_F64, V_NONE, big, 1, D_SPECIAL, STENC_SORT_DESCENDING, 18, &tiny);

@@ -83,16 +83,10 @@ template <int RB, class K, int KIND, class V> struct BlockOps {
     }
 };
 
-// Sort on the host through the kernel's code; false if a warp-local move left its warp.
-template <class K, int KIND, class V>
-bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
-              const stenc_sort_policy *policy, int sm_count) {
-    constexpr int RB = reg_log2<K, V>();
-    stsort_config cfg;
-    const size_t elem = sizeof(K) + (has_values<V>() ? sizeof(V) : 0);
-    assert_stenc_ok(stsort_configure(len, segs, elem, sm_count, 0, policy, &cfg));
-    assert_int_equal(cfg.reg_log2, RB);
-    if (len < 2) return true;
+// Sort on the host through the kernel's code (the wide or the narrow kernel, as the C side
+// configures it); false if a warp-local move left its warp.
+template <int RB, class K, int KIND, class V>
+bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const stsort_config &cfg) {
     static stsort_pass passes[STSORT_MAX_PASSES];
     const int count = stsort_plan(&cfg, segs, passes, STSORT_MAX_PASSES);
     assert_true(count >= 0);
@@ -114,6 +108,21 @@ bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
         }
     }
     return warp_ok;
+}
+template <class K, int KIND, class V>
+bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
+              const stenc_sort_policy *policy, int sm_count) {
+    stsort_config cfg;
+    const size_t elem = sizeof(K) + (has_values<V>() ? sizeof(V) : 0);
+    assert_stenc_ok(stsort_configure(len, segs, elem, sm_count, 0, policy, &cfg));
+    const bool narrow_asked = policy && policy->threads > 0 && policy->tile_log2 > 0 &&
+                              policy->threads == 1 << (policy->tile_log2 - STSORT_REG_LOG2_NARROW);
+    if (narrow_asked) assert_int_equal(cfg.reg_log2, STSORT_REG_LOG2_NARROW);
+    if (len < 2) return true;
+    if (cfg.reg_log2 == STSORT_REG_LOG2_NARROW)
+        return simulate_rb<STSORT_REG_LOG2_NARROW, K, KIND, V>(keys, values, len, segs, desc, cfg);
+    assert_int_equal(cfg.reg_log2, (reg_log2<K, V>()));
+    return simulate_rb<reg_log2<K, V>(), K, KIND, V>(keys, values, len, segs, desc, cfg);
 }
 
 template <class K, int KIND, class V>
@@ -172,15 +181,18 @@ void check(size_t len, size_t segs, bool desc, const stenc_sort_policy *policy, 
 
 template <class K, class V> void check_shapes(uint64_t seed) {
     static const size_t sizes[] = {2, 3, 5, 31, 32, 33, 100, 1023, 1024, 1025, 4099, 65536, 70001};
-    const stenc_sort_policy policies[] = {{6, 2, 0}, {8, 3, 0}, {10, 5, 0}, {11, 4, 0}, {0, 0, 0}};
+    // The last three: narrow registers (8 per thread: 8, 128 and 1024 threads), defaults.
+    const stenc_sort_policy policies[] = {{6, 2, 0},  {8, 3, 0},    {10, 5, 0},    {11, 4, 0},
+                                          {8, 3, 32}, {10, 4, 128}, {13, 4, 1024}, {0, 0, 0}};
+    const int np = sizeof policies / sizeof *policies;
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-        for (int p = 0; p < 5; p++)
+        for (int p = 0; p < np; p++)
             for (int d = 0; d < 2; d++)
-                check<K, STSORT_UNSIGNED, V>(sizes[s], 1, d, &policies[p], p == 4 ? 132 : 0,
+                check<K, STSORT_UNSIGNED, V>(sizes[s], 1, d, &policies[p], p == np - 1 ? 132 : 0,
                                              seed + 17 * s + 3 * p + d);
     static const size_t shapes[][2] = {{1, 9}, {2, 100}, {3, 100}, {33, 200}, {1025, 7}, {4096, 5}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
-        for (int p = 0; p < 5; p += 2)
+        for (int p = 0; p < np; p += 2)
             check<K, STSORT_UNSIGNED, V>(shapes[s][0], shapes[s][1], s % 2, &policies[p], 132,
                                          seed + 1000 + s);
 }
@@ -212,6 +224,9 @@ void test_large(void **state) {
     const stenc_sort_policy wide8 = {14, 4, 0}; // 512 threads: 8-byte elements
     check<uint32_t, STSORT_UNSIGNED, uint32_t>(((size_t)1 << 18) + 5, 1, false, &wide8, 132, 11);
     check<uint64_t, STSORT_UNSIGNED, NoValue>(100000, 2, true, &wide8, 132, 12);
+    const stenc_sort_policy narrow = {12, 4, 512}; // 8 per thread, strided passes
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 19) + 3, 1, true, &narrow, 132, 13);
+    check<uint64_t, STSORT_UNSIGNED, uint64_t>(70001, 3, false, &narrow, 132, 14);
 }
 
 } // namespace

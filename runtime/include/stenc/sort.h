@@ -43,8 +43,10 @@ typedef struct stenc_sort_policy {
                        32 per thread, 16 for 16-byte elements: up to 2^15 for 4-byte keys
                        without values, 2^14 for 8-byte and 2^13 for 16-byte elements) */
     int chunk_log2; /* contiguous elements per run in strided global passes (coalescing) */
-    int threads;    /* ignored since the tile fixes the block size (0, or a multiple of 32 up
-                       to 512, as before) */
+    int threads;    /* 0: the default kernel for the tile (32 elements per thread, 16 for
+                       16-byte elements; small sorts may get 8); 2^(tile_log2 - 3) with
+                       tile_log2 <= 13: 8 elements per thread; any other multiple of 32 up to
+                       1024 is ignored */
 } stenc_sort_policy;
 
 /* As stenc_sort_segments, with an explicit policy (NULL: defaults). The CPU path ignores it. */
