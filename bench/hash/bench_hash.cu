@@ -46,6 +46,14 @@ __global__ void make_pairs(uint32_t *keys, uint32_t *values, size_t n) {
     keys[i] = key_at((uint32_t)i);
     values[i] = (uint32_t)i * 3u + 1u;
 }
+// n device pairs of make_pairs (the benchmark's input), in fresh allocations.
+static void device_pairs(size_t n, cudaStream_t stream, uint32_t **keys, uint32_t **values) {
+    BENCH_CUDA_CHECK(cudaMalloc(keys, n * 4));
+    BENCH_CUDA_CHECK(cudaMalloc(values, n * 4));
+    make_pairs<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(*keys, *values, n);
+    BENCH_CUDA_CHECK(cudaGetLastError());
+}
+
 // Queries in a scattered order: i -> (i * 7919 + 13) mod n is a bijection for n = 2^k.
 __global__ void make_queries(uint32_t *q, size_t n, int hit) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -143,13 +151,10 @@ int main(int argc, char **argv) {
         const size_t n = (size_t)1 << lg;
         const int reps = lg >= 27 ? 5 : 11;
         uint32_t *keys, *values, *q, *res;
-        BENCH_CUDA_CHECK(cudaMalloc(&keys, n * 4));
-        BENCH_CUDA_CHECK(cudaMalloc(&values, n * 4));
+        device_pairs(n, stream, &keys, &values);
         BENCH_CUDA_CHECK(cudaMalloc(&q, n * 4));
         BENCH_CUDA_CHECK(cudaMalloc(&res, n * 4));
         const unsigned grid = (unsigned)((n + 255) / 256);
-        make_pairs<<<grid, 256, 0, stream>>>(keys, values, n);
-        BENCH_CUDA_CHECK(cudaGetLastError());
         for (int lay = 0; lay < 2; lay++)
             for (double factor : {1.25, 2.0}) {
                 const char *lname = lay ? "buckets" : "slots";
@@ -240,10 +245,7 @@ int main(int argc, char **argv) {
     for (int lg = 21; lg <= 23 && lg <= max_lg && !phases_only; lg++) {
         const size_t n = (size_t)1 << lg;
         uint32_t *keys, *values;
-        BENCH_CUDA_CHECK(cudaMalloc(&keys, n * 4));
-        BENCH_CUDA_CHECK(cudaMalloc(&values, n * 4));
-        make_pairs<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(keys, values, n);
-        BENCH_CUDA_CHECK(cudaGetLastError());
+        device_pairs(n, stream, &keys, &values);
         for (double factor : {1.25, 2.0}) {
             stenc_hash_config cfg = stenc_hash_config_default(STENC_HASH_MAP);
             cfg.size_factor = factor;
@@ -282,10 +284,7 @@ int main(int argc, char **argv) {
         const size_t n = (size_t)1 << lg;
         const int reps = lg >= 27 ? 5 : 11;
         uint32_t *keys, *values;
-        BENCH_CUDA_CHECK(cudaMalloc(&keys, n * 4));
-        BENCH_CUDA_CHECK(cudaMalloc(&values, n * 4));
-        make_pairs<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(keys, values, n);
-        BENCH_CUDA_CHECK(cudaGetLastError());
+        device_pairs(n, stream, &keys, &values);
         for (double factor : {1.25, 2.0}) {
             hash_geom g;
             memset(&g, 0, sizeof g);
