@@ -60,10 +60,37 @@ template <> SORT_HD uint64_t unmap_key<uint64_t>(uint64_t x, int kind) {
     return stsort_unmap64(x, kind);
 }
 
-// Shared-memory slot of tile position s: one pad word per 32 keeps the layouts below off a
-// single bank (registers 32 apart, or lanes 32 apart).
+// Shared-memory slot of tile position s in an array of 8-byte elements: one pad slot per 32
+// keeps the layouts below off a single bank (registers 32 apart, or lanes 32 apart).
 SORT_HD uint32_t padded(uint32_t s) {
     return s + (s >> 5);
+}
+// ... in an array of 4-byte elements: an XOR swizzle that keeps every aligned group of 4 slots
+// (16 bytes) whole, so that layout 0 (a thread's registers are consecutive positions) moves
+// with 16-byte accesses. Bits 2..4 of s (the 16-byte chunk within a row of 32 slots, i.e. the
+// bank group) are XORed with H(row bits 0..4): rows 1, 2, 4 -> chunk 1, 2, 4, rows 8, 16 ->
+// chunk 3, 6. Chosen by exhaustive search over linear H (docs/sort.md, "Sixth revision"):
+// conflict-free 16-byte accesses in layout 0 and scalar accesses in every layout >= 2 for
+// RB = 3 and 5 (RB = 4: layout 4 two-way); layout 1 is two-way for any map that keeps the
+// 16-byte chunks whole. Linear over GF(2): swizzle(a ^ b) = swizzle(a) ^ swizzle(b).
+SORT_HD uint32_t swizzle(uint32_t s) {
+    return s ^ ((s >> 3) & 0x1Cu) ^ ((s >> 6) & 0x0Cu) ^ ((s >> 5) & 0x18u);
+}
+// The wide kernels (32 registers) whose shared-memory arrays all hold 4-byte elements (u32/i32/
+// f32 keys, alone or with u32 values) use the swizzle; every other kernel keeps the pad (and its
+// code). Measured on the H100 (docs/sort.md, "Sixth revision"): wide +2-5% at 2^22-2^27; the
+// narrow kernel (RB = 3) lost 5% at 2^18 with the swizzle, so it keeps the pad.
+template <int RB, class K, class V> __host__ __device__ constexpr bool swizzled() {
+    return RB == STSORT_REG_LOG2 && sizeof(K) == 4 &&
+           (std::is_same<V, NoValue>::value || sizeof(V) == 4);
+}
+template <int RB, class K, class V> SORT_HD uint32_t smem_slot(uint32_t s) {
+    return swizzled<RB, K, V>() ? swizzle(s) : padded(s);
+}
+// Slots between registers m and m+1 of layout r in a padded array (padded() is linear there),
+// or 0 if not.
+SORT_HD uint32_t slot_stride(int r) {
+    return r == 0 ? 1u : r >= 5 ? (1u << r) + (1u << (r - 5)) : 0u;
 }
 
 template <class V> __host__ __device__ constexpr bool has_values() {
@@ -105,11 +132,6 @@ struct TileMap {
 // give a warp the same 2^(RB+5) positions, so moving between them needs only __syncwarp.
 template <int RB> SORT_HD uint32_t layout_base(uint32_t tid, int r) {
     return (tid & ((1u << r) - 1)) | ((tid >> r) << (r + RB));
-}
-
-// Slots between registers m and m+1 of layout r (padded() is linear there), or 0 if not.
-SORT_HD uint32_t slot_stride(int r) {
-    return r == 0 ? 1u : r >= 5 ? (1u << r) + (1u << (r - 5)) : 0u;
 }
 
 // Bit m set: register m of layout r holds an element of a descending run of phase q. Runs go
@@ -247,9 +269,70 @@ template <int LO, int N, int E, class K, class V> SORT_HD void oem_sort(K (&k)[E
     }
 }
 
-// This thread's registers in layout r to shared memory (and back, read_layout).
+// The highest layout of any kernel: tiles of at most 2^(RB+10) (1024 threads).
+constexpr int kMaxLayout = 10; // run_plan_rb refuses larger tiles
+
+// Call f(std::integral_constant<int, R>) with R = r, so that the slot of every register of
+// layout R is the thread's base slot combined with a compile-time constant.
+template <int R = 0, class F> SORT_HD void with_layout(int r, F &&f) {
+    if constexpr (R < kMaxLayout) {
+        if (r == R)
+            f(std::integral_constant<int, R>());
+        else
+            with_layout<R + 1>(r, f);
+    } else {
+        f(std::integral_constant<int, R>());
+    }
+}
+
+// One swizzled array's share of layout R to shared memory (and back, load_slots). Position
+// base | m << R of register m has slot swizzle(base) ^ swizzle(m << R): one XOR with a
+// constant per register, or 16-byte accesses in layout 0.
+template <int RB, int R, class T>
+SORT_HD void store_slots(const T (&x)[1 << RB], T *s, uint32_t base) {
+    constexpr int E = 1 << RB;
+    const uint32_t p = swizzle(base);
+    if constexpr (R == 0) { // registers are 16-byte chunks
+        SORT_UNROLL
+        for (int j = 0; j < E; j += 4) {
+            T *c = s + (p ^ (uint32_t)j);
+#ifdef __CUDA_ARCH__
+            *reinterpret_cast<uint4 *>(c) = make_uint4(x[j], x[j + 1], x[j + 2], x[j + 3]);
+#else
+            c[0] = x[j], c[1] = x[j + 1], c[2] = x[j + 2], c[3] = x[j + 3];
+#endif
+        }
+    } else {
+        SORT_UNROLL
+        for (int m = 0; m < E; m++)
+            s[p ^ swizzle((uint32_t)m << R)] = x[m];
+    }
+}
+template <int RB, int R, class T>
+SORT_HD void load_slots(T (&x)[1 << RB], const T *s, uint32_t base) {
+    constexpr int E = 1 << RB;
+    const uint32_t p = swizzle(base);
+    if constexpr (R == 0) {
+        SORT_UNROLL
+        for (int j = 0; j < E; j += 4) {
+            const T *c = s + (p ^ (uint32_t)j);
+#ifdef __CUDA_ARCH__
+            const uint4 u = *reinterpret_cast<const uint4 *>(c);
+            x[j] = u.x, x[j + 1] = u.y, x[j + 2] = u.z, x[j + 3] = u.w;
+#else
+            x[j] = c[0], x[j + 1] = c[1], x[j + 2] = c[2], x[j + 3] = c[3];
+#endif
+        }
+    } else {
+        SORT_UNROLL
+        for (int m = 0; m < E; m++)
+            x[m] = s[p ^ swizzle((uint32_t)m << R)];
+    }
+}
+
+// This thread's registers in layout r to shared memory (and back, read_layout): padded arrays.
 template <int RB, class K, class V>
-SORT_HD void write_layout(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv, uint32_t tid,
+SORT_HD void write_padded(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv, uint32_t tid,
                           int r) {
     constexpr int E = 1 << RB;
     const uint32_t base = layout_base<RB>(tid, r), stride = slot_stride(r);
@@ -270,7 +353,7 @@ SORT_HD void write_layout(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V
     }
 }
 template <int RB, class K, class V>
-SORT_HD void read_layout(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V *sv, uint32_t tid,
+SORT_HD void read_padded(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V *sv, uint32_t tid,
                          int r) {
     constexpr int E = 1 << RB;
     const uint32_t base = layout_base<RB>(tid, r), stride = slot_stride(r);
@@ -289,6 +372,44 @@ SORT_HD void read_layout(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V 
             if constexpr (has_values<V>()) v[m] = sv[p];
         }
     }
+}
+
+// ... swizzled arrays: the layout as a compile-time constant.
+template <int RB, class K, class V>
+SORT_HD void write_swizzled(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv,
+                            uint32_t tid, int r) {
+    with_layout(r, [&](auto layout) {
+        constexpr int R = decltype(layout)::value;
+        const uint32_t base = layout_base<RB>(tid, R);
+        store_slots<RB, R>(k, sk, base);
+        if constexpr (has_values<V>()) store_slots<RB, R>(v, sv, base);
+    });
+}
+template <int RB, class K, class V>
+SORT_HD void read_swizzled(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V *sv, uint32_t tid,
+                           int r) {
+    with_layout(r, [&](auto layout) {
+        constexpr int R = decltype(layout)::value;
+        const uint32_t base = layout_base<RB>(tid, R);
+        load_slots<RB, R>(k, sk, base);
+        if constexpr (has_values<V>()) load_slots<RB, R>(v, sv, base);
+    });
+}
+template <int RB, class K, class V>
+SORT_HD void write_layout(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv, uint32_t tid,
+                          int r) {
+    if constexpr (swizzled<RB, K, V>())
+        write_swizzled<RB>(k, v, sk, sv, tid, r);
+    else
+        write_padded<RB>(k, v, sk, sv, tid, r);
+}
+template <int RB, class K, class V>
+SORT_HD void read_layout(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V *sv, uint32_t tid,
+                         int r) {
+    if constexpr (swizzled<RB, K, V>())
+        read_swizzled<RB>(k, v, sk, sv, tid, r);
+    else
+        read_padded<RB>(k, v, sk, sv, tid, r);
 }
 
 // Registers of layout r -> shared memory -> registers of layout nr. Each slot written here
@@ -603,7 +724,7 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
 template <int RB, class K, int KIND, class V>
 __global__ void __launch_bounds__(max_threads<K, V, RB>(), 1)
     sort_pass_kernel(K *keys, V *values, PassArgs a, K flip, uint32_t value_offset) {
-    extern __shared__ unsigned long long smem_raw[];
+    extern __shared__ __align__(16) unsigned long long smem_raw[]; // 16-byte accesses
     K *sk = reinterpret_cast<K *>(smem_raw);
     V *sv = reinterpret_cast<V *>(reinterpret_cast<char *>(smem_raw) + value_offset);
     const PassShape sh = pass_shape<RB>(a, blockIdx.x);

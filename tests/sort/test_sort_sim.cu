@@ -70,7 +70,7 @@ template <int RB, class K, int KIND, class V> struct BlockOps {
         std::vector<int> w(sk.size(), -1);
         for (uint32_t t = 0; t < regs.size(); t++)
             for (int m = 0; m < E; m++)
-                w[padded(layout_base<RB>(t, r) | ((uint32_t)m << r))] = (int)(t / 32);
+                w[smem_slot<RB, K, V>(layout_base<RB>(t, r) | ((uint32_t)m << r))] = (int)(t / 32);
         return w;
     }
     void exchange(int r, int nr, bool warp_local) {
