@@ -2,9 +2,10 @@
 // measured in the same run on the same data: u32 keys, u64 keys and u32 key-value pairs,
 // n = 2^16 .. 2^28. Prints key=value lines, then a table.
 // Usage: bench_sort [max_log2 (28)] [--sizes 16,20,...] [--tune | --tune-only]
-//        [--tune-sizes 20,24,...] [--tune-narrow]
+//        [--tune-sizes 20,24,...] [--tune-narrow] [--tune-cluster]
 //        (--tune-only: the policy sweep without the main table; --tune-narrow: only the sweep
-//        of narrow-register tiles, 8 elements per thread, against wide ones at small n)
+//        of narrow-register tiles, 8 elements per thread, against wide ones at small n;
+//        --tune-cluster: only the sweep of first-pass cluster sizes, none and 2^1..2^3)
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "sort_internal.h" // stsort_set_overlap_launches
 #include "stenc/sort.h"
 
 namespace {
@@ -205,7 +207,8 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
            "passes_formula=%d extra_bytes=0",
            name, r.key, r.values, (size_t)1 << r.lg, r.lg, r.ours, r.passes, r.formula);
     if (p)
-        printf(" tile_log2=%d chunk_log2=%d threads=%d", p->tile_log2, p->chunk_log2, p->threads);
+        printf(" tile_log2=%d chunk_log2=%d threads=%d cluster_log2=%d", p->tile_log2,
+               p->chunk_log2, p->threads, p->cluster_log2);
     if (r.merge > 0)
         printf(" graph_gkeys=%.3f merge_gkeys=%.3f radix_gkeys=%.3f ratio_merge=%.3f "
                "ratio_radix=%.3f merge_extra_bytes=%zu radix_extra_bytes=%zu",
@@ -219,7 +222,7 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
 
 int main(int argc, char **argv) {
     int max_lg = 28;
-    bool tune = false, main_table = true, tune_narrow = false;
+    bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
                      tune_sizes = {16, 18, 20, 22, 24, 27};
     auto parse_list = [](const char *arg) {
@@ -239,6 +242,8 @@ int main(int argc, char **argv) {
             tune = true, main_table = false;
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
             sizes = parse_list(argv[++i]);
+        else if (!strcmp(argv[i], "--tune-cluster"))
+            tune_cluster = true, main_table = false;
         else if (!strcmp(argv[i], "--tune-narrow"))
             tune_narrow = true, main_table = false;
         else if (!strcmp(argv[i], "--tune-sizes") && i + 1 < argc)
@@ -269,8 +274,8 @@ int main(int argc, char **argv) {
             for (int t = 10; t <= 14; t++)
                 for (int narrow = 0; narrow <= 1; narrow++) {
                     if (narrow ? t > 13 : t < 12) continue;
-                    stenc_sort_policy p = {t, 4, narrow ? 1 << (t - 3) : 0};
-                    if (t == 14) p = {0, 0, 0};
+                    stenc_sort_policy p = {t, 4, narrow ? 1 << (t - 3) : 0, 0};
+                    if (t == 14) p = {0, 0, 0, 0};
                     print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false), "sort_narrow",
                               &p);
                     print_row(bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false),
@@ -278,6 +283,33 @@ int main(int argc, char **argv) {
                     print_row(bench_one<unsigned, true>(ctx, "u32", lg, &p, false),
                               "sort_narrow_pairs", &p);
                 }
+        }
+    }
+    if (tune_cluster) {
+        // The default tiles with no cluster and clusters of 2, 4 and 8 blocks in the first
+        // pass, every element kind; then u32 keys with tiles of 2^15 (1024 threads).
+        for (int lg : tune_sizes) {
+            if (lg > max_lg) break;
+            for (int cl = -1; cl <= 3; cl++) {
+                if (cl == 0) continue;
+                stenc_sort_policy p = {0, 0, 0, cl};
+                // The passes launched one after the other (no programmatic dependents).
+                const int was = stsort_set_overlap_launches(0);
+                print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false),
+                          "sort_cluster_serial", &p);
+                stsort_set_overlap_launches(was);
+                print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false), "sort_cluster",
+                          &p);
+                print_row(bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false),
+                          "sort_cluster", &p);
+                print_row(bench_one<unsigned, true>(ctx, "u32", lg, &p, false),
+                          "sort_cluster_pairs", &p);
+                if (lg >= 20) {
+                    p.tile_log2 = 15;
+                    print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false), "sort_cluster",
+                              &p);
+                }
+            }
         }
     }
     if (tune) {
@@ -288,7 +320,7 @@ int main(int argc, char **argv) {
                 for (int c = 4; c <= 5; c++) {
                     if ((lg >= 22 && t < 13) || (lg <= 20 && t > 14) || (c == 5 && lg < 24))
                         continue;
-                    stenc_sort_policy p = {t, c, 0};
+                    stenc_sort_policy p = {t, c, 0, 0};
                     Row r = bench_one<unsigned, false>(ctx, "u32", lg, &p, false);
                     print_row(r, "sort_tune", &p);
                 }
@@ -297,7 +329,7 @@ int main(int argc, char **argv) {
         for (int lg : tune_sizes) {
             if (lg > max_lg) break;
             for (int t = 12; t <= 14; t++) {
-                stenc_sort_policy p = {t, 4, 0};
+                stenc_sort_policy p = {t, 4, 0, 0};
                 Row r = bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false);
                 print_row(r, "sort_tune", &p);
                 r = bench_one<unsigned, true>(ctx, "u32", lg, &p, false);

@@ -56,10 +56,14 @@ static stenc_status check_types(const char *fn, stenc_type key_type, stenc_type 
 
 /* ---- the CUDA path's plan ----------------------------------------------------------------- */
 
+int stsort_cluster_max(const stenc_ctx *ctx) {
+    return ctx->device == STENC_DEVICE_CUDA && ctx->cc_major >= 9 ? STSORT_MAX_CLUSTER_LOG2 : 0;
+}
+
 stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t elem_bytes,
-                              int sm_count, size_t smem_optin, const stenc_sort_policy *policy,
-                              stsort_config *cfg) {
-    stenc_sort_policy p = {0, 0, 0};
+                              int sm_count, size_t smem_optin, int cluster_max,
+                              const stenc_sort_policy *policy, stsort_config *cfg) {
+    stenc_sort_policy p = {0, 0, 0, 0};
     if (policy) p = *policy;
     STENC_REQUIRE(p.tile_log2 >= 0 && p.tile_log2 <= STSORT_MAX_TILE_LOG2 &&
                       (p.tile_log2 == 0 || p.tile_log2 >= 6),
@@ -70,6 +74,9 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
     STENC_REQUIRE(p.threads >= 0 && p.threads <= STSORT_MAX_THREADS_4B && p.threads % 32 == 0,
                   "stenc_sort: policy threads %d (a multiple of 32, at most %d)", p.threads,
                   (int)STSORT_MAX_THREADS_4B);
+    STENC_REQUIRE(p.cluster_log2 >= -1 && p.cluster_log2 <= STSORT_MAX_CLUSTER_LOG2,
+                  "stenc_sort: policy cluster_log2 %d outside [-1, %d]", p.cluster_log2,
+                  (int)STSORT_MAX_CLUSTER_LOG2);
     int seg_log2 = stsort_ceil_log2(segment_len);
     int space_log2 = seg_log2 + stsort_ceil_log2(num_segments ? num_segments : 1);
     int tile = p.tile_log2;
@@ -120,6 +127,21 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
     cfg->chunk_log2 = p.chunk_log2 ? p.chunk_log2 : STSORT_CHUNK_LOG2;
     if (cfg->chunk_log2 > tile - 1) cfg->chunk_log2 = tile - 1;
     cfg->reg_log2 = reg_log2;
+    /* Clusters only run the first pass's phases beyond the tile, up to the segment's. By
+     * default pairs of blocks: every step across blocks moves the whole tile through the SMs'
+     * network, and larger clusters are harder to place (on the H100, clusters of 4 or 8 cost
+     * more than they save at 2^18-2^22, docs/sort.md); clusters of 4 where the grid is small
+     * (2^16: +3% against pairs of blocks, +3% against clusters of 8). */
+    int cluster = p.cluster_log2 < 0 ? 0 : p.cluster_log2;
+    if (p.cluster_log2 == 0) {
+        cluster = STSORT_CLUSTER_LOG2;
+        if (sm_count > 0 && space_log2 >= tile && space_log2 - tile < 30 &&
+            ((size_t)1 << (space_log2 - tile)) * STSORT_SMALL_GRID_SM_SHARE <= (size_t)sm_count)
+            cluster = STSORT_SMALL_GRID_CLUSTER_LOG2;
+        if (cluster > cluster_max) cluster = cluster_max;
+    }
+    if (cluster > seg_log2 - tile) cluster = seg_log2 - tile > 0 ? seg_log2 - tile : 0;
+    cfg->cluster_log2 = cluster;
     return STENC_OK;
 }
 
@@ -127,26 +149,28 @@ int stsort_plan(const stsort_config *cfg, size_t num_segments, stsort_pass *out,
     (void)num_segments;
     int k = cfg->seg_log2, t = cfg->tile_log2, count = 0;
     if (k == 0) return 0;
-#define STSORT_EMIT(pf, pl, lo, hlo, hb)                                                           \
+#define STSORT_EMIT(pf, pl, lo, hlo, hb, cl)                                                       \
     do {                                                                                           \
         if (count >= cap) return -1;                                                               \
         out[count].phase_first = (pf), out[count].phase_last = (pl);                               \
         out[count].low_bits = (lo), out[count].high_lo = (hlo), out[count].high_bits = (hb);       \
+        out[count].cluster_log2 = (cl);                                                            \
         count++;                                                                                   \
     } while (0)
-    /* Phases 1..min(k, t): whole tiles in shared memory, one launch. */
-    STSORT_EMIT(1, k < t ? k : t, t, t, 0);
+    /* Phases 1..min(k, t + cluster): whole tiles on chip (a cluster's blocks), one launch. */
+    int first = t + cfg->cluster_log2 < k ? t + cfg->cluster_log2 : k;
+    STSORT_EMIT(1, first, t, t, 0, first > t ? cfg->cluster_log2 : 0);
     int per_pass = t - cfg->chunk_log2; /* high bits one strided tile can hold */
-    for (int q = t + 1; q <= k; q++) {
+    for (int q = first + 1; q <= k; q++) {
         /* Steps on bits q-1 .. t: strided tiles, balanced, from the top bit down. */
         int m = q - t, npass = (m + per_pass - 1) / per_pass, hi = q - 1;
         for (int i = 0; i < npass; i++) {
             int h = m / npass + (i < m % npass ? 1 : 0);
-            STSORT_EMIT(q, q, t - h, hi - h + 1, h);
+            STSORT_EMIT(q, q, t - h, hi - h + 1, h, 0);
             hi -= h;
         }
         /* Steps on bits t-1 .. 0: contiguous tiles. */
-        STSORT_EMIT(q, q, t, t, 0);
+        STSORT_EMIT(q, q, t, t, 0, 0);
     }
 #undef STSORT_EMIT
     return count;
@@ -331,7 +355,8 @@ stenc_status stenc_sort_segments_ex(stenc_ctx *ctx, stenc_type key_type, void *k
     if (ctx->device == STENC_DEVICE_CUDA) {
         stsort_config cfg;
         STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes_of(key_bytes, value_bytes),
-                                   ctx->sm_count, ctx->smem_optin, policy, &cfg));
+                                   ctx->sm_count, ctx->smem_optin, stsort_cluster_max(ctx), policy,
+                                   &cfg));
         if (segment_len < 2) return STENC_OK;
         return stsort_cuda_sort(ctx, key_bytes, kind, keys, value_bytes, values, segment_len,
                                 num_segments, descending, &cfg);
@@ -365,7 +390,8 @@ stenc_status stenc_sort_global_passes(stenc_ctx *ctx, stenc_type key_type, stenc
     if (segment_len < 2 || num_segments == 0) return STENC_OK;
     stsort_config cfg;
     STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes_of(key_bytes, value_bytes),
-                               ctx->sm_count, ctx->smem_optin, policy, &cfg));
+                               ctx->sm_count, ctx->smem_optin, stsort_cluster_max(ctx), policy,
+                               &cfg));
     stsort_pass plan[STSORT_MAX_PASSES];
     int count = stsort_plan(&cfg, num_segments, plan, STSORT_MAX_PASSES);
     if (count < 0)

@@ -18,6 +18,7 @@
 // mapped to order-preserving unsigned integers on the load, and the keys of descending runs
 // are complemented for the duration of a phase, so every compare-exchange is an ascending
 // min/max.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -36,6 +37,8 @@
 
 namespace {
 
+bool g_overlap_launches = true; // stsort_set_overlap_launches
+
 struct NoValue {};
 
 struct PassArgs {
@@ -43,6 +46,7 @@ struct PassArgs {
     int seg_log2;
     int low_bits, high_lo, high_bits;
     int phase_first, phase_last;
+    int cluster_log2; // > 0: blocks form clusters of 2^this (a contiguous first pass)
 };
 
 template <class K> SORT_HD K map_key(K x, int kind);
@@ -425,6 +429,39 @@ __device__ __forceinline__ void exchange_layouts(K (&k)[1 << RB], V (&v)[1 << RB
     read_layout<RB>(k, v, sk, sv, tid, nr);
 }
 
+// Steps across the blocks of a cluster (the first pass's phases beyond the tile). Block
+// rank R holds tile bits 0..t-1 of positions R * 2^t + s; a step on bit t + j pairs each
+// element with the one at the same tile position in block R ^ 2^j. Every block runs the same
+// schedule, so the partner's thread `tid` holds that element in the same register: each
+// thread publishes its registers at slots m * threads + tid (conflict-free, any layout), and
+// reads its partner's from the other block's shared memory.
+template <int RB, class K, class V>
+SORT_HD void cross_publish(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv, uint32_t tid,
+                           uint32_t threads) {
+    SORT_UNROLL
+    for (int m = 0; m < (1 << RB); m++) {
+        sk[m * threads + tid] = k[m];
+        if constexpr (has_values<V>()) sv[m * threads + tid] = v[m];
+    }
+}
+// Keys ascend in every run at this point (descending runs are complemented), so the block
+// with the lower index keeps the smaller of each pair. Ties keep their own element on both
+// sides (strict comparisons), so the values stay a permutation.
+template <int RB, class K, class V>
+SORT_HD void cross_step(K (&k)[1 << RB], V (&v)[1 << RB], const K *pk, const V *pv, uint32_t tid,
+                        uint32_t threads, bool upper) {
+    SORT_UNROLL
+    for (int m = 0; m < (1 << RB); m++) {
+        const K y = pk[m * threads + tid];
+        const bool take = upper ? y > k[m] : k[m] > y;
+        if constexpr (has_values<V>()) {
+            const V yv = pv[m * threads + tid];
+            v[m] = take ? yv : v[m];
+        }
+        k[m] = take ? y : k[m];
+    }
+}
+
 // The layout that holds step bit s and the bits just below it, down to bit `lo` (the lowest
 // step bit of the pass), in registers: greedy windows of RB bits from the top, so a run of
 // steps on bits s..lo takes the fewest layouts. top_r = t - RB is the highest layout.
@@ -666,6 +703,7 @@ SORT_HD void run_pass(const PassArgs &a, const PassShape &sh, Ops &ops) {
         ops.flip(r, q0, -1);
     }
     for (int q = q0; q <= a.phase_last; q++) {
+        if (a.cluster_log2 > 0 && q > sh.t) ops.cross_steps(q - 1, sh.t);
         for (int s = sh.phase_top(q); s >= sh.bottom;) {
             if (s < r || s >= r + RB) {
                 const int nr = layout_for<RB>(s, sh.top_r, sh.bottom);
@@ -718,6 +756,22 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
     __device__ __forceinline__ void flip(int r, int q, int next) {
         flip_phases<RB>(k, tid, r, q, next, sh.map, a);
     }
+    // The steps on bits hi .. lo (>= t) across the cluster's blocks.
+    __device__ __forceinline__ void cross_steps(int hi, int lo) {
+        namespace cg = cooperative_groups;
+        cg::cluster_group cluster = cg::this_cluster();
+        const uint32_t threads = blockDim.x, rank = cluster.block_rank();
+        for (int b = hi; b >= lo; b--) {
+            cluster.sync(); // nobody still reads this block's slots (an exchange, a partner)
+            cross_publish<RB>(k, v, sk, sv, tid, threads);
+            cluster.sync();
+            const uint32_t partner = rank ^ (1u << (b - lo));
+            cross_step<RB>(k, v, cluster.map_shared_rank(sk, partner),
+                           cluster.map_shared_rank(sv, partner), tid, threads,
+                           (rank >> (b - lo)) & 1u);
+        }
+        cluster.sync(); // the partners' reads are done before this block writes or exits
+    }
 };
 
 // One pass: every thread runs the schedule on its registers.
@@ -728,6 +782,12 @@ __global__ void __launch_bounds__(max_threads<K, V, RB>(), 1)
     K *sk = reinterpret_cast<K *>(smem_raw);
     V *sv = reinterpret_cast<V *>(reinterpret_cast<char *>(smem_raw) + value_offset);
     const PassShape sh = pass_shape<RB>(a, blockIdx.x);
+#if __CUDA_ARCH__ >= 900
+    // Launched as a programmatic dependent of the previous pass: wait for it to finish (and
+    // its stores to be visible), then let the next pass's blocks be scheduled.
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
     K k[1 << RB];
     V v[1 << RB];
     ThreadOps<RB, K, KIND, V> ops{k, v, keys, sk, values, sv, threadIdx.x, a, sh, flip};
@@ -744,7 +804,8 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
                            "stenc_sort: tile 2^%d with 2^%d registers does not fit the kernel",
                            cfg->tile_log2, cfg->reg_log2);
     stsort_pass passes[STSORT_MAX_PASSES];
-    int count = stsort_plan(cfg, num_segments, passes, STSORT_MAX_PASSES);
+    stsort_config plan_cfg = *cfg;
+    int count = stsort_plan(&plan_cfg, num_segments, passes, STSORT_MAX_PASSES);
     if (count < 0)
         return STENC_ERROR(STENC_ERR_UNSUPPORTED,
                            "stenc_sort: segments of 2^%d elements need more than %d passes "
@@ -770,6 +831,7 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
         a.high_bits = p.high_bits;
         a.phase_first = p.phase_first;
         a.phase_last = p.phase_last;
+        a.cluster_log2 = p.cluster_log2;
         return a;
     };
     cudaStream_t stream = stenc_stream(ctx);
@@ -777,10 +839,47 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
     auto kernel = sort_pass_kernel<RB, K, KIND, V>;
     STENC_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const bool overlap = g_overlap_launches && ctx->cc_major >= 9;
     for (int i = 0; i < count; i++) {
         const PassArgs a = args_of(passes[i]);
-        kernel<<<(unsigned)tiles, threads, smem, stream>>>(
-            static_cast<K *>(keys), static_cast<V *>(values), a, flip, (uint32_t)value_offset);
+        cudaLaunchAttribute attrs[2];
+        unsigned num_attrs = 0;
+        if (a.cluster_log2 > 0) {
+            attrs[num_attrs].id = cudaLaunchAttributeClusterDimension;
+            attrs[num_attrs].val.clusterDim.x = 1u << a.cluster_log2;
+            attrs[num_attrs].val.clusterDim.y = attrs[num_attrs].val.clusterDim.z = 1;
+            num_attrs++;
+        }
+        if (overlap && i > 0) {
+            attrs[num_attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attrs[num_attrs].val.programmaticStreamSerializationAllowed = 1;
+            num_attrs++;
+        }
+        cudaLaunchConfig_t lc = {};
+        lc.gridDim = dim3((unsigned)tiles);
+        lc.blockDim = dim3(threads);
+        lc.dynamicSmemBytes = smem;
+        lc.stream = stream;
+        lc.attrs = attrs;
+        lc.numAttrs = num_attrs;
+        const cudaError_t e =
+            cudaLaunchKernelEx(&lc, kernel, static_cast<K *>(keys), static_cast<V *>(values), a,
+                               flip, (uint32_t)value_offset);
+        if (e != cudaSuccess && i == 0 && a.cluster_log2 > 0) {
+            // No room for such a cluster here (a partitioned GPU, say): nothing has run yet,
+            // so plan again with smaller clusters.
+            (void)cudaGetLastError();
+            plan_cfg.cluster_log2--;
+            count = stsort_plan(&plan_cfg, num_segments, passes, STSORT_MAX_PASSES);
+            if (count < 0)
+                return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                                   "stenc_sort: segments of 2^%d elements need more than %d "
+                                   "passes with tiles of 2^%d",
+                                   cfg->seg_log2, (int)STSORT_MAX_PASSES, cfg->tile_log2);
+            i = -1;
+            continue;
+        }
+        STENC_CUDA_TRY(e);
         STENC_CUDA_CHECK_LAUNCH("sort_pass_kernel");
     }
     return STENC_OK;
@@ -829,6 +928,12 @@ stenc_status run_kind(stenc_ctx *ctx, stsort_kind kind, void *keys, int value_by
 }
 
 } // namespace
+
+extern "C" int stsort_set_overlap_launches(int on) {
+    const int was = g_overlap_launches;
+    g_overlap_launches = on != 0;
+    return was;
+}
 
 extern "C" stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind,
                                          void *keys, int value_bytes, void *values,

@@ -68,6 +68,9 @@ STSORT_HD uint64_t stsort_unmap64(uint64_t u, int kind) {
 typedef struct stsort_pass {
     int phase_first, phase_last;
     int low_bits, high_lo, high_bits;
+    /* > 0: a contiguous first pass whose blocks form clusters of 2^cluster_log2; its phases
+     * beyond low_bits start with the steps on bits q-1 .. low_bits across the cluster. */
+    int cluster_log2;
 } stsort_pass;
 
 /* Enough for any segment with the default policy (tiles of at least 2^10, runs of 2^5). */
@@ -75,10 +78,11 @@ typedef struct stsort_pass {
 
 /* The resolved launch parameters for one problem. */
 typedef struct stsort_config {
-    int seg_log2;   /* the network sorts 2^seg_log2 virtual elements per segment */
-    int tile_log2;  /* largest tile of this problem */
-    int chunk_log2; /* smallest contiguous run in a strided tile */
-    int reg_log2;   /* elements per thread: a block of 2^t has 2^(t - reg_log2) threads */
+    int seg_log2;     /* the network sorts 2^seg_log2 virtual elements per segment */
+    int tile_log2;    /* largest tile of this problem */
+    int chunk_log2;   /* smallest contiguous run in a strided tile */
+    int reg_log2;     /* elements per thread: a block of 2^t has 2^(t - reg_log2) threads */
+    int cluster_log2; /* blocks per cluster in the first pass: 2^this (0: no cluster) */
 } stsort_config;
 
 /* Defaults of the CUDA path (see docs/sort.md for why; tuned on an H100, 2026-11-21). */
@@ -91,15 +95,20 @@ enum {
     STSORT_REG_LOG2 = 5,        /* elements per thread (registers) for elements of <= 8 bytes */
     STSORT_REG_LOG2_WIDE = 4,   /* ... and for 16-byte elements (u64 keys + u64 values) */
     STSORT_REG_LOG2_NARROW = 3, /* 8 elements per thread: more warps per tile for small sorts */
-    STSORT_NARROW_MAX_TILE_LOG2 = 13,  /* 2^13 / 8 = 1024 threads, the most a block has */
-    STSORT_NARROW_MAX_SPACE_LOG2 = 18, /* default: narrow registers for sorts up to 2^this */
-    STSORT_NARROW_TILE_LOG2 = 11       /* ... with tiles of 2^this (256 threads) */
+    STSORT_NARROW_MAX_TILE_LOG2 = 13,   /* 2^13 / 8 = 1024 threads, the most a block has */
+    STSORT_NARROW_MAX_SPACE_LOG2 = 18,  /* default: narrow registers for sorts up to 2^this */
+    STSORT_NARROW_TILE_LOG2 = 11,       /* ... with tiles of 2^this (256 threads) */
+    STSORT_MAX_CLUSTER_LOG2 = 3,        /* 8 blocks: the largest portable cluster */
+    STSORT_CLUSTER_LOG2 = 1,            /* default: pairs of blocks (sm_90 and up) ... */
+    STSORT_SMALL_GRID_CLUSTER_LOG2 = 2, /* ... or 4 when the tiles fill at most 1/4 of the SMs */
+    STSORT_SMALL_GRID_SM_SHARE = 4
 };
 
-/* The default (largest) tile: 2^15 4-byte keys (1024 threads, 132 KiB of shared memory),
- * 2^13 8-byte elements, 2^12 16-byte ones (512 and 256 threads, 66 KiB). */
+/* The default (largest) tile: 2^14 4-byte keys (512 threads, 66 KiB of shared memory, two
+ * blocks per SM; 2^15 with 1024 threads is allowed but measured slower once clusters and
+ * overlapped launches came, docs/sort.md), 2^13 8-byte elements, 2^12 16-byte ones. */
 static inline int stsort_default_tile_log2(size_t elem_bytes) {
-    return elem_bytes <= 4 ? 15 : elem_bytes <= 8 ? 13 : 12;
+    return elem_bytes <= 4 ? 14 : elem_bytes <= 8 ? 13 : 12;
 }
 
 /* The largest block of the kernel for elements of this size. */
@@ -121,10 +130,14 @@ static inline int stsort_ceil_log2(size_t x) {
     return k;
 }
 
-/* Resolve the policy for a problem (elem_bytes: key + value bytes; sm_count 0: unknown). */
+/* Resolve the policy for a problem (elem_bytes: key + value bytes; sm_count 0: unknown;
+ * cluster_max: the largest cluster_log2 the device runs, 0 where it has no clusters). */
 stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t elem_bytes,
-                              int sm_count, size_t smem_optin, const stenc_sort_policy *policy,
-                              stsort_config *cfg);
+                              int sm_count, size_t smem_optin, int cluster_max,
+                              const stenc_sort_policy *policy, stsort_config *cfg);
+
+/* The cluster_max of a context (stsort_configure). */
+int stsort_cluster_max(const stenc_ctx *ctx);
 
 /* Write the passes for `cfg` into out[0..cap) and return their count (-1 if cap is short). */
 int stsort_plan(const stsort_config *cfg, size_t num_segments, stsort_pass *out, int cap);
@@ -134,6 +147,12 @@ static inline size_t stsort_smem_slots(int tile_log2) {
     size_t e = (size_t)1 << tile_log2;
     return e + e / 32 + 1;
 }
+
+/* Whether each pass after the first is launched as a programmatic dependent of the one before
+ * (sm_90 and up: its blocks are scheduled while the previous pass drains, and wait for it
+ * before reading). On by default; returns the previous setting. Process-wide, for the
+ * benchmark's comparison only (not thread-safe while changed). */
+int stsort_set_overlap_launches(int on);
 
 /* The CUDA half (sort_cuda.cu; sort_no_cuda.c without CUDA). Arguments are checked. */
 stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind, void *keys,

@@ -9,3 +9,8 @@ stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind, v
     (void)segment_len, (void)num_segments, (void)descending, (void)cfg;
     return STENC_ERROR(STENC_ERR_NO_DEVICE, "stenc_sort: this libstenc was built without CUDA");
 }
+
+int stsort_set_overlap_launches(int on) {
+    (void)on;
+    return 0;
+}

@@ -271,11 +271,15 @@ static void check_sort_errors(stenc_ctx *ctx) {
     assert_int_equal(stenc_sort_segments(ctx, STENC_U32, k, STENC_U32, NULL, SIZE_MAX / 2, 4,
                                          STENC_SORT_ASCENDING),
                      STENC_ERR_INVALID_ARGUMENT);
-    stenc_sort_policy bad = {3, 0, 0};
-    if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA)
+    stenc_sort_policy bad = {3, 0, 0, 0}, bad_cluster = {0, 0, 0, 4};
+    if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) {
         assert_int_equal(stenc_sort_segments_ex(ctx, STENC_U32, k, STENC_U32, NULL, 16, 1,
                                                 STENC_SORT_ASCENDING, &bad),
                          STENC_ERR_INVALID_ARGUMENT);
+        assert_int_equal(stenc_sort_segments_ex(ctx, STENC_U32, k, STENC_U32, NULL, 16, 1,
+                                                STENC_SORT_ASCENDING, &bad_cluster),
+                         STENC_ERR_INVALID_ARGUMENT);
+    }
     /* Nothing to sort: fine, even without arrays. */
     assert_stenc_ok(stenc_sort(ctx, STENC_F64, NULL, STENC_U32, NULL, 0, STENC_SORT_ASCENDING));
     assert_stenc_ok(

@@ -70,12 +70,16 @@ static void test_errors(void **state) {
 }
 
 /* 1 + sum over phases q > t of (1 + ceil((q - t) / (t - c))): written out independently. */
-static int expected_passes(int k, int t, int c) {
-    if (k <= t) return 1;
+/* Passes for 2^k elements, tiles of 2^t, runs of 2^c and clusters of 2^cl blocks: one first
+ * pass up to phase t + cl, then per phase a contiguous pass and enough strided ones. */
+static int expected_passes_cluster(int k, int t, int c, int cl) {
     int p = 1;
-    for (int q = t + 1; q <= k; q++)
+    for (int q = t + cl + 1; q <= k; q++)
         p += 1 + (q - t + (t - c) - 1) / (t - c);
     return p;
+}
+static int expected_passes(int k, int t, int c) {
+    return expected_passes_cluster(k, t, c, 0);
 }
 
 static void test_global_passes(void **state) {
@@ -85,16 +89,32 @@ static void test_global_passes(void **state) {
     /* A CPU context knows no SM count, so the tile is never shrunk here. */
     assert_stenc_ok(
         stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, (size_t)1 << 24, 1, NULL, &passes));
-    assert_int_equal(passes, expected_passes(24, 15, 4)); /* 4-byte keys: tiles of 2^15 */
-    assert_int_equal(passes, 19);
+    assert_int_equal(passes, expected_passes(24, 14, 4)); /* 4-byte keys: tiles of 2^14 */
+    assert_int_equal(passes, 21);
     assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 1, ((size_t)1 << 27) - 3, 1,
                                              NULL, &passes));
     assert_int_equal(passes, expected_passes(27, 13, 4)); /* 8-byte elements: 2^13 */
-    stenc_sort_policy p = {12, 4, 256};
+    /* Clusters (a CPU context has none by default, but plans them when asked). */
+    stenc_sort_policy cl = {0, 0, 0, 3};
+    assert_stenc_ok(
+        stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, (size_t)1 << 27, 1, &cl, &passes));
+    assert_int_equal(passes, expected_passes_cluster(27, 14, 4, 3));
+    assert_int_equal(passes, 24);
+    cl.cluster_log2 = 2;
+    assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, 70000, 1, &cl, &passes));
+    assert_int_equal(passes, expected_passes_cluster(17, 14, 4, 2));
+    assert_int_equal(passes, 3);
+    cl.cluster_log2 = 4;
+    assert_int_equal(stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, 1000, 1, &cl, &passes),
+                     STENC_ERR_INVALID_ARGUMENT);
+    cl.cluster_log2 = -2;
+    assert_int_equal(stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, 1000, 1, &cl, &passes),
+                     STENC_ERR_INVALID_ARGUMENT);
+    stenc_sort_policy p = {12, 4, 256, 0};
     assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_F64, STENC_U32, 0, 100000, 1, &p, &passes));
     assert_int_equal(passes, expected_passes(17, 12, 4));
     /* 8 elements per thread (1024 threads): the same passes as any tile of 2^13. */
-    stenc_sort_policy narrow = {13, 4, 1024};
+    stenc_sort_policy narrow = {13, 4, 1024, 0};
     assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_U64, STENC_U32, 1, (size_t)1 << 20, 1,
                                              &narrow, &passes));
     assert_int_equal(passes, expected_passes(20, 13, 4));

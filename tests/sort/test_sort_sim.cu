@@ -81,6 +81,55 @@ template <int RB, class K, int KIND, class V> struct BlockOps {
         for (uint32_t t = 0; t < regs.size(); t++)
             read_layout<RB>(regs[t].k, regs[t].v, sk.data(), sv.data(), t, nr);
     }
+    void cross_steps(int, int) { fail_msg("cross-block steps outside a cluster"); }
+};
+
+// The actions of run_pass for the blocks of one cluster, one block after the other; the steps
+// across blocks publish every block's registers before any block reads its partner's.
+template <int RB, class K, int KIND, class V> struct ClusterOps {
+    static constexpr bool merge_network = use_merge_network<K, V>();
+    std::vector<BlockOps<RB, K, KIND, V>> &blocks;
+    void load(int r) {
+        for (auto &b : blocks)
+            b.load(r);
+    }
+    void store(int r) {
+        for (auto &b : blocks)
+            b.store(r);
+    }
+    void steps(int hi, int lo) {
+        for (auto &b : blocks)
+            b.steps(hi, lo);
+    }
+    void sort_regs() {
+        for (auto &b : blocks)
+            b.sort_regs();
+    }
+    void flip(int r, int q, int next) {
+        for (auto &b : blocks)
+            b.flip(r, q, next);
+    }
+    void exchange(int r, int nr, bool warp_local) {
+        for (auto &b : blocks)
+            b.exchange(r, nr, warp_local);
+    }
+    void cross_steps(int hi, int lo) {
+        const uint32_t threads = (uint32_t)blocks[0].regs.size();
+        for (int bit = hi; bit >= lo; bit--) {
+            for (auto &b : blocks) {
+                std::fill(b.sk.begin(), b.sk.end(), K(0x5A5A5A5A));
+                for (uint32_t t = 0; t < threads; t++)
+                    cross_publish<RB>(b.regs[t].k, b.regs[t].v, b.sk.data(), b.sv.data(), t,
+                                      threads);
+            }
+            for (uint32_t rank = 0; rank < blocks.size(); rank++) {
+                const auto &p = blocks[rank ^ (1u << (bit - lo))];
+                for (uint32_t t = 0; t < threads; t++)
+                    cross_step<RB>(blocks[rank].regs[t].k, blocks[rank].regs[t].v, p.sk.data(),
+                                   p.sv.data(), t, threads, (rank >> (bit - lo)) & 1u);
+            }
+        }
+    }
 };
 
 // Sort on the host through the kernel's code (the wide or the narrow kernel, as the C side
@@ -94,11 +143,30 @@ bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const s
     bool warp_ok = true;
     for (int i = 0; i < count; i++) {
         const stsort_pass &p = passes[i];
-        PassArgs a{len,       segs,        cfg.seg_log2,  p.low_bits,
-                   p.high_lo, p.high_bits, p.phase_first, p.phase_last};
+        PassArgs a{len,         segs,          cfg.seg_log2, p.low_bits,    p.high_lo,
+                   p.high_bits, p.phase_first, p.phase_last, p.cluster_log2};
         const int t = p.low_bits + p.high_bits;
         assert_int_equal(t, cfg.tile_log2);
         const unsigned long long tiles = (space + (1ull << t) - 1) >> t;
+        if (p.cluster_log2 > 0) {
+            const unsigned long long size = 1ull << p.cluster_log2;
+            assert_int_equal(i, 0);
+            assert_int_equal(tiles % size, 0);
+            for (unsigned long long c = 0; c < tiles; c += size) {
+                std::vector<PassShape> shapes;
+                for (unsigned long long b = 0; b < size; b++)
+                    shapes.push_back(pass_shape<RB>(a, c + b));
+                std::vector<BlockOps<RB, K, KIND, V>> blocks;
+                for (unsigned long long b = 0; b < size; b++)
+                    blocks.emplace_back(1u << (t - RB), stsort_smem_slots(t), keys, values, a,
+                                        shapes[b], desc ? ~K(0) : K(0));
+                ClusterOps<RB, K, KIND, V> ops{blocks};
+                run_pass<RB>(a, shapes[0], ops);
+                for (auto &b : blocks)
+                    warp_ok = warp_ok && b.warp_ok;
+            }
+            continue;
+        }
         for (unsigned long long b = 0; b < tiles; b++) {
             const PassShape sh = pass_shape<RB>(a, b);
             BlockOps<RB, K, KIND, V> ops(1u << (t - RB), stsort_smem_slots(t), keys, values, a, sh,
@@ -114,7 +182,8 @@ bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
               const stenc_sort_policy *policy, int sm_count) {
     stsort_config cfg;
     const size_t elem = sizeof(K) + (has_values<V>() ? sizeof(V) : 0);
-    assert_stenc_ok(stsort_configure(len, segs, elem, sm_count, 0, policy, &cfg));
+    assert_stenc_ok(
+        stsort_configure(len, segs, elem, sm_count, 0, STSORT_MAX_CLUSTER_LOG2, policy, &cfg));
     const bool narrow_asked = policy && policy->threads > 0 && policy->tile_log2 > 0 &&
                               policy->threads == 1 << (policy->tile_log2 - STSORT_REG_LOG2_NARROW);
     if (narrow_asked) assert_int_equal(cfg.reg_log2, STSORT_REG_LOG2_NARROW);
@@ -181,9 +250,11 @@ void check(size_t len, size_t segs, bool desc, const stenc_sort_policy *policy, 
 
 template <class K, class V> void check_shapes(uint64_t seed) {
     static const size_t sizes[] = {2, 3, 5, 31, 32, 33, 100, 1023, 1024, 1025, 4099, 65536, 70001};
-    // The last three: narrow registers (8 per thread: 8, 128 and 1024 threads), defaults.
-    const stenc_sort_policy policies[] = {{6, 2, 0},  {8, 3, 0},    {10, 5, 0},    {11, 4, 0},
-                                          {8, 3, 32}, {10, 4, 128}, {13, 4, 1024}, {0, 0, 0}};
+    // Clusters of 8 blocks unless the policy says otherwise (-1: none). Then narrow registers
+    // (8 per thread: 8, 128 and 1024 threads), and the defaults.
+    const stenc_sort_policy policies[] = {{6, 2, 0, -1},    {8, 3, 0, 1},     {10, 5, 0, 2},
+                                          {11, 4, 0, 0},    {6, 2, 0, 0},     {8, 3, 32, 0},
+                                          {10, 4, 128, -1}, {13, 4, 1024, 0}, {0, 0, 0, 0}};
     const int np = sizeof policies / sizeof *policies;
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
         for (int p = 0; p < np; p++)
@@ -218,13 +289,13 @@ void test_large(void **state) {
     (void)state;
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 19) + 3, 1, false, nullptr, 132, 7);
     check<uint32_t, STSORT_UNSIGNED, uint32_t>((size_t)1 << 18, 1, true, nullptr, 0, 8);
-    const stenc_sort_policy wide = {15, 5, 0}; // 1024 threads: u32 keys only
+    const stenc_sort_policy wide = {15, 5, 0, 0}; // 1024 threads: u32 keys only
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 20) - 1, 1, true, &wide, 132, 9);
     check<uint32_t, STSORT_UNSIGNED, NoValue>(40000, 3, false, &wide, 132, 10);
-    const stenc_sort_policy wide8 = {14, 4, 0}; // 512 threads: 8-byte elements
+    const stenc_sort_policy wide8 = {14, 4, 0, -1}; // 512 threads: 8-byte elements
     check<uint32_t, STSORT_UNSIGNED, uint32_t>(((size_t)1 << 18) + 5, 1, false, &wide8, 132, 11);
     check<uint64_t, STSORT_UNSIGNED, NoValue>(100000, 2, true, &wide8, 132, 12);
-    const stenc_sort_policy narrow = {12, 4, 512}; // 8 per thread, strided passes
+    const stenc_sort_policy narrow = {12, 4, 512, 2}; // 8 per thread, strided passes
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 19) + 3, 1, true, &narrow, 132, 13);
     check<uint64_t, STSORT_UNSIGNED, uint64_t>(70001, 3, false, &narrow, 132, 14);
 }
