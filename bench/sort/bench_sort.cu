@@ -286,6 +286,13 @@ int main(int argc, char **argv) {
         }
     }
     if (tune_cluster) {
+        // Placement: clusters of the first pass the device runs at once, against the tiles.
+        for (int t = 11; t <= 15; t++)
+            for (int cl = 0; cl <= 3; cl++)
+                printf("name=sort_cluster_occupancy key=u32 tile_log2=%d narrow=%d "
+                       "cluster_log2=%d max_active_clusters=%d blocks=%d\n",
+                       t, t == 11, cl, stsort_max_active_clusters(4, 0, t, t == 11, cl),
+                       std::max(0, stsort_max_active_clusters(4, 0, t, t == 11, cl)) << cl);
         // The default tiles with no cluster and clusters of 2, 4 and 8 blocks in the first
         // pass, every element kind; then u32 keys with tiles of 2^15 (1024 threads).
         for (int lg : tune_sizes) {

@@ -929,6 +929,49 @@ stenc_status run_kind(stenc_ctx *ctx, stsort_kind kind, void *keys, int value_by
 
 } // namespace
 
+namespace {
+// How many clusters of 2^cluster_log2 blocks of the first pass fit on the device at once.
+template <int RB, class K, class V> int max_active_clusters(int tile_log2, int cluster_log2) {
+    auto kernel = sort_pass_kernel<RB, K, STSORT_UNSIGNED, V>;
+    const size_t slots = stsort_smem_slots(tile_log2);
+    const size_t smem =
+        (slots * sizeof(K) + 15) / 16 * 16 + (has_values<V>() ? slots * sizeof(V) : 0);
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+        cudaSuccess)
+        return -1;
+    cudaLaunchConfig_t lc = {};
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1u << cluster_log2;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    lc.gridDim = dim3(1u << cluster_log2);
+    lc.blockDim = dim3(1u << (tile_log2 - RB));
+    lc.dynamicSmemBytes = smem;
+    lc.attrs = &attr;
+    lc.numAttrs = 1;
+    int n = -1;
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &lc) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return n;
+}
+} // namespace
+
+extern "C" int stsort_max_active_clusters(int key_bytes, int value_bytes, int tile_log2, int narrow,
+                                          int cluster_log2) {
+    if (key_bytes == 4 && value_bytes == 0)
+        return narrow ? max_active_clusters<STSORT_REG_LOG2_NARROW, uint32_t, NoValue>(tile_log2,
+                                                                                       cluster_log2)
+                      : max_active_clusters<STSORT_REG_LOG2, uint32_t, NoValue>(tile_log2,
+                                                                                cluster_log2);
+    if (key_bytes == 8 && value_bytes == 0)
+        return max_active_clusters<STSORT_REG_LOG2, uint64_t, NoValue>(tile_log2, cluster_log2);
+    if (key_bytes == 4 && value_bytes == 4)
+        return max_active_clusters<STSORT_REG_LOG2, uint32_t, uint32_t>(tile_log2, cluster_log2);
+    return -1;
+}
+
 extern "C" int stsort_set_overlap_launches(int on) {
     const int was = g_overlap_launches;
     g_overlap_launches = on != 0;

@@ -154,6 +154,12 @@ static inline size_t stsort_smem_slots(int tile_log2) {
  * benchmark's comparison only (not thread-safe while changed). */
 int stsort_set_overlap_launches(int on);
 
+/* How many clusters of 2^cluster_log2 first-pass blocks (u32 keys, u64 keys or u32 pairs;
+ * narrow: 8 elements per thread) the current device runs at once; -1 if unknown. For the
+ * benchmark's report of cluster placement. */
+int stsort_max_active_clusters(int key_bytes, int value_bytes, int tile_log2, int narrow,
+                               int cluster_log2);
+
 /* The CUDA half (sort_cuda.cu; sort_no_cuda.c without CUDA). Arguments are checked. */
 stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind, void *keys,
                               int value_bytes, void *values, size_t segment_len,
