@@ -794,10 +794,28 @@ __global__ void __launch_bounds__(max_threads<K, V, RB>(), 1)
     run_pass<RB>(a, sh, ops);
 }
 
+// Dynamic shared memory of a tile: the keys' slots, then (16-byte aligned) the values'.
+template <class K, class V> struct TileSmem {
+    size_t value_offset, bytes;
+    explicit TileSmem(int tile_log2) {
+        const size_t slots = stsort_smem_slots(tile_log2);
+        value_offset = (slots * sizeof(K) + 15) / 16 * 16;
+        bytes = value_offset + (has_values<V>() ? slots * sizeof(V) : 0);
+    }
+};
+
+// The launch attribute that groups blocks into 1-D clusters of 2^log2.
+inline cudaLaunchAttribute cluster_attribute(int log2) {
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1u << log2;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    return attr;
+}
+
 template <int RB, class K, int KIND, class V>
 stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segment_len,
                          size_t num_segments, int descending, const stsort_config *cfg) {
-    constexpr size_t value_bytes = has_values<V>() ? sizeof(V) : 0;
     if (cfg->reg_log2 != RB || cfg->tile_log2 < RB ||
         cfg->tile_log2 - RB > stsort_ceil_log2(max_threads<K, V, RB>()))
         return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
@@ -811,9 +829,7 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
                            "stenc_sort: segments of 2^%d elements need more than %d passes "
                            "with tiles of 2^%d",
                            cfg->seg_log2, (int)STSORT_MAX_PASSES, cfg->tile_log2);
-    const size_t slots = stsort_smem_slots(cfg->tile_log2);
-    const size_t value_offset = (slots * sizeof(K) + 15) / 16 * 16;
-    const size_t smem = value_offset + slots * value_bytes;
+    const TileSmem<K, V> smem(cfg->tile_log2);
     const unsigned long long space = (unsigned long long)num_segments << cfg->seg_log2;
     const K flip = descending ? ~K(0) : K(0);
     const unsigned threads = 1u << (cfg->tile_log2 - RB);
@@ -838,18 +854,13 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
 
     auto kernel = sort_pass_kernel<RB, K, KIND, V>;
     STENC_CUDA_TRY(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem.bytes));
     const bool overlap = g_overlap_launches && ctx->cc_major >= 9;
     for (int i = 0; i < count; i++) {
         const PassArgs a = args_of(passes[i]);
         cudaLaunchAttribute attrs[2];
         unsigned num_attrs = 0;
-        if (a.cluster_log2 > 0) {
-            attrs[num_attrs].id = cudaLaunchAttributeClusterDimension;
-            attrs[num_attrs].val.clusterDim.x = 1u << a.cluster_log2;
-            attrs[num_attrs].val.clusterDim.y = attrs[num_attrs].val.clusterDim.z = 1;
-            num_attrs++;
-        }
+        if (a.cluster_log2 > 0) attrs[num_attrs++] = cluster_attribute(a.cluster_log2);
         if (overlap && i > 0) {
             attrs[num_attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
             attrs[num_attrs].val.programmaticStreamSerializationAllowed = 1;
@@ -858,13 +869,13 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
         cudaLaunchConfig_t lc = {};
         lc.gridDim = dim3((unsigned)tiles);
         lc.blockDim = dim3(threads);
-        lc.dynamicSmemBytes = smem;
+        lc.dynamicSmemBytes = smem.bytes;
         lc.stream = stream;
         lc.attrs = attrs;
         lc.numAttrs = num_attrs;
         const cudaError_t e =
             cudaLaunchKernelEx(&lc, kernel, static_cast<K *>(keys), static_cast<V *>(values), a,
-                               flip, (uint32_t)value_offset);
+                               flip, (uint32_t)smem.value_offset);
         if (e != cudaSuccess && i == 0 && a.cluster_log2 > 0) {
             // No room for such a cluster here (a partitioned GPU, say): nothing has run yet,
             // so plan again with smaller clusters.
@@ -933,20 +944,15 @@ namespace {
 // How many clusters of 2^cluster_log2 blocks of the first pass fit on the device at once.
 template <int RB, class K, class V> int max_active_clusters(int tile_log2, int cluster_log2) {
     auto kernel = sort_pass_kernel<RB, K, STSORT_UNSIGNED, V>;
-    const size_t slots = stsort_smem_slots(tile_log2);
-    const size_t smem =
-        (slots * sizeof(K) + 15) / 16 * 16 + (has_values<V>() ? slots * sizeof(V) : 0);
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
-        cudaSuccess)
+    const TileSmem<K, V> smem(tile_log2);
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem.bytes) != cudaSuccess)
         return -1;
     cudaLaunchConfig_t lc = {};
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1u << cluster_log2;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    cudaLaunchAttribute attr = cluster_attribute(cluster_log2);
     lc.gridDim = dim3(1u << cluster_log2);
     lc.blockDim = dim3(1u << (tile_log2 - RB));
-    lc.dynamicSmemBytes = smem;
+    lc.dynamicSmemBytes = smem.bytes;
     lc.attrs = &attr;
     lc.numAttrs = 1;
     int n = -1;
