@@ -6,7 +6,12 @@
 //        (--tune-only: the policy sweep without the main table; --tune-narrow: only the sweep
 //        of narrow-register tiles, 8 elements per thread, against wide ones at small n;
 //        --tune-cluster: only the sweep of first-pass cluster sizes, none and 2^1..2^3)
+//        [--policy t,c,threads,cluster]: the main table's stenc rows with that policy, no peers
+//        [--u32-only]: the main table's u32-keys rows only
+//        [--profile]: one sort per size and kind between cudaProfilerStart/Stop (for ncu
+//        --profile-from-start off), after one unprofiled warm-up; CUB merge sort beside it
 #include <cub/cub.cuh>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,6 +27,7 @@
 namespace {
 
 cudaStream_t g_stream;
+bool g_profile = false; // --profile
 
 template <class F> float median_ms(F f, int reps) {
     return (float)bench_median_ms(g_stream, f, reps);
@@ -103,6 +109,32 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
         BENCH_STENC_CHECK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr,
                                                  n, 1, STENC_SORT_ASCENDING, policy));
     };
+    if (g_profile) {
+        ours(); // warm-up, unprofiled
+        size_t merge_bytes = 0;
+        if (PAIRS)
+            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(nullptr, merge_bytes, work, vwork,
+                                                             (long long)n, cuda::std::less<K>()));
+        else
+            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, merge_bytes, work,
+                                                            (long long)n, cuda::std::less<K>()));
+        void *tmp = nullptr;
+        BENCH_CUDA_CHECK(cudaMalloc(&tmp, merge_bytes + 16));
+        copy_in();
+        BENCH_CUDA_CHECK(cudaStreamSynchronize(g_stream));
+        BENCH_CUDA_CHECK(cudaProfilerStart());
+        ours();
+        copy_in();
+        if (PAIRS)
+            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(
+                tmp, merge_bytes, work, vwork, (long long)n, cuda::std::less<K>(), g_stream));
+        else
+            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(tmp, merge_bytes, work, (long long)n,
+                                                            cuda::std::less<K>(), g_stream));
+        BENCH_CUDA_CHECK(cudaStreamSynchronize(g_stream));
+        BENCH_CUDA_CHECK(cudaProfilerStop());
+        BENCH_CUDA_CHECK(cudaFree(tmp));
+    }
     float ms_copy = median_ms(copy_in, reps);
     float ms_ours = median_ms(ours, reps) - ms_copy;
 
@@ -223,6 +255,8 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
 int main(int argc, char **argv) {
     int max_lg = 28;
     bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
+    bool have_policy = false, u32_only = false;
+    stenc_sort_policy policy = {0, 0, 0, 0};
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
                      tune_sizes = {16, 18, 20, 22, 24, 27};
     auto parse_list = [](const char *arg) {
@@ -248,7 +282,19 @@ int main(int argc, char **argv) {
             tune_narrow = true, main_table = false;
         else if (!strcmp(argv[i], "--tune-sizes") && i + 1 < argc)
             tune_sizes = parse_list(argv[++i]);
-        else
+        else if (!strcmp(argv[i], "--u32-only"))
+            u32_only = true;
+        else if (!strcmp(argv[i], "--profile"))
+            g_profile = true;
+        else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
+            const std::vector<int> v = parse_list(argv[++i]);
+            have_policy = v.size() == 4;
+            if (!have_policy) {
+                fprintf(stderr, "--policy takes tile_log2,chunk_log2,threads,cluster_log2\n");
+                return 2;
+            }
+            policy = {v[0], v[1], v[2], v[3]};
+        } else
             max_lg = atoi(argv[i]);
     }
     stenc_ctx *ctx;
@@ -258,12 +304,15 @@ int main(int argc, char **argv) {
     std::vector<Row> rows;
     for (int lg : sizes) {
         if (lg > max_lg || !main_table) break;
-        rows.push_back(bench_one<unsigned, false>(ctx, "u32", lg, nullptr, true));
-        print_row(rows.back(), "sort", nullptr);
-        rows.push_back(bench_one<unsigned long long, false>(ctx, "u64", lg, nullptr, true));
-        print_row(rows.back(), "sort", nullptr);
-        rows.push_back(bench_one<unsigned, true>(ctx, "u32", lg, nullptr, true));
-        print_row(rows.back(), "sort", nullptr);
+        const stenc_sort_policy *pol = have_policy ? &policy : nullptr;
+        const char *name = have_policy ? "sort_policy" : "sort";
+        rows.push_back(bench_one<unsigned, false>(ctx, "u32", lg, pol, !have_policy));
+        print_row(rows.back(), name, pol);
+        if (u32_only) continue;
+        rows.push_back(bench_one<unsigned long long, false>(ctx, "u64", lg, pol, !have_policy));
+        print_row(rows.back(), name, pol);
+        rows.push_back(bench_one<unsigned, true>(ctx, "u32", lg, pol, !have_policy));
+        print_row(rows.back(), name, pol);
     }
     if (tune_narrow) {
         // Small sorts: narrow tiles (8 elements per thread, threads = 2^(t-3)) of 2^10..2^13,

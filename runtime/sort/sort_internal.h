@@ -88,7 +88,7 @@ typedef struct stsort_config {
 /* Defaults of the CUDA path (see docs/sort.md for why; tuned on an H100, 2026-11-21). */
 enum {
     STSORT_MIN_TILE_LOG2 = 12,    /* smallest tile chosen to spread a small sort over SMs */
-    STSORT_CHUNK_LOG2 = 4,        /* 16 contiguous elements per run in strided passes */
+    STSORT_CHUNK_LOG2 = 3,        /* strided passes: runs of at least 8 contiguous elements */
     STSORT_MAX_THREADS = 512,     /* __launch_bounds__ of the kernel (4-byte elements: 1024) */
     STSORT_MAX_THREADS_4B = 1024, /* 32 u32 keys per thread fit in 64 registers */
     STSORT_MAX_TILE_LOG2 = 16,
