@@ -109,15 +109,19 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
         BENCH_STENC_CHECK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr,
                                                  n, 1, STENC_SORT_ASCENDING, policy));
     };
+    // CUB merge sort of work (and vwork) in place; with tmp == nullptr, the size query.
+    auto merge_sort = [&](void *tmp, size_t &bytes) {
+        if (PAIRS)
+            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(tmp, bytes, work, vwork, (long long)n,
+                                                             cuda::std::less<K>(), g_stream));
+        else
+            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(tmp, bytes, work, (long long)n,
+                                                            cuda::std::less<K>(), g_stream));
+    };
     if (g_profile) {
         ours(); // warm-up, unprofiled
         size_t merge_bytes = 0;
-        if (PAIRS)
-            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(nullptr, merge_bytes, work, vwork,
-                                                             (long long)n, cuda::std::less<K>()));
-        else
-            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, merge_bytes, work,
-                                                            (long long)n, cuda::std::less<K>()));
+        merge_sort(nullptr, merge_bytes);
         void *tmp = nullptr;
         BENCH_CUDA_CHECK(cudaMalloc(&tmp, merge_bytes + 16));
         copy_in();
@@ -125,12 +129,7 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
         BENCH_CUDA_CHECK(cudaProfilerStart());
         ours();
         copy_in();
-        if (PAIRS)
-            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(
-                tmp, merge_bytes, work, vwork, (long long)n, cuda::std::less<K>(), g_stream));
-        else
-            BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(tmp, merge_bytes, work, (long long)n,
-                                                            cuda::std::less<K>(), g_stream));
+        merge_sort(tmp, merge_bytes);
         BENCH_CUDA_CHECK(cudaStreamSynchronize(g_stream));
         BENCH_CUDA_CHECK(cudaProfilerStop());
         BENCH_CUDA_CHECK(cudaFree(tmp));
@@ -146,12 +145,7 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
             cub::DeviceRadixSort::SortPairs(nullptr, radix_bytes, src, ref_out, vsrc, vref, n));
     else
         BENCH_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, radix_bytes, src, ref_out, n));
-    if (PAIRS)
-        BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(nullptr, merge_bytes, work, vwork,
-                                                         (long long)n, cuda::std::less<K>()));
-    else
-        BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, merge_bytes, work, (long long)n,
-                                                        cuda::std::less<K>()));
+    merge_sort(nullptr, merge_bytes);
     BENCH_CUDA_CHECK(cudaMalloc(&tmp, std::max(radix_bytes, merge_bytes) + 16));
     auto radix = [&] {
         if (PAIRS)
@@ -210,12 +204,7 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
         float ms_radix = median_ms(radix, reps);
         auto merge = [&] {
             copy_in();
-            if (PAIRS)
-                BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(
-                    tmp, merge_bytes, work, vwork, (long long)n, cuda::std::less<K>(), g_stream));
-            else
-                BENCH_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(
-                    tmp, merge_bytes, work, (long long)n, cuda::std::less<K>(), g_stream));
+            merge_sort(tmp, merge_bytes);
         };
         float ms_merge = median_ms(merge, reps) - ms_copy;
         row.merge = n / (ms_merge * 1e6);
