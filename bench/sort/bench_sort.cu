@@ -8,6 +8,8 @@
 //        --tune-cluster: only the sweep of first-pass cluster sizes, none and 2^1..2^3)
 //        [--policy t,c,threads,cluster]: the main table's stenc rows with that policy, no peers
 //        [--u32-only]: the main table's u32-keys rows only
+//        [--ab-tile-merge]: beside each main row, the same sort with the bitonic first pass
+//        (no merge sort of whole tiles: stsort_set_tile_merge(0))
 //        [--profile]: one sort per size and kind between cudaProfilerStart/Stop (for ncu
 //        --profile-from-start off), after one unprofiled warm-up; CUB merge sort beside it
 #include <cub/cub.cuh>
@@ -244,7 +246,7 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
 int main(int argc, char **argv) {
     int max_lg = 28;
     bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
-    bool have_policy = false, u32_only = false;
+    bool have_policy = false, u32_only = false, ab_tile_merge = false;
     stenc_sort_policy policy = {0, 0, 0, 0};
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
                      tune_sizes = {16, 18, 20, 22, 24, 27};
@@ -273,6 +275,8 @@ int main(int argc, char **argv) {
             tune_sizes = parse_list(argv[++i]);
         else if (!strcmp(argv[i], "--u32-only"))
             u32_only = true;
+        else if (!strcmp(argv[i], "--ab-tile-merge"))
+            ab_tile_merge = true;
         else if (!strcmp(argv[i], "--profile"))
             g_profile = true;
         else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
@@ -295,6 +299,18 @@ int main(int argc, char **argv) {
         if (lg > max_lg || !main_table) break;
         const stenc_sort_policy *pol = have_policy ? &policy : nullptr;
         const char *name = have_policy ? "sort_policy" : "sort";
+        if (ab_tile_merge) {
+            const int was = stsort_set_tile_merge(0);
+            print_row(bench_one<unsigned, false>(ctx, "u32", lg, pol, false), "sort_bitonic_first",
+                      pol);
+            if (!u32_only) {
+                print_row(bench_one<unsigned long long, false>(ctx, "u64", lg, pol, false),
+                          "sort_bitonic_first", pol);
+                print_row(bench_one<unsigned, true>(ctx, "u32", lg, pol, false),
+                          "sort_bitonic_first", pol);
+            }
+            stsort_set_tile_merge(was);
+        }
         rows.push_back(bench_one<unsigned, false>(ctx, "u32", lg, pol, !have_policy));
         print_row(rows.back(), name, pol);
         if (u32_only) continue;

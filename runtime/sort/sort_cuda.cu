@@ -38,6 +38,7 @@
 namespace {
 
 bool g_overlap_launches = true; // stsort_set_overlap_launches
+bool g_tile_merge = true;       // stsort_set_tile_merge
 
 struct NoValue {};
 
@@ -47,6 +48,7 @@ struct PassArgs {
     int low_bits, high_lo, high_bits;
     int phase_first, phase_last;
     int cluster_log2; // > 0: blocks form clusters of 2^this (a contiguous first pass)
+    int tile_merge;   // a first pass sorts each whole tile with merge sort (tile_merge_applies)
 };
 
 template <class K> SORT_HD K map_key(K x, int kind);
@@ -462,6 +464,79 @@ SORT_HD void cross_step(K (&k)[1 << RB], V (&v)[1 << RB], const K *pk, const V *
     }
 }
 
+// Merge sort of a whole tile (ninth revision): the first pass of a tile that lies in one
+// segment sorts it with one odd-even merge sort per thread (layout 0: 2^RB consecutive
+// positions) and then t - RB levels of stable pairwise merges through shared memory, instead
+// of the bitonic phases 1..t: O(t) work per element instead of O(t^2). Position p lives at
+// slot padded(p), so a thread's 2^RB positions are consecutive slots and the writes of
+// layout 0 are conflict-free. The pad slot after each row of 32 holds a copy of the next
+// row's first element, so the element after p is always at slot padded(p) + 1 (one address
+// for both cases). Stability keeps the missing elements (+infinity, only ever at the top of
+// an ascending tile) after every real key, equal ones included, so they end at the top
+// again and are never stored.
+//
+// Whether the merges of runs of 2^w stay inside each warp's positions (whole warps only):
+// then only __syncwarp orders them, and the copy of a warp's first element is not written
+// into the previous warp's last pad slot (a read there is one past a pair, never taken).
+SORT_HD bool merge_warp_local(int w, int RB, int t) {
+    return t - RB >= 5 && w + 1 <= RB + 5;
+}
+template <int RB, class K, class V>
+SORT_HD void merge_publish(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv, uint32_t tid,
+                           bool warp_local) {
+    const uint32_t first = tid << RB, p = padded(first); // padded(first | m) = p + m, m < 32
+    SORT_UNROLL
+    for (int m = 0; m < (1 << RB); m++) {
+        sk[p + m] = k[m];
+        if constexpr (has_values<V>()) sv[p + m] = v[m];
+    }
+    const uint32_t warp_positions = 1u << (RB + 5);
+    if (first != 0 && first % 32 == 0 && !(warp_local && first % warp_positions == 0)) {
+        sk[p - 1] = k[0];
+        if constexpr (has_values<V>()) sv[p - 1] = v[0];
+    }
+}
+// How many of the first d outputs of the stable merge of A = [a0, a0 + n) and
+// B = [a0 + n, a0 + 2n) come from A (merge path; A's element first on ties).
+template <class K> SORT_HD uint32_t merge_split(const K *sk, uint32_t a0, uint32_t n, uint32_t d) {
+    uint32_t lo = d > n ? d - n : 0, hi = d < n ? d : n;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) >> 1;
+        if (sk[padded(a0 + mid)] <= sk[padded(a0 + n + d - 1 - mid)])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+// This thread's 2^RB outputs of merging the sorted runs of 2^w (pairwise) into runs of
+// 2^(w+1): a merge path search (merge_split) for the split before its first output, then a
+// serial merge into the registers. Reads stay inside the pair of runs, except one past its
+// end (B used up), which is never taken. (Measured on the H100: merging the upper half
+// backwards at the same time, for two independent chains of loads, was slower: it needs a
+// second search.)
+template <int RB, class K, class V>
+SORT_HD void merge_level(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V *sv, uint32_t tid,
+                         int w) {
+    const uint32_t n = 1u << w, out0 = tid << RB;
+    const uint32_t a0 = out0 & ~(2 * n - 1), b0 = a0 + n, b_end = b0 + n, d = out0 - a0;
+    const uint32_t split = merge_split(sk, a0, n, d);
+    uint32_t ia = a0 + split, ib = b0 + d - split; // the next to take from A and from B
+    K ka = sk[padded(ia)], kb = sk[padded(ib - 1) + 1];
+    SORT_UNROLL
+    for (int m = 0; m < (1 << RB); m++) {
+        const bool take_a = ia < b0 && (ib >= b_end || ka <= kb);
+        const uint32_t from = take_a ? ia : ib;
+        k[m] = take_a ? ka : kb;
+        if constexpr (has_values<V>()) v[m] = sv[padded(from)];
+        const K next = sk[padded(from) + 1];
+        if (take_a)
+            ia = from + 1, ka = next;
+        else
+            ib = from + 1, kb = next;
+    }
+}
+
 // The layout that holds step bit s and the bits just below it, down to bit `lo` (the lowest
 // step bit of the pass), in registers: greedy windows of RB bits from the top, so a run of
 // steps on bits s..lo takes the fewest layouts. top_r = t - RB is the highest layout.
@@ -679,6 +754,13 @@ template <int RB> SORT_HD PassShape pass_shape(const PassArgs &a, unsigned long 
     return sh;
 }
 
+// A first pass sorts each whole tile with merge sort (merge_level) when asked and when its
+// contiguous tiles each lie in one segment (phases 1..t all run inside a tile).
+SORT_HD bool tile_merge_applies(const PassArgs &a, const PassShape &sh) {
+    return a.tile_merge && a.phase_first == 1 && sh.map.high_bits == 0 && a.seg_log2 >= sh.t &&
+           a.phase_last >= sh.t && sh.t > 0;
+}
+
 // The schedule of a pass, the same for every thread: load, register steps, layout changes
 // through shared memory, direction flips at phase boundaries, store. `ops` runs each action
 // for one thread (the kernel) or for every thread of a block in turn (the host simulation).
@@ -689,7 +771,15 @@ SORT_HD void run_pass(const PassArgs &a, const PassShape &sh, Ops &ops) {
     if (r < sh.io_r) r = sh.io_r; // load with coalesced lanes
     ops.load(r);
     int q0 = a.phase_first;
-    if (Ops::merge_network && q0 == 1 && sh.map.high_bits == 0 && a.phase_last >= RB) {
+    if (tile_merge_applies(a, sh)) {
+        // Sort the tile ascending with phase t's complement, i.e. in phase t's direction.
+        if (r != 0) ops.exchange(r, 0, warp_local_move(r, 0, sh.top_r));
+        r = 0;
+        ops.flip(r, sh.t, -1);
+        ops.sort_tile();
+        ops.flip(r, sh.t, sh.t < a.phase_last ? sh.t + 1 : -1);
+        q0 = sh.t + 1;
+    } else if (Ops::merge_network && q0 == 1 && sh.map.high_bits == 0 && a.phase_last >= RB) {
         // Phases 1..RB sort the runs of 2^RB that layout 0 gives each thread, ascending or
         // descending by phase RB's mask: any sorting network does that, and odd-even merge
         // sort needs fewer compare-exchanges (and no flips) than the bitonic phases.
@@ -750,6 +840,24 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
     }
     __device__ __forceinline__ void steps(int hi, int lo) { run_steps<RB>(hi, lo, k, v); }
     __device__ __forceinline__ void sort_regs() { oem_sort<0, 1 << RB>(k, v); }
+    __device__ __forceinline__ void sort_tile() {
+        oem_sort<0, 1 << RB>(k, v);
+        for (int w = RB; w < sh.t; w++) {
+            // Every earlier read of the slots this publish writes (the move into layout 0, a
+            // merge, a read one past a pair) is done.
+            if (w > RB && merge_warp_local(w, RB, sh.t))
+                __syncwarp();
+            else
+                __syncthreads();
+            merge_publish<RB>(k, v, sk, sv, tid, merge_warp_local(w, RB, sh.t));
+            if (merge_warp_local(w, RB, sh.t))
+                __syncwarp();
+            else
+                __syncthreads();
+            merge_level<RB>(k, v, sk, sv, tid, w);
+        }
+        __syncthreads(); // the last merge's reads are done before the slots are rewritten
+    }
     __device__ __forceinline__ void exchange(int r, int nr, bool warp_local) {
         exchange_layouts<RB>(k, v, sk, sv, tid, r, nr, warp_local);
     }
@@ -848,6 +956,7 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
         a.phase_first = p.phase_first;
         a.phase_last = p.phase_last;
         a.cluster_log2 = p.cluster_log2;
+        a.tile_merge = g_tile_merge;
         return a;
     };
     cudaStream_t stream = stenc_stream(ctx);
@@ -981,6 +1090,12 @@ extern "C" int stsort_max_active_clusters(int key_bytes, int value_bytes, int ti
 extern "C" int stsort_set_overlap_launches(int on) {
     const int was = g_overlap_launches;
     g_overlap_launches = on != 0;
+    return was;
+}
+
+extern "C" int stsort_set_tile_merge(int on) {
+    const int was = g_tile_merge;
+    g_tile_merge = on != 0;
     return was;
 }
 

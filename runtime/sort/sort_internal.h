@@ -154,6 +154,11 @@ static inline size_t stsort_smem_slots(int tile_log2) {
  * benchmark's comparison only (not thread-safe while changed). */
 int stsort_set_overlap_launches(int on);
 
+/* Whether a first pass whose tiles each lie in one segment sorts them with merge sort (on by
+ * default) instead of the bitonic phases (docs/sort.md, "Ninth revision"); returns the
+ * previous setting. Process-wide, for the benchmark's comparison only. */
+int stsort_set_tile_merge(int on);
+
 /* How many clusters of 2^cluster_log2 first-pass blocks (u32 keys, u64 keys or u32 pairs;
  * narrow: 8 elements per thread) the current device runs at once; -1 if unknown. For the
  * benchmark's report of cluster placement. */

@@ -2,6 +2,7 @@
  * force strided global passes (small tiles through the policy). `--quick` skips the largest
  * sizes (for memcheck); `--race` runs only test_race_subset (for racecheck). */
 #include "sort_cases.h"
+#include "sort_internal.h" /* stsort_set_tile_merge */
 
 static int quick = 0, race = 0;
 
@@ -113,6 +114,29 @@ static void test_large_sizes(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
+/* The bitonic first pass for tiles that lie in one segment (the path before the tiles' merge
+ * sort; still the path of tiles that hold several segments): every key type and value kind,
+ * with and without clusters, narrow registers and tiles of 2^15. */
+static void test_bitonic_first_pass(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    const int was = stsort_set_tile_merge(0);
+    const stenc_sort_policy policies[] = {
+        {0, 0, 0, 0}, {0, 0, 0, -1}, {10, 4, 128, 0}, {15, 5, 0, 0}};
+    const size_t sizes[] = {1025, 65536 + 3, ((size_t)1 << 20) + 7};
+    const int num_sizes = quick ? 2 : 3;
+    for (int p = 0; p < 4; p++)
+        for (int i = 0; i < num_sizes; i++) {
+            if (p < 2)
+                check_all_types(ctx, sizes[i], 1, 600 + 7 * p + i, &policies[p]);
+            else
+                check_sort_case(ctx, STENC_U32, V_NONE, sizes[i], 1, D_RANDOM,
+                                STENC_SORT_DESCENDING, 640 + 7 * p + i, &policies[p]);
+        }
+    stsort_set_tile_merge(was);
+    stenc_ctx_destroy(ctx);
+}
+
 static void test_segments(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
@@ -152,7 +176,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors),         cmocka_unit_test(test_small_sizes_all_types),
         cmocka_unit_test(test_strided_passes), cmocka_unit_test(test_segments),
-        cmocka_unit_test(test_large_sizes),
+        cmocka_unit_test(test_large_sizes),    cmocka_unit_test(test_bitonic_first_pass),
     };
     if (race) {
         const struct CMUnitTest small[] = {cmocka_unit_test(test_race_subset)};

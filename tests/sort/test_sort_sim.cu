@@ -22,6 +22,8 @@ extern "C" { // cmocka's header has no C++ guard
 
 namespace {
 
+int g_sim_tile_merge = 1; // PassArgs::tile_merge of every simulated pass
+
 // The actions of run_pass for all threads of one block (threads run one after the other
 // between barriers, which is one legal interleaving of the kernel).
 template <int RB, class K, int KIND, class V> struct BlockOps {
@@ -60,6 +62,25 @@ template <int RB, class K, int KIND, class V> struct BlockOps {
     void sort_regs() {
         for (auto &x : regs)
             oem_sort<0, E>(x.k, x.v);
+    }
+    void sort_tile() {
+        sort_regs();
+        const uint32_t threads = (uint32_t)regs.size();
+        const int t = stsort_ceil_log2(threads) + RB;
+        for (int w = RB; w < t; w++) {
+            // A merge with only __syncwarp runs each warp alone: other warps' slots hold
+            // garbage, so an element taken from them shows up.
+            const uint32_t group = merge_warp_local(w, RB, t) ? 32 : threads;
+            for (uint32_t g = 0; g < threads; g += group) {
+                std::fill(sk.begin(), sk.end(), K(0x5A5A5A5A)); // an unwritten slot shows up
+                std::fill(sv.begin(), sv.end(), V());
+                for (uint32_t i = g; i < g + group; i++)
+                    merge_publish<RB>(regs[i].k, regs[i].v, sk.data(), sv.data(), i,
+                                      merge_warp_local(w, RB, t));
+                for (uint32_t i = g; i < g + group; i++)
+                    merge_level<RB>(regs[i].k, regs[i].v, sk.data(), sv.data(), i, w);
+            }
+        }
     }
     void flip(int r, int q, int next) {
         for (uint32_t t = 0; t < regs.size(); t++)
@@ -105,6 +126,10 @@ template <int RB, class K, int KIND, class V> struct ClusterOps {
         for (auto &b : blocks)
             b.sort_regs();
     }
+    void sort_tile() {
+        for (auto &b : blocks)
+            b.sort_tile();
+    }
     void flip(int r, int q, int next) {
         for (auto &b : blocks)
             b.flip(r, q, next);
@@ -143,8 +168,8 @@ bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const s
     bool warp_ok = true;
     for (int i = 0; i < count; i++) {
         const stsort_pass &p = passes[i];
-        PassArgs a{len,         segs,          cfg.seg_log2, p.low_bits,    p.high_lo,
-                   p.high_bits, p.phase_first, p.phase_last, p.cluster_log2};
+        PassArgs a{len,         segs,          cfg.seg_log2, p.low_bits,     p.high_lo,
+                   p.high_bits, p.phase_first, p.phase_last, p.cluster_log2, g_sim_tile_merge};
         const int t = p.low_bits + p.high_bits;
         assert_int_equal(t, cfg.tile_log2);
         const unsigned long long tiles = (space + (1ull << t) - 1) >> t;
@@ -300,13 +325,23 @@ void test_large(void **state) {
     check<uint64_t, STSORT_UNSIGNED, uint64_t>(70001, 3, false, &narrow, 132, 14);
 }
 
+// The bitonic first pass for tiles that lie in one segment (PassArgs::tile_merge off).
+void test_bitonic_first_pass(void **state) {
+    (void)state;
+    g_sim_tile_merge = 0;
+    check_shapes<uint32_t, NoValue>(21);
+    check_shapes<uint64_t, uint64_t>(22);
+    check<uint32_t, STSORT_UNSIGNED, uint32_t>(((size_t)1 << 18) + 5, 1, true, nullptr, 132, 23);
+    g_sim_tile_merge = 1;
+}
+
 } // namespace
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keys_u32), cmocka_unit_test(test_pairs_u32),
         cmocka_unit_test(test_keys_u64), cmocka_unit_test(test_pairs_u64),
-        cmocka_unit_test(test_large),
+        cmocka_unit_test(test_large),    cmocka_unit_test(test_bitonic_first_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
