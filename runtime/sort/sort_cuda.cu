@@ -17,7 +17,8 @@
 // only __syncwarp between the two layouts that keep a warp's elements in the warp). Keys are
 // mapped to order-preserving unsigned integers on the load, and the keys of descending runs
 // are complemented for the duration of a phase, so every compare-exchange is an ascending
-// min/max.
+// min/max. The first pass sorts a tile that lies in one segment with a merge sort instead of
+// the bitonic phases 1..t (merge_level; the later passes never see how a tile got sorted).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
