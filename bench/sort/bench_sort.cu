@@ -243,6 +243,15 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
 
 } // namespace
 
+// One row per element kind (u32 keys, u64 keys, u32 pairs) with policy p and no peers.
+void print_kinds(stenc_ctx *ctx, int lg, const stenc_sort_policy *p, const char *name,
+                 const char *pairs_name, bool u32_only = false) {
+    print_row(bench_one<unsigned, false>(ctx, "u32", lg, p, false), name, p);
+    if (u32_only) return;
+    print_row(bench_one<unsigned long long, false>(ctx, "u64", lg, p, false), name, p);
+    print_row(bench_one<unsigned, true>(ctx, "u32", lg, p, false), pairs_name, p);
+}
+
 int main(int argc, char **argv) {
     int max_lg = 28;
     bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
@@ -301,14 +310,7 @@ int main(int argc, char **argv) {
         const char *name = have_policy ? "sort_policy" : "sort";
         if (ab_tile_merge) {
             const int was = stsort_set_tile_merge(0);
-            print_row(bench_one<unsigned, false>(ctx, "u32", lg, pol, false), "sort_bitonic_first",
-                      pol);
-            if (!u32_only) {
-                print_row(bench_one<unsigned long long, false>(ctx, "u64", lg, pol, false),
-                          "sort_bitonic_first", pol);
-                print_row(bench_one<unsigned, true>(ctx, "u32", lg, pol, false),
-                          "sort_bitonic_first", pol);
-            }
+            print_kinds(ctx, lg, pol, "sort_bitonic_first", "sort_bitonic_first", u32_only);
             stsort_set_tile_merge(was);
         }
         rows.push_back(bench_one<unsigned, false>(ctx, "u32", lg, pol, !have_policy));
@@ -330,12 +332,7 @@ int main(int argc, char **argv) {
                     if (narrow ? t > 13 : t < 12) continue;
                     stenc_sort_policy p = {t, 4, narrow ? 1 << (t - 3) : 0, 0};
                     if (t == 14) p = {0, 0, 0, 0};
-                    print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false), "sort_narrow",
-                              &p);
-                    print_row(bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false),
-                              "sort_narrow", &p);
-                    print_row(bench_one<unsigned, true>(ctx, "u32", lg, &p, false),
-                              "sort_narrow_pairs", &p);
+                    print_kinds(ctx, lg, &p, "sort_narrow", "sort_narrow_pairs");
                 }
         }
     }
@@ -359,12 +356,7 @@ int main(int argc, char **argv) {
                 print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false),
                           "sort_cluster_serial", &p);
                 stsort_set_overlap_launches(was);
-                print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false), "sort_cluster",
-                          &p);
-                print_row(bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false),
-                          "sort_cluster", &p);
-                print_row(bench_one<unsigned, true>(ctx, "u32", lg, &p, false),
-                          "sort_cluster_pairs", &p);
+                print_kinds(ctx, lg, &p, "sort_cluster", "sort_cluster_pairs");
                 if (lg >= 20) {
                     p.tile_log2 = 15;
                     print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false), "sort_cluster",

@@ -759,7 +759,7 @@ template <int RB> SORT_HD PassShape pass_shape(const PassArgs &a, unsigned long 
 // contiguous tiles each lie in one segment (phases 1..t all run inside a tile).
 SORT_HD bool tile_merge_applies(const PassArgs &a, const PassShape &sh) {
     return a.tile_merge && a.phase_first == 1 && sh.map.high_bits == 0 && a.seg_log2 >= sh.t &&
-           a.phase_last >= sh.t && sh.t > 0;
+           a.phase_last >= sh.t;
 }
 
 // The schedule of a pass, the same for every thread: load, register steps, layout changes
@@ -844,14 +844,15 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
     __device__ __forceinline__ void sort_tile() {
         oem_sort<0, 1 << RB>(k, v);
         for (int w = RB; w < sh.t; w++) {
+            const bool warp_local = merge_warp_local(w, RB, sh.t);
             // Every earlier read of the slots this publish writes (the move into layout 0, a
             // merge, a read one past a pair) is done.
-            if (w > RB && merge_warp_local(w, RB, sh.t))
+            if (w > RB && warp_local)
                 __syncwarp();
             else
                 __syncthreads();
-            merge_publish<RB>(k, v, sk, sv, tid, merge_warp_local(w, RB, sh.t));
-            if (merge_warp_local(w, RB, sh.t))
+            merge_publish<RB>(k, v, sk, sv, tid, warp_local);
+            if (warp_local)
                 __syncwarp();
             else
                 __syncthreads();

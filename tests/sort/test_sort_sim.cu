@@ -66,17 +66,16 @@ template <int RB, class K, int KIND, class V> struct BlockOps {
     void sort_tile() {
         sort_regs();
         const uint32_t threads = (uint32_t)regs.size();
-        const int t = stsort_ceil_log2(threads) + RB;
-        for (int w = RB; w < t; w++) {
+        for (int w = RB; w < sh.t; w++) {
             // A merge with only __syncwarp runs each warp alone: other warps' slots hold
             // garbage, so an element taken from them shows up.
-            const uint32_t group = merge_warp_local(w, RB, t) ? 32 : threads;
+            const bool warp_local = merge_warp_local(w, RB, sh.t);
+            const uint32_t group = warp_local ? 32 : threads;
             for (uint32_t g = 0; g < threads; g += group) {
                 std::fill(sk.begin(), sk.end(), K(0x5A5A5A5A)); // an unwritten slot shows up
                 std::fill(sv.begin(), sv.end(), V());
                 for (uint32_t i = g; i < g + group; i++)
-                    merge_publish<RB>(regs[i].k, regs[i].v, sk.data(), sv.data(), i,
-                                      merge_warp_local(w, RB, t));
+                    merge_publish<RB>(regs[i].k, regs[i].v, sk.data(), sv.data(), i, warp_local);
                 for (uint32_t i = g; i < g + group; i++)
                     merge_level<RB>(regs[i].k, regs[i].v, sk.data(), sv.data(), i, w);
             }
