@@ -10,6 +10,8 @@
 //        [--u32-only]: the main table's u32-keys rows only
 //        [--ab-tile-merge]: beside each main row, the same sort with the bitonic first pass
 //        (no merge sort of whole tiles: stsort_set_tile_merge(0))
+//        [--ab-fixed-passes]: beside each main row, the same sort with the general kernel
+//        for the later contiguous passes (stsort_set_fixed_passes(0))
 //        [--profile]: one sort per size and kind between cudaProfilerStart/Stop (for ncu
 //        --profile-from-start off), after one unprofiled warm-up; CUB merge sort beside it
 #include <cub/cub.cuh>
@@ -255,7 +257,7 @@ void print_kinds(stenc_ctx *ctx, int lg, const stenc_sort_policy *p, const char 
 int main(int argc, char **argv) {
     int max_lg = 28;
     bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
-    bool have_policy = false, u32_only = false, ab_tile_merge = false;
+    bool have_policy = false, u32_only = false, ab_tile_merge = false, ab_fixed_passes = false;
     stenc_sort_policy policy = {0, 0, 0, 0};
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
                      tune_sizes = {16, 18, 20, 22, 24, 27};
@@ -286,6 +288,8 @@ int main(int argc, char **argv) {
             u32_only = true;
         else if (!strcmp(argv[i], "--ab-tile-merge"))
             ab_tile_merge = true;
+        else if (!strcmp(argv[i], "--ab-fixed-passes"))
+            ab_fixed_passes = true;
         else if (!strcmp(argv[i], "--profile"))
             g_profile = true;
         else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
@@ -312,6 +316,11 @@ int main(int argc, char **argv) {
             const int was = stsort_set_tile_merge(0);
             print_kinds(ctx, lg, pol, "sort_bitonic_first", "sort_bitonic_first", u32_only);
             stsort_set_tile_merge(was);
+        }
+        if (ab_fixed_passes) {
+            const int was = stsort_set_fixed_passes(0);
+            print_kinds(ctx, lg, pol, "sort_general_passes", "sort_general_passes", u32_only);
+            stsort_set_fixed_passes(was);
         }
         rows.push_back(bench_one<unsigned, false>(ctx, "u32", lg, pol, !have_policy));
         print_row(rows.back(), name, pol);

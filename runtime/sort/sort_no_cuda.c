@@ -20,6 +20,11 @@ int stsort_set_tile_merge(int on) {
     return 0;
 }
 
+int stsort_set_fixed_passes(int on) {
+    (void)on;
+    return 0;
+}
+
 int stsort_max_active_clusters(int key_bytes, int value_bytes, int tile_log2, int narrow,
                                int cluster_log2) {
     (void)key_bytes, (void)value_bytes, (void)tile_log2, (void)narrow, (void)cluster_log2;

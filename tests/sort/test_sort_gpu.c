@@ -61,6 +61,17 @@ static void test_race_subset(void **state) {
         }
     const stenc_sort_policy wide = {15, 5, 0, 0};
     check_sort_case(ctx, STENC_U32, V_NONE, 70000, 1, D_RANDOM, STENC_SORT_ASCENDING, 440, &wide);
+    /* The kernels with a fixed schedule for the later contiguous passes: tiles of 2^12 (4-, 8-
+     * and 16-byte elements, two segments) and 2^14 (u32 keys). */
+    const stenc_sort_policy fixed12 = {12, 3, 0, -1}, fixed14 = {14, 3, 0, -1};
+    check_sort_case(ctx, STENC_U32, V_NONE, 12293, 2, D_RANDOM, STENC_SORT_DESCENDING, 460,
+                    &fixed12);
+    check_sort_case(ctx, STENC_F32, V_U32, 12293, 2, D_SPECIAL, STENC_SORT_ASCENDING, 461,
+                    &fixed12);
+    check_sort_case(ctx, STENC_F64, V_U64, 12293, 2, D_SPECIAL, STENC_SORT_DESCENDING, 462,
+                    &fixed12);
+    check_sort_case(ctx, STENC_U32, V_NONE, 65536 + 3, 1, D_RANDOM, STENC_SORT_ASCENDING, 463,
+                    &fixed14);
     /* Narrow registers (8 per thread): 32 threads with strided passes, and 1024 threads. */
     const stenc_sort_policy narrow[] = {{8, 3, 32, 0}, {13, 4, 1024, 0}};
     for (int p = 0; p < 2; p++) {

@@ -1,11 +1,11 @@
 // A host simulation of the sort's CUDA kernel: the very same schedule (run_pass) and helpers
-// (loads, register steps, layouts, direction flips, stores) from runtime/sort/sort_cuda.cu,
+// (loads, register steps, layouts, direction flips, stores) from runtime/sort/sort_kernels.cuh,
 // run for every thread of every block in turn, on the pass plan of the C side. No GPU needed,
 // so a CPU-only machine checks the kernel's logic: the output must equal std::sort's (with
 // values beside their keys), and every move the kernel makes with only __syncwarp must keep
 // each warp's shared-memory slots inside the warp.
-#define STSORT_SIM 1
-#include "../../runtime/sort/sort_cuda.cu"
+#include "sort_internal.h"
+#include "sort_kernels.cuh"
 
 #include <math.h>
 #include <setjmp.h>
@@ -22,7 +22,10 @@ extern "C" { // cmocka's header has no C++ guard
 
 namespace {
 
-int g_sim_tile_merge = 1; // PassArgs::tile_merge of every simulated pass
+using namespace stsort_kernels;
+
+int g_sim_tile_merge = 1;   // PassArgs::tile_merge of every simulated pass
+int g_sim_fixed_passes = 1; // later passes by run_fixed_pass where the kernels have one
 
 // The actions of run_pass for all threads of one block (threads run one after the other
 // between barriers, which is one legal interleaving of the kernel).
@@ -54,6 +57,16 @@ template <int RB, class K, int KIND, class V> struct BlockOps {
         for (uint32_t t = 0; t < regs.size(); t++)
             sort_store<RB, K, KIND, V>(regs[t].k, regs[t].v, keys, values, t, r, sh.map, a,
                                        flip_key);
+    }
+    template <int L, int R> void load_fixed_tile() {
+        for (uint32_t t = 0; t < regs.size(); t++)
+            load_fixed<RB, L, R, K, KIND, V>(regs[t].k, regs[t].v, keys, values, t, sh.map, a,
+                                             flip_key);
+    }
+    template <int L, int R> void store_fixed_tile() {
+        for (uint32_t t = 0; t < regs.size(); t++)
+            store_fixed<RB, L, R, K, KIND, V>(regs[t].k, regs[t].v, keys, values, t, sh.map, a,
+                                              flip_key);
     }
     void steps(int hi, int lo) {
         for (auto &x : regs)
@@ -156,6 +169,22 @@ template <int RB, class K, int KIND, class V> struct ClusterOps {
     }
 };
 
+// run_fixed_pass<RB, T, H> for the pass's tile t and strided bits h, as the kernels have it.
+template <int RB, int T, int H, class Ops>
+void fixed_pass_for(int t, int h, const PassArgs &a, const PassShape &sh, Ops &ops) {
+    if constexpr (T > kFixedMaxT || T - RB > 9) {
+        fail_msg("no fixed kernel for tiles of 2^%d", t);
+    } else if constexpr (H > kFixedMaxH) {
+        fixed_pass_for<RB, T + 1, 0>(t, h, a, sh, ops);
+    } else if (t != T) {
+        fixed_pass_for<RB, T + 1, 0>(t, h, a, sh, ops);
+    } else if (h != H) {
+        fixed_pass_for<RB, T, H + 1>(t, h, a, sh, ops);
+    } else {
+        run_fixed_pass<RB, T, H>(a, sh, ops);
+    }
+}
+
 // Sort on the host through the kernel's code (the wide or the narrow kernel, as the C side
 // configures it); false if a warp-local move left its warp.
 template <int RB, class K, int KIND, class V>
@@ -191,11 +220,17 @@ bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const s
             }
             continue;
         }
+        const bool fixed = g_sim_fixed_passes && fixed_pass_applies(a) &&
+                           has_fixed_kernel<RB, K, V>(t, p.high_bits);
         for (unsigned long long b = 0; b < tiles; b++) {
             const PassShape sh = pass_shape<RB>(a, b);
+            const K flip = desc ? ~K(0) : K(0);
             BlockOps<RB, K, KIND, V> ops(1u << (t - RB), stsort_smem_slots(t), keys, values, a, sh,
-                                         desc ? ~K(0) : K(0));
-            run_pass<RB>(a, sh, ops);
+                                         fixed ? fixed_flip<RB>(a, sh, flip) : flip);
+            if (fixed)
+                fixed_pass_for<RB, kFixedMinT, 0>(t, p.high_bits, a, sh, ops);
+            else
+                run_pass<RB>(a, sh, ops);
             warp_ok = warp_ok && ops.warp_ok;
         }
     }
@@ -341,13 +376,37 @@ void test_bitonic_first_pass(void **state) {
     g_sim_tile_merge = 1;
 }
 
+// The kernels with a fixed schedule for the later passes (tiles of 2^12..2^14, strided passes
+// of up to kFixedMaxH bits), beside the general one for the longer strided passes: every element
+// size, several segments with missing elements, both orders.
+void test_fixed_passes(void **state) {
+    (void)state;
+    const stenc_sort_policy t12 = {12, 3, 0, -1}, t13 = {13, 3, 0, 1}, t14 = {14, 3, 0, -1};
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 20) + 5, 1, true, &t12, 132, 41);
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(100003, 3, false, &t14, 132, 42);
+    check<uint32_t, STSORT_UNSIGNED, uint32_t>(70001, 3, true, &t13, 132, 43);
+    check<uint64_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 17) + 9, 2, false, &t12, 132, 44);
+    check<uint64_t, STSORT_UNSIGNED, uint64_t>(70001, 3, true, &t12, 132, 45);
+    check<uint64_t, STSORT_UNSIGNED, uint64_t>(((size_t)1 << 18) - 3, 1, false, &t13, 132, 46);
+}
+
+// The general schedule for the later passes (the kernels without a fixed one).
+void test_general_later_passes(void **state) {
+    (void)state;
+    g_sim_fixed_passes = 0;
+    check_shapes<uint32_t, uint32_t>(31);
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 19) + 3, 1, true, nullptr, 132, 32);
+    g_sim_fixed_passes = 1;
+}
+
 } // namespace
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keys_u32), cmocka_unit_test(test_pairs_u32),
-        cmocka_unit_test(test_keys_u64), cmocka_unit_test(test_pairs_u64),
-        cmocka_unit_test(test_large),    cmocka_unit_test(test_bitonic_first_pass),
+        cmocka_unit_test(test_keys_u32),     cmocka_unit_test(test_pairs_u32),
+        cmocka_unit_test(test_keys_u64),     cmocka_unit_test(test_pairs_u64),
+        cmocka_unit_test(test_large),        cmocka_unit_test(test_bitonic_first_pass),
+        cmocka_unit_test(test_fixed_passes), cmocka_unit_test(test_general_later_passes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
