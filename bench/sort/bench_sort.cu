@@ -6,7 +6,8 @@
 //        (--tune-only: the policy sweep without the main table; --tune-narrow: only the sweep
 //        of narrow-register tiles, 8 elements per thread, against wide ones at small n;
 //        --tune-cluster: only the sweep of first-pass cluster sizes, none and 2^1..2^3)
-//        [--policy t,c,threads,cluster]: the main table's stenc rows with that policy, no peers
+//        [--policy t,c,threads,cluster[,first_tile]]: the main table's stenc rows with that
+//        policy, no peers
 //        [--u32-only]: the main table's u32-keys rows only
 //        [--ab-tile-merge]: beside each main row, the same sort with the bitonic first pass
 //        (no merge sort of whole tiles: stsort_set_tile_merge(0))
@@ -232,8 +233,8 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
            "passes_formula=%d extra_bytes=0",
            name, r.key, r.values, (size_t)1 << r.lg, r.lg, r.ours, r.passes, r.formula);
     if (p)
-        printf(" tile_log2=%d chunk_log2=%d threads=%d cluster_log2=%d", p->tile_log2,
-               p->chunk_log2, p->threads, p->cluster_log2);
+        printf(" tile_log2=%d chunk_log2=%d threads=%d cluster_log2=%d first_tile_log2=%d",
+               p->tile_log2, p->chunk_log2, p->threads, p->cluster_log2, p->first_tile_log2);
     if (r.merge > 0)
         printf(" graph_gkeys=%.3f merge_gkeys=%.3f radix_gkeys=%.3f ratio_merge=%.3f "
                "ratio_radix=%.3f merge_extra_bytes=%zu radix_extra_bytes=%zu",
@@ -258,7 +259,7 @@ int main(int argc, char **argv) {
     int max_lg = 28;
     bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
     bool have_policy = false, u32_only = false, ab_tile_merge = false, ab_fixed_passes = false;
-    stenc_sort_policy policy = {0, 0, 0, 0};
+    stenc_sort_policy policy = {0, 0, 0, 0, 0};
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
                      tune_sizes = {16, 18, 20, 22, 24, 27};
     auto parse_list = [](const char *arg) {
@@ -294,12 +295,13 @@ int main(int argc, char **argv) {
             g_profile = true;
         else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
             const std::vector<int> v = parse_list(argv[++i]);
-            have_policy = v.size() == 4;
+            have_policy = v.size() == 4 || v.size() == 5;
             if (!have_policy) {
-                fprintf(stderr, "--policy takes tile_log2,chunk_log2,threads,cluster_log2\n");
+                fprintf(stderr, "--policy takes tile_log2,chunk_log2,threads,cluster_log2"
+                                "[,first_tile_log2]\n");
                 return 2;
             }
-            policy = {v[0], v[1], v[2], v[3]};
+            policy = {v[0], v[1], v[2], v[3], v.size() == 5 ? v[4] : 0};
         } else
             max_lg = atoi(argv[i]);
     }
@@ -339,8 +341,8 @@ int main(int argc, char **argv) {
             for (int t = 10; t <= 14; t++)
                 for (int narrow = 0; narrow <= 1; narrow++) {
                     if (narrow ? t > 13 : t < 12) continue;
-                    stenc_sort_policy p = {t, 4, narrow ? 1 << (t - 3) : 0, 0};
-                    if (t == 14) p = {0, 0, 0, 0};
+                    stenc_sort_policy p = {t, 4, narrow ? 1 << (t - 3) : 0, 0, 0};
+                    if (t == 14) p = {0, 0, 0, 0, 0};
                     print_kinds(ctx, lg, &p, "sort_narrow", "sort_narrow_pairs");
                 }
         }
@@ -359,7 +361,7 @@ int main(int argc, char **argv) {
             if (lg > max_lg) break;
             for (int cl = -1; cl <= 3; cl++) {
                 if (cl == 0) continue;
-                stenc_sort_policy p = {0, 0, 0, cl};
+                stenc_sort_policy p = {0, 0, 0, cl, 0};
                 // The passes launched one after the other (no programmatic dependents).
                 const int was = stsort_set_overlap_launches(0);
                 print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false),
@@ -382,7 +384,7 @@ int main(int argc, char **argv) {
                 for (int c = 4; c <= 5; c++) {
                     if ((lg >= 22 && t < 13) || (lg <= 20 && t > 14) || (c == 5 && lg < 24))
                         continue;
-                    stenc_sort_policy p = {t, c, 0, 0};
+                    stenc_sort_policy p = {t, c, 0, 0, 0};
                     Row r = bench_one<unsigned, false>(ctx, "u32", lg, &p, false);
                     print_row(r, "sort_tune", &p);
                 }
@@ -391,7 +393,7 @@ int main(int argc, char **argv) {
         for (int lg : tune_sizes) {
             if (lg > max_lg) break;
             for (int t = 12; t <= 14; t++) {
-                stenc_sort_policy p = {t, 4, 0, 0};
+                stenc_sort_policy p = {t, 4, 0, 0, 0};
                 Row r = bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false);
                 print_row(r, "sort_tune", &p);
                 r = bench_one<unsigned, true>(ctx, "u32", lg, &p, false);

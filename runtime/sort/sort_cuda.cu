@@ -43,11 +43,12 @@ inline cudaLaunchAttribute cluster_attribute(int log2) {
 template <int RB, class K, int KIND, class V>
 stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segment_len,
                          size_t num_segments, int descending, const stsort_config *cfg) {
-    if (cfg->reg_log2 != RB || cfg->tile_log2 < RB ||
-        cfg->tile_log2 - RB > stsort_ceil_log2(max_threads<K, V, RB>()))
+    if (cfg->reg_log2 != RB || cfg->tile_log2 < RB || cfg->first_tile_log2 < cfg->tile_log2 ||
+        cfg->first_tile_log2 - RB > stsort_ceil_log2(max_threads<K, V, RB>()))
         return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
-                           "stenc_sort: tile 2^%d with 2^%d registers does not fit the kernel",
-                           cfg->tile_log2, cfg->reg_log2);
+                           "stenc_sort: tiles 2^%d and 2^%d with 2^%d registers do not fit the "
+                           "kernel",
+                           cfg->first_tile_log2, cfg->tile_log2, cfg->reg_log2);
     stsort_pass passes[STSORT_MAX_PASSES];
     stsort_config plan_cfg = *cfg;
     int count = stsort_plan(&plan_cfg, num_segments, passes, STSORT_MAX_PASSES);
@@ -56,14 +57,13 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
                            "stenc_sort: segments of 2^%d elements need more than %d passes "
                            "with tiles of 2^%d",
                            cfg->seg_log2, (int)STSORT_MAX_PASSES, cfg->tile_log2);
-    const TileSmem<K, V> smem(cfg->tile_log2);
+    const TileSmem<K, V> largest(cfg->first_tile_log2);
     const unsigned long long space = (unsigned long long)num_segments << cfg->seg_log2;
     const K flip = descending ? ~K(0) : K(0);
-    const unsigned threads = 1u << (cfg->tile_log2 - RB);
-    const unsigned long long tiles =
-        (space + (1ull << cfg->tile_log2) - 1) >> cfg->tile_log2; // every pass: tiles of 2^t
-    if (tiles > 0x7FFFFFFFull)
-        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_sort: %llu tiles exceed the grid", tiles);
+    auto tiles_of = [&](int t) { return (space + (1ull << t) - 1) >> t; };
+    if (tiles_of(cfg->tile_log2) > 0x7FFFFFFFull)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_sort: %llu tiles exceed the grid",
+                           tiles_of(cfg->tile_log2));
     auto args_of = [&](const stsort_pass &p) {
         PassArgs a;
         a.seg_len = segment_len;
@@ -94,18 +94,20 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
             attrs[num_attrs].val.programmaticStreamSerializationAllowed = 1;
             num_attrs++;
         }
+        const int t = a.low_bits + a.high_bits; // the first pass's tiles may be larger
+        const TileSmem<K, V> smem(t);
         PassKernel<K, V> kernel = RB == reg_log2<K, V>() && g_fixed_passes && fixed_pass_applies(a)
-                                      ? fixed_kernel<K, KIND, V>(cfg->tile_log2, a.high_bits)
+                                      ? fixed_kernel<K, KIND, V>(t, a.high_bits)
                                       : nullptr;
         if (!kernel) kernel = general;
         if (std::find(ready, ready + num_ready, kernel) == ready + num_ready) {
             STENC_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                (int)smem.bytes));
+                                                (int)largest.bytes));
             if (num_ready < (int)(sizeof ready / sizeof *ready)) ready[num_ready++] = kernel;
         }
         cudaLaunchConfig_t lc = {};
-        lc.gridDim = dim3((unsigned)tiles);
-        lc.blockDim = dim3(threads);
+        lc.gridDim = dim3((unsigned)tiles_of(t));
+        lc.blockDim = dim3(1u << (t - RB));
         lc.dynamicSmemBytes = smem.bytes;
         lc.stream = stream;
         lc.attrs = attrs;

@@ -78,11 +78,12 @@ typedef struct stsort_pass {
 
 /* The resolved launch parameters for one problem. */
 typedef struct stsort_config {
-    int seg_log2;     /* the network sorts 2^seg_log2 virtual elements per segment */
-    int tile_log2;    /* largest tile of this problem */
-    int chunk_log2;   /* smallest contiguous run in a strided tile */
-    int reg_log2;     /* elements per thread: a block of 2^t has 2^(t - reg_log2) threads */
-    int cluster_log2; /* blocks per cluster in the first pass: 2^this (0: no cluster) */
+    int seg_log2;        /* the network sorts 2^seg_log2 virtual elements per segment */
+    int tile_log2;       /* tiles of the later passes */
+    int first_tile_log2; /* tiles of the first pass (>= tile_log2) */
+    int chunk_log2;      /* smallest contiguous run in a strided tile */
+    int reg_log2;        /* elements per thread: a block of 2^t has 2^(t - reg_log2) threads */
+    int cluster_log2;    /* blocks per cluster in the first pass: 2^this (0: no cluster) */
 } stsort_config;
 
 /* Defaults of the CUDA path (see docs/sort.md for why; tuned on an H100, 2026-11-21). */
@@ -101,7 +102,10 @@ enum {
     STSORT_MAX_CLUSTER_LOG2 = 3,        /* 8 blocks: the largest portable cluster */
     STSORT_CLUSTER_LOG2 = 1,            /* default: pairs of blocks (sm_90 and up) ... */
     STSORT_SMALL_GRID_CLUSTER_LOG2 = 2, /* ... or 4 when the tiles fill at most 1/4 of the SMs */
-    STSORT_SMALL_GRID_SM_SHARE = 4
+    STSORT_SMALL_GRID_SM_SHARE = 4,
+    STSORT_L2_SPACE_LOG2_4B = 22,  /* 4-byte sorts up to 2^this (16 MiB: in the H100's L2) ... */
+    STSORT_L2_TILE_LOG2_4B = 13,   /* ... take later tiles of at most 2^this */
+    STSORT_FIRST_TILE_SM_SHARE = 2 /* first-pass tiles doubled while they fill 1/this of the SMs */
 };
 
 /* The default (largest) tile: 2^14 4-byte keys (512 threads, 66 KiB of shared memory, two

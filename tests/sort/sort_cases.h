@@ -271,8 +271,17 @@ static void check_sort_errors(stenc_ctx *ctx) {
     assert_int_equal(stenc_sort_segments(ctx, STENC_U32, k, STENC_U32, NULL, SIZE_MAX / 2, 4,
                                          STENC_SORT_ASCENDING),
                      STENC_ERR_INVALID_ARGUMENT);
-    stenc_sort_policy bad = {3, 0, 0, 0}, bad_cluster = {0, 0, 0, 4};
+    stenc_sort_policy bad = {3, 0, 0, 0, 0}, bad_cluster = {0, 0, 0, 4, 0};
+    /* A first-pass tile below the later ones, or one a block cannot hold (2048 threads). */
+    stenc_sort_policy bad_first = {14, 0, 0, 0, 13}, huge_first = {14, 0, 0, 0, 16};
     if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) {
+        assert_int_equal(stenc_sort_segments_ex(ctx, STENC_U32, k, STENC_U32, NULL, 16, 1,
+                                                STENC_SORT_ASCENDING, &bad_first),
+                         STENC_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(stenc_last_error(), "first_tile_log2"));
+        assert_int_equal(stenc_sort_segments_ex(ctx, STENC_U32, k, STENC_U32, NULL, 16, 1,
+                                                STENC_SORT_ASCENDING, &huge_first),
+                         STENC_ERR_CAPACITY);
         assert_int_equal(stenc_sort_segments_ex(ctx, STENC_U32, k, STENC_U32, NULL, 16, 1,
                                                 STENC_SORT_ASCENDING, &bad),
                          STENC_ERR_INVALID_ARGUMENT);

@@ -96,7 +96,7 @@ static void test_global_passes(void **state) {
     assert_int_equal(passes, expected_passes(27, 13, 3)); /* 8-byte elements: 2^13 */
     assert_int_equal(passes, 33); /* runs of 2^3: phase 23 takes one strided pass, not two */
     /* Clusters (a CPU context has none by default, but plans them when asked). */
-    stenc_sort_policy cl = {0, 0, 0, 3};
+    stenc_sort_policy cl = {0, 0, 0, 3, 0};
     assert_stenc_ok(
         stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, (size_t)1 << 27, 1, &cl, &passes));
     assert_int_equal(passes, expected_passes_cluster(27, 14, 3, 3));
@@ -111,11 +111,11 @@ static void test_global_passes(void **state) {
     cl.cluster_log2 = -2;
     assert_int_equal(stenc_sort_global_passes(ctx, STENC_U32, STENC_U32, 0, 1000, 1, &cl, &passes),
                      STENC_ERR_INVALID_ARGUMENT);
-    stenc_sort_policy p = {12, 4, 256, 0};
+    stenc_sort_policy p = {12, 4, 256, 0, 0};
     assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_F64, STENC_U32, 0, 100000, 1, &p, &passes));
     assert_int_equal(passes, expected_passes(17, 12, 4));
     /* 8 elements per thread (1024 threads): the same passes as any tile of 2^13. */
-    stenc_sort_policy narrow = {13, 4, 1024, 0};
+    stenc_sort_policy narrow = {13, 4, 1024, 0, 0};
     assert_stenc_ok(stenc_sort_global_passes(ctx, STENC_U64, STENC_U32, 1, (size_t)1 << 20, 1,
                                              &narrow, &passes));
     assert_int_equal(passes, expected_passes(20, 13, 4));

@@ -27,9 +27,9 @@ static void test_strided_passes(void **state) {
     stenc_ctx *ctx = gpu_ctx();
     /* Clusters of 2^3 blocks in the first pass unless the last field says otherwise (-1:
      * none); the last three: narrow registers (8 elements per thread, 32 and 128 threads). */
-    const stenc_sort_policy policies[] = {{6, 2, 0, -1}, {8, 3, 0, 1},  {10, 5, 0, 2},
-                                          {8, 4, 0, 0},  {8, 3, 32, 0}, {10, 4, 128, -1},
-                                          {0, 0, 0, -1}};
+    const stenc_sort_policy policies[] = {{6, 2, 0, -1, 0}, {8, 3, 0, 1, 0},  {10, 5, 0, 2, 0},
+                                          {8, 4, 0, 0, 0},  {8, 3, 32, 0, 0}, {10, 4, 128, -1, 0},
+                                          {0, 0, 0, -1, 0}};
     static const size_t sizes[] = {1025, 4099, 65536};
     for (int p = 0; p < 7; p++)
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
@@ -51,7 +51,7 @@ static void test_race_subset(void **state) {
                                 (stenc_sort_order)o, 300 + 6 * t + 2 * v + o, NULL);
     /* Clusters of 8, 8, 4 and none in the first pass, 2 in the tile of 2^15. */
     const stenc_sort_policy policies[] = {
-        {6, 2, 0, 0}, {8, 3, 0, 0}, {11, 4, 0, 0}, {10, 5, 0, -1}};
+        {6, 2, 0, 0, 0}, {8, 3, 0, 0, 0}, {11, 4, 0, 0, 0}, {10, 5, 0, -1, 0}};
     for (int p = 0; p < 4; p++)
         for (int o = 0; o < 2; o++) {
             check_sort_case(ctx, STENC_U32, V_NONE, 4099, 1, D_RANDOM, (stenc_sort_order)o,
@@ -59,11 +59,11 @@ static void test_race_subset(void **state) {
             check_sort_case(ctx, STENC_F64, V_U64, 4099, 1, D_SPECIAL, (stenc_sort_order)o,
                             420 + 2 * p + o, &policies[p]);
         }
-    const stenc_sort_policy wide = {15, 5, 0, 0};
+    const stenc_sort_policy wide = {15, 5, 0, 0, 0};
     check_sort_case(ctx, STENC_U32, V_NONE, 70000, 1, D_RANDOM, STENC_SORT_ASCENDING, 440, &wide);
     /* The kernels with a fixed schedule for the later contiguous passes: tiles of 2^12 (4-, 8-
      * and 16-byte elements, two segments) and 2^14 (u32 keys). */
-    const stenc_sort_policy fixed12 = {12, 3, 0, -1}, fixed14 = {14, 3, 0, -1};
+    const stenc_sort_policy fixed12 = {12, 3, 0, -1, 0}, fixed14 = {14, 3, 0, -1, 0};
     check_sort_case(ctx, STENC_U32, V_NONE, 12293, 2, D_RANDOM, STENC_SORT_DESCENDING, 460,
                     &fixed12);
     check_sort_case(ctx, STENC_F32, V_U32, 12293, 2, D_SPECIAL, STENC_SORT_ASCENDING, 461,
@@ -72,8 +72,12 @@ static void test_race_subset(void **state) {
                     &fixed12);
     check_sort_case(ctx, STENC_U32, V_NONE, 65536 + 3, 1, D_RANDOM, STENC_SORT_ASCENDING, 463,
                     &fixed14);
+    /* First-pass tiles larger than the later passes' (1024 threads, a cluster of 2). */
+    const stenc_sort_policy first15 = {14, 3, 0, 1, 15};
+    check_sort_case(ctx, STENC_F32, V_NONE, 65536 + 3, 2, D_SPECIAL, STENC_SORT_DESCENDING, 464,
+                    &first15);
     /* Narrow registers (8 per thread): 32 threads with strided passes, and 1024 threads. */
-    const stenc_sort_policy narrow[] = {{8, 3, 32, 0}, {13, 4, 1024, 0}};
+    const stenc_sort_policy narrow[] = {{8, 3, 32, 0, 0}, {13, 4, 1024, 0, 0}};
     for (int p = 0; p < 2; p++) {
         check_sort_case(ctx, STENC_U32, V_NONE, 4099, 1, D_RANDOM, STENC_SORT_DESCENDING, 450 + p,
                         &narrow[p]);
@@ -92,8 +96,9 @@ static void test_large_sizes(void **state) {
             check_sort_case(ctx, all_key_types[t], (vkind)v, big, 1, (dist)((t + v) % D_COUNT),
                             (stenc_sort_order)(t % 2), 7 + t, NULL);
     /* Tiles of 2^15 (1024-thread blocks, u32-sized keys only), and 2^10 with 2^4 chunks. */
-    const stenc_sort_policy wide = {15, 5, 0, 0}, narrow = {10, 4, 0, 0}, wide8 = {14, 4, 0, 0};
-    const stenc_sort_policy no_cluster = {0, 0, 0, -1};
+    const stenc_sort_policy wide = {15, 5, 0, 0, 0}, narrow = {10, 4, 0, 0, 0},
+                            wide8 = {14, 4, 0, 0, 0};
+    const stenc_sort_policy no_cluster = {0, 0, 0, -1, 0};
     check_sort_case(ctx, STENC_F32, V_NONE, big, 1, D_SPECIAL, STENC_SORT_DESCENDING, 11, &wide);
     check_sort_case(ctx, STENC_U32, V_NONE, big, 1, D_RANDOM, STENC_SORT_ASCENDING, 12, &narrow);
     check_sort_case(ctx, STENC_U64, V_U32, big, 1, D_RANDOM, STENC_SORT_DESCENDING, 21,
@@ -104,12 +109,16 @@ static void test_large_sizes(void **state) {
     check_sort_case(ctx, STENC_U32, V_U32, big, 1, D_RANDOM, STENC_SORT_DESCENDING, 16, &wide8);
     /* Tiles of 2^7 with runs of 2^3: 42 passes, strided ones of up to 4 steps. */
     /* Narrow registers: tiles of 2^13 (1024 threads x 8) and 2^12 for 16-byte elements. */
-    const stenc_sort_policy narrow13 = {13, 4, 1024, 0}, narrow12 = {12, 4, 512, 0};
+    const stenc_sort_policy narrow13 = {13, 4, 1024, 0, 0}, narrow12 = {12, 4, 512, 0, 0};
     check_sort_case(ctx, STENC_F32, V_U32, big, 1, D_SPECIAL, STENC_SORT_DESCENDING, 19, &narrow13);
     check_sort_case(ctx, STENC_I64, V_U64, big, 1, D_RANDOM, STENC_SORT_ASCENDING, 20, &narrow12);
-    const stenc_sort_policy tiny = {7, 3, 0, 0};
+    const stenc_sort_policy tiny = {7, 3, 0, 0, 0};
     check_sort_case(ctx, STENC_U32, V_U32, big, 1, D_RANDOM, STENC_SORT_ASCENDING, 17, &tiny);
     check_sort_case(ctx, STENC_F64, V_NONE, big, 1, D_SPECIAL, STENC_SORT_DESCENDING, 18, &tiny);
+    /* First-pass tiles of 2^15 and 2^14 before later ones of 2^14 and 2^13. */
+    const stenc_sort_policy first15 = {14, 3, 0, 0, 15}, first14 = {13, 3, 0, 0, 14};
+    check_sort_case(ctx, STENC_I32, V_NONE, big, 1, D_RANDOM, STENC_SORT_ASCENDING, 22, &first15);
+    check_sort_case(ctx, STENC_U64, V_NONE, big, 1, D_FEW, STENC_SORT_DESCENDING, 23, &first14);
     if (!quick) {
         size_t huge = (size_t)1 << 24;
         check_sort_case(ctx, STENC_U32, V_NONE, huge + 3, 1, D_RANDOM, STENC_SORT_ASCENDING, 14,
@@ -133,7 +142,7 @@ static void test_bitonic_first_pass(void **state) {
     stenc_ctx *ctx = gpu_ctx();
     const int was = stsort_set_tile_merge(0);
     const stenc_sort_policy policies[] = {
-        {0, 0, 0, 0}, {0, 0, 0, -1}, {10, 4, 128, 0}, {15, 5, 0, 0}};
+        {0, 0, 0, 0, 0}, {0, 0, 0, -1, 0}, {10, 4, 128, 0, 0}, {15, 5, 0, 0, 0}};
     const size_t sizes[] = {1025, 65536 + 3, ((size_t)1 << 20) + 7};
     const int num_sizes = quick ? 2 : 3;
     for (int p = 0; p < 4; p++)
@@ -153,7 +162,7 @@ static void test_segments(void **state) {
     stenc_ctx *ctx = gpu_ctx();
     static const size_t shapes[][2] = {{1, 9},     {2, 1000},   {3, 1000},   {1025, 7},
                                        {4096, 64}, {100003, 3}, {33, 20000}, {65537, 17}};
-    const stenc_sort_policy small = {8, 3, 0, 0};
+    const stenc_sort_policy small = {8, 3, 0, 0, 0};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         check_sort_case(ctx, STENC_F32, V_U32, shapes[i][0], shapes[i][1], D_SPECIAL,
                         STENC_SORT_ASCENDING, 10 + i, NULL);
@@ -170,7 +179,7 @@ static void test_errors(void **state) {
     stenc_ctx *ctx = gpu_ctx();
     check_sort_errors(ctx);
     /* A tile larger than the device's shared memory is refused, not launched. */
-    stenc_sort_policy huge = {16, 0, 0, 0};
+    stenc_sort_policy huge = {16, 0, 0, 0, 0};
     void *k = NULL;
     assert_stenc_ok(stenc_malloc(ctx, &k, 1 << 20));
     assert_int_equal(stenc_sort_segments_ex(ctx, STENC_U64, k, STENC_U64, k, 1 << 16, 1,

@@ -199,7 +199,7 @@ bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const s
         PassArgs a{len,         segs,          cfg.seg_log2, p.low_bits,     p.high_lo,
                    p.high_bits, p.phase_first, p.phase_last, p.cluster_log2, g_sim_tile_merge};
         const int t = p.low_bits + p.high_bits;
-        assert_int_equal(t, cfg.tile_log2);
+        assert_int_equal(t, i == 0 ? cfg.first_tile_log2 : cfg.tile_log2);
         const unsigned long long tiles = (space + (1ull << t) - 1) >> t;
         if (p.cluster_log2 > 0) {
             const unsigned long long size = 1ull << p.cluster_log2;
@@ -318,9 +318,10 @@ template <class K, class V> void check_shapes(uint64_t seed) {
     static const size_t sizes[] = {2, 3, 5, 31, 32, 33, 100, 1023, 1024, 1025, 4099, 65536, 70001};
     // Clusters of 8 blocks unless the policy says otherwise (-1: none). Then narrow registers
     // (8 per thread: 8, 128 and 1024 threads), and the defaults.
-    const stenc_sort_policy policies[] = {{6, 2, 0, -1},    {8, 3, 0, 1},     {10, 5, 0, 2},
-                                          {11, 4, 0, 0},    {6, 2, 0, 0},     {8, 3, 32, 0},
-                                          {10, 4, 128, -1}, {13, 4, 1024, 0}, {0, 0, 0, 0}};
+    const stenc_sort_policy policies[] = {
+        {6, 2, 0, -1, 0},    {8, 3, 0, 1, 0},     {10, 5, 0, 2, 0},
+        {11, 4, 0, 0, 0},    {6, 2, 0, 0, 0},     {8, 3, 32, 0, 0},
+        {10, 4, 128, -1, 0}, {13, 4, 1024, 0, 0}, {0, 0, 0, 0, 0}};
     const int np = sizeof policies / sizeof *policies;
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
         for (int p = 0; p < np; p++)
@@ -355,13 +356,13 @@ void test_large(void **state) {
     (void)state;
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 19) + 3, 1, false, nullptr, 132, 7);
     check<uint32_t, STSORT_UNSIGNED, uint32_t>((size_t)1 << 18, 1, true, nullptr, 0, 8);
-    const stenc_sort_policy wide = {15, 5, 0, 0}; // 1024 threads: u32 keys only
+    const stenc_sort_policy wide = {15, 5, 0, 0, 0}; // 1024 threads: u32 keys only
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 20) - 1, 1, true, &wide, 132, 9);
     check<uint32_t, STSORT_UNSIGNED, NoValue>(40000, 3, false, &wide, 132, 10);
-    const stenc_sort_policy wide8 = {14, 4, 0, -1}; // 512 threads: 8-byte elements
+    const stenc_sort_policy wide8 = {14, 4, 0, -1, 0}; // 512 threads: 8-byte elements
     check<uint32_t, STSORT_UNSIGNED, uint32_t>(((size_t)1 << 18) + 5, 1, false, &wide8, 132, 11);
     check<uint64_t, STSORT_UNSIGNED, NoValue>(100000, 2, true, &wide8, 132, 12);
-    const stenc_sort_policy narrow = {12, 4, 512, 2}; // 8 per thread, strided passes
+    const stenc_sort_policy narrow = {12, 4, 512, 2, 0}; // 8 per thread, strided passes
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 19) + 3, 1, true, &narrow, 132, 13);
     check<uint64_t, STSORT_UNSIGNED, uint64_t>(70001, 3, false, &narrow, 132, 14);
 }
@@ -381,13 +382,39 @@ void test_bitonic_first_pass(void **state) {
 // size, several segments with missing elements, both orders.
 void test_fixed_passes(void **state) {
     (void)state;
-    const stenc_sort_policy t12 = {12, 3, 0, -1}, t13 = {13, 3, 0, 1}, t14 = {14, 3, 0, -1};
+    const stenc_sort_policy t12 = {12, 3, 0, -1, 0}, t13 = {13, 3, 0, 1, 0},
+                            t14 = {14, 3, 0, -1, 0};
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 20) + 5, 1, true, &t12, 132, 41);
     check<uint32_t, STSORT_UNSIGNED, NoValue>(100003, 3, false, &t14, 132, 42);
     check<uint32_t, STSORT_UNSIGNED, uint32_t>(70001, 3, true, &t13, 132, 43);
     check<uint64_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 17) + 9, 2, false, &t12, 132, 44);
     check<uint64_t, STSORT_UNSIGNED, uint64_t>(70001, 3, true, &t12, 132, 45);
     check<uint64_t, STSORT_UNSIGNED, uint64_t>(((size_t)1 << 18) - 3, 1, false, &t13, 132, 46);
+    // First-pass tiles larger than the later passes' (with and without clusters).
+    const stenc_sort_policy f15 = {14, 3, 0, 1, 15}, f13 = {12, 3, 0, -1, 13};
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 18) + 5, 1, true, &f15, 132, 47);
+    check<uint32_t, STSORT_UNSIGNED, uint32_t>(70001, 2, false, &f13, 132, 48);
+    check<uint64_t, STSORT_UNSIGNED, uint64_t>(40000, 3, true, &f13, 132, 49);
+    // The defaults on a 16-SM device: later tiles of 2^13, first-pass tiles of 2^14.
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 18) + 5, 1, false, nullptr, 16, 50);
+}
+
+// The default tiles on a 132-SM device (the H100's), as docs/sort.md gives them: later tiles,
+// then first-pass tiles, by element size and n.
+void test_default_tiles(void **state) {
+    (void)state;
+    struct {
+        int elem_bytes, log2n, tile, first;
+    } const want[] = {{4, 20, 13, 13}, {4, 21, 13, 14}, {4, 22, 13, 14}, {4, 23, 14, 15},
+                      {4, 27, 14, 15}, {8, 20, 13, 13}, {8, 22, 13, 14}, {16, 24, 12, 13}};
+    for (const auto &w : want) {
+        stsort_config cfg;
+        assert_stenc_ok(stsort_configure((size_t)1 << w.log2n, 1, (size_t)w.elem_bytes, 132,
+                                         227 * 1024, STSORT_MAX_CLUSTER_LOG2, nullptr, &cfg));
+        if (cfg.tile_log2 != w.tile || cfg.first_tile_log2 != w.first)
+            fail_msg("%d-byte elements, 2^%d: tiles 2^%d then 2^%d, want 2^%d then 2^%d",
+                     w.elem_bytes, w.log2n, cfg.first_tile_log2, cfg.tile_log2, w.first, w.tile);
+    }
 }
 
 // The general schedule for the later passes (the kernels without a fixed one).
@@ -403,10 +430,15 @@ void test_general_later_passes(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keys_u32),     cmocka_unit_test(test_pairs_u32),
-        cmocka_unit_test(test_keys_u64),     cmocka_unit_test(test_pairs_u64),
-        cmocka_unit_test(test_large),        cmocka_unit_test(test_bitonic_first_pass),
-        cmocka_unit_test(test_fixed_passes), cmocka_unit_test(test_general_later_passes),
+        cmocka_unit_test(test_keys_u32),
+        cmocka_unit_test(test_pairs_u32),
+        cmocka_unit_test(test_keys_u64),
+        cmocka_unit_test(test_pairs_u64),
+        cmocka_unit_test(test_large),
+        cmocka_unit_test(test_bitonic_first_pass),
+        cmocka_unit_test(test_fixed_passes),
+        cmocka_unit_test(test_default_tiles),
+        cmocka_unit_test(test_general_later_passes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,18 +39,21 @@ stenc_status stenc_sort_segments(stenc_ctx *ctx, stenc_type key_type, void *keys
 
 /* Tunables of the CUDA path. A zero field takes its default. */
 typedef struct stenc_sort_policy {
-    int tile_log2;    /* elements per block: 2^tile_log2 (max; a block holds them in registers,
-                         32 per thread, 16 for 16-byte elements: up to 2^15 for 4-byte keys
-                         without values, 2^14 for 8-byte and 2^13 for 16-byte elements) */
-    int chunk_log2;   /* contiguous elements per run in strided global passes (coalescing) */
-    int threads;      /* 0: the default kernel for the tile (32 elements per thread, 16 for
-                         16-byte elements; small sorts may get 8); 2^(tile_log2 - 3) with
-                         tile_log2 <= 13: 8 elements per thread; any other multiple of 32 up to
-                         1024 is ignored */
-    int cluster_log2; /* 0: the default (on devices with thread block clusters, sm_90 and
-                         up: 3); -1: none; 1..3: the first pass sorts runs of 2^cluster_log2
-                         tiles, one per block of a cluster, exchanging through distributed
-                         shared memory (each doubling of the run saves two global passes) */
+    int tile_log2;       /* elements per block: 2^tile_log2 (max; a block holds them in registers,
+                            32 per thread, 16 for 16-byte elements: up to 2^15 for 4-byte keys
+                            without values, 2^14 for 8-byte and 2^13 for 16-byte elements) */
+    int chunk_log2;      /* contiguous elements per run in strided global passes (coalescing) */
+    int threads;         /* 0: the default kernel for the tile (32 elements per thread, 16 for
+                            16-byte elements; small sorts may get 8); 2^(tile_log2 - 3) with
+                            tile_log2 <= 13: 8 elements per thread; any other multiple of 32 up to
+                            1024 is ignored */
+    int cluster_log2;    /* 0: the default (on devices with thread block clusters, sm_90 and
+                            up: pairs of blocks, 4 when the tiles fill at most a quarter of the
+                            SMs); -1: none; 1..3: the first pass sorts runs of 2^cluster_log2
+                            tiles, one per block of a cluster, exchanging through distributed
+                            shared memory (each doubling of the run saves two global passes) */
+    int first_tile_log2; /* 0: the default; else the first pass's tiles, from tile_log2 up to
+                            the kernel's limit above (each doubling saves two global passes) */
 } stenc_sort_policy;
 
 /* As stenc_sort_segments, with an explicit policy (NULL: defaults). The CPU path ignores it. */
