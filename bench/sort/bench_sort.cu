@@ -1,13 +1,15 @@
 // Benchmark of stenc_sort (in-place bitonic) against CUB DeviceMergeSort and DeviceRadixSort,
 // measured in the same run on the same data: u32 keys, u64 keys and u32 key-value pairs,
 // n = 2^16 .. 2^28. Prints key=value lines, then a table.
-// Usage: bench_sort [max_log2 (28)] [--sizes 16,20,...] [--tune | --tune-only]
+// Usage: bench_sort [max_log2 (28)] [--sizes 16,20,...] [--counts 1000000,...]
+//        [--tune | --tune-only]
 //        [--tune-sizes 20,24,...] [--tune-narrow] [--tune-cluster]
 //        (--tune-only: the policy sweep without the main table; --tune-narrow: only the sweep
 //        of narrow-register tiles, 8 elements per thread, against wide ones at small n;
 //        --tune-cluster: only the sweep of first-pass cluster sizes, none and 2^1..2^3)
 //        [--policy t,c,threads,cluster[,first_tile]]: the main table's stenc rows with that
 //        policy, no peers
+//        (--counts: further sizes of the main table, any n, after the powers of two)
 //        [--u32-only]: the main table's u32-keys rows only
 //        [--ab-tile-merge]: beside each main row, the same sort with the bitonic first pass
 //        (no merge sort of whole tiles: stsort_set_tile_merge(0))
@@ -76,16 +78,19 @@ int chapter_passes(int k) {
 
 struct Row {
     const char *key, *values;
-    int lg;
+    size_t n;
+    int lg; // ceil(log2(n))
     double ours, merge, radix, graph;
     int passes, formula;
     size_t merge_extra, radix_extra;
 };
 
 template <class K, bool PAIRS>
-Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_policy *policy,
+Row bench_one(stenc_ctx *ctx, const char *key_name, size_t n, const stenc_sort_policy *policy,
               bool peers) {
-    const size_t n = (size_t)1 << lg;
+    int lg = 0;
+    while (((size_t)1 << lg) < n)
+        lg++;
     const int reps = lg <= 22 ? 15 : lg <= 25 ? 7 : 3;
     const stenc_type kt = sizeof(K) == 4 ? STENC_U32 : STENC_U64;
     K *src, *work, *ref_out;
@@ -171,13 +176,14 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
     BENCH_CUDA_CHECK(cudaMemcpyAsync(&nbad, bad, 8, cudaMemcpyDeviceToHost, g_stream));
     BENCH_CUDA_CHECK(cudaStreamSynchronize(g_stream));
     if (nbad) {
-        printf("FAILED: stenc_sort %s%s n=2^%d: %llu wrong elements\n", key_name,
-               PAIRS ? " pairs" : "", lg, nbad);
+        printf("FAILED: stenc_sort %s%s n=%zu: %llu wrong elements\n", key_name,
+               PAIRS ? " pairs" : "", n, nbad);
         exit(1);
     }
 
     Row row{key_name,
             PAIRS ? "u32" : "none",
+            n,
             lg,
             n / (ms_ours * 1e6),
             0,
@@ -231,7 +237,7 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, int lg, const stenc_sort_pol
 void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
     printf("name=%s target=cuda key=%s values=%s n=%zu log2n=%d gkeys=%.3f passes=%d "
            "passes_formula=%d extra_bytes=0",
-           name, r.key, r.values, (size_t)1 << r.lg, r.lg, r.ours, r.passes, r.formula);
+           name, r.key, r.values, r.n, r.lg, r.ours, r.passes, r.formula);
     if (p)
         printf(" tile_log2=%d chunk_log2=%d threads=%d cluster_log2=%d first_tile_log2=%d",
                p->tile_log2, p->chunk_log2, p->threads, p->cluster_log2, p->first_tile_log2);
@@ -247,12 +253,12 @@ void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
 } // namespace
 
 // One row per element kind (u32 keys, u64 keys, u32 pairs) with policy p and no peers.
-void print_kinds(stenc_ctx *ctx, int lg, const stenc_sort_policy *p, const char *name,
+void print_kinds(stenc_ctx *ctx, size_t n, const stenc_sort_policy *p, const char *name,
                  const char *pairs_name, bool u32_only = false) {
-    print_row(bench_one<unsigned, false>(ctx, "u32", lg, p, false), name, p);
+    print_row(bench_one<unsigned, false>(ctx, "u32", n, p, false), name, p);
     if (u32_only) return;
-    print_row(bench_one<unsigned long long, false>(ctx, "u64", lg, p, false), name, p);
-    print_row(bench_one<unsigned, true>(ctx, "u32", lg, p, false), pairs_name, p);
+    print_row(bench_one<unsigned long long, false>(ctx, "u64", n, p, false), name, p);
+    print_row(bench_one<unsigned, true>(ctx, "u32", n, p, false), pairs_name, p);
 }
 
 int main(int argc, char **argv) {
@@ -262,6 +268,7 @@ int main(int argc, char **argv) {
     stenc_sort_policy policy = {0, 0, 0, 0, 0};
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
                      tune_sizes = {16, 18, 20, 22, 24, 27};
+    std::vector<size_t> counts; // --counts: sizes that need not be powers of two
     auto parse_list = [](const char *arg) {
         std::vector<int> v;
         for (const char *c = arg; *c;) {
@@ -279,7 +286,13 @@ int main(int argc, char **argv) {
             tune = true, main_table = false;
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
             sizes = parse_list(argv[++i]);
-        else if (!strcmp(argv[i], "--tune-cluster"))
+        else if (!strcmp(argv[i], "--counts") && i + 1 < argc) {
+            for (const char *c = argv[++i]; *c;) {
+                char *end;
+                counts.push_back((size_t)strtoull(c, &end, 10));
+                c = *end ? end + 1 : end;
+            }
+        } else if (!strcmp(argv[i], "--tune-cluster"))
             tune_cluster = true, main_table = false;
         else if (!strcmp(argv[i], "--tune-narrow"))
             tune_narrow = true, main_table = false;
@@ -310,26 +323,30 @@ int main(int argc, char **argv) {
     g_stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
     printf("device: %s\n", stenc_ctx_device_name(ctx));
     std::vector<Row> rows;
-    for (int lg : sizes) {
-        if (lg > max_lg || !main_table) break;
+    std::vector<size_t> ns; // the main table's sizes: the powers of two, then --counts
+    for (int lg : sizes)
+        if (lg <= max_lg) ns.push_back((size_t)1 << lg);
+    ns.insert(ns.end(), counts.begin(), counts.end());
+    for (size_t n : ns) {
+        if (!main_table) break;
         const stenc_sort_policy *pol = have_policy ? &policy : nullptr;
         const char *name = have_policy ? "sort_policy" : "sort";
         if (ab_tile_merge) {
             const int was = stsort_set_tile_merge(0);
-            print_kinds(ctx, lg, pol, "sort_bitonic_first", "sort_bitonic_first", u32_only);
+            print_kinds(ctx, n, pol, "sort_bitonic_first", "sort_bitonic_first", u32_only);
             stsort_set_tile_merge(was);
         }
         if (ab_fixed_passes) {
             const int was = stsort_set_fixed_passes(0);
-            print_kinds(ctx, lg, pol, "sort_general_passes", "sort_general_passes", u32_only);
+            print_kinds(ctx, n, pol, "sort_general_passes", "sort_general_passes", u32_only);
             stsort_set_fixed_passes(was);
         }
-        rows.push_back(bench_one<unsigned, false>(ctx, "u32", lg, pol, !have_policy));
+        rows.push_back(bench_one<unsigned, false>(ctx, "u32", n, pol, !have_policy));
         print_row(rows.back(), name, pol);
         if (u32_only) continue;
-        rows.push_back(bench_one<unsigned long long, false>(ctx, "u64", lg, pol, !have_policy));
+        rows.push_back(bench_one<unsigned long long, false>(ctx, "u64", n, pol, !have_policy));
         print_row(rows.back(), name, pol);
-        rows.push_back(bench_one<unsigned, true>(ctx, "u32", lg, pol, !have_policy));
+        rows.push_back(bench_one<unsigned, true>(ctx, "u32", n, pol, !have_policy));
         print_row(rows.back(), name, pol);
     }
     if (tune_narrow) {
@@ -343,7 +360,7 @@ int main(int argc, char **argv) {
                     if (narrow ? t > 13 : t < 12) continue;
                     stenc_sort_policy p = {t, 4, narrow ? 1 << (t - 3) : 0, 0, 0};
                     if (t == 14) p = {0, 0, 0, 0, 0};
-                    print_kinds(ctx, lg, &p, "sort_narrow", "sort_narrow_pairs");
+                    print_kinds(ctx, (size_t)1 << lg, &p, "sort_narrow", "sort_narrow_pairs");
                 }
         }
     }
@@ -364,14 +381,14 @@ int main(int argc, char **argv) {
                 stenc_sort_policy p = {0, 0, 0, cl, 0};
                 // The passes launched one after the other (no programmatic dependents).
                 const int was = stsort_set_overlap_launches(0);
-                print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false),
+                print_row(bench_one<unsigned, false>(ctx, "u32", (size_t)1 << lg, &p, false),
                           "sort_cluster_serial", &p);
                 stsort_set_overlap_launches(was);
-                print_kinds(ctx, lg, &p, "sort_cluster", "sort_cluster_pairs");
+                print_kinds(ctx, (size_t)1 << lg, &p, "sort_cluster", "sort_cluster_pairs");
                 if (lg >= 20) {
                     p.tile_log2 = 15;
-                    print_row(bench_one<unsigned, false>(ctx, "u32", lg, &p, false), "sort_cluster",
-                              &p);
+                    print_row(bench_one<unsigned, false>(ctx, "u32", (size_t)1 << lg, &p, false),
+                              "sort_cluster", &p);
                 }
             }
         }
@@ -385,7 +402,7 @@ int main(int argc, char **argv) {
                     if ((lg >= 22 && t < 13) || (lg <= 20 && t > 14) || (c == 5 && lg < 24))
                         continue;
                     stenc_sort_policy p = {t, c, 0, 0, 0};
-                    Row r = bench_one<unsigned, false>(ctx, "u32", lg, &p, false);
+                    Row r = bench_one<unsigned, false>(ctx, "u32", (size_t)1 << lg, &p, false);
                     print_row(r, "sort_tune", &p);
                 }
         }
@@ -394,19 +411,26 @@ int main(int argc, char **argv) {
             if (lg > max_lg) break;
             for (int t = 12; t <= 14; t++) {
                 stenc_sort_policy p = {t, 4, 0, 0, 0};
-                Row r = bench_one<unsigned long long, false>(ctx, "u64", lg, &p, false);
+                Row r =
+                    bench_one<unsigned long long, false>(ctx, "u64", (size_t)1 << lg, &p, false);
                 print_row(r, "sort_tune", &p);
-                r = bench_one<unsigned, true>(ctx, "u32", lg, &p, false);
+                r = bench_one<unsigned, true>(ctx, "u32", (size_t)1 << lg, &p, false);
                 print_row(r, "sort_tune_pairs", &p);
             }
         }
     }
-    printf("\n%-4s %-6s %-5s %9s %9s %9s %9s %7s %7s %7s %8s\n", "key", "values", "n", "stenc",
+    printf("\n%-4s %-6s %-9s %9s %9s %9s %9s %7s %7s %7s %8s\n", "key", "values", "n", "stenc",
            "graph", "cub_mrg", "cub_rdx", "vs_mrg", "vs_rdx", "passes", "chapter");
-    for (const Row &r : rows)
-        printf("%-4s %-6s 2^%-3d %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f %7d %8d\n", r.key, r.values,
-               r.lg, r.ours, r.graph, r.merge, r.radix, r.ours / r.merge, r.ours / r.radix,
-               r.passes, r.formula);
+    for (const Row &r : rows) {
+        char n[32];
+        if (r.n == (size_t)1 << r.lg)
+            snprintf(n, sizeof n, "2^%d", r.lg);
+        else
+            snprintf(n, sizeof n, "%zu", r.n);
+        printf("%-4s %-6s %-9s %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f %7d %8d\n", r.key, r.values, n,
+               r.ours, r.graph, r.merge, r.radix, r.ours / r.merge, r.ours / r.radix, r.passes,
+               r.formula);
+    }
     printf("(Gkeys/s; graph: stenc_sort captured in a CUDA graph and replayed; stenc allocates 0 "
            "extra bytes; passes: global passes of stenc_sort, "
            "chapter: eq. 3 with 9 shared-memory phases and 4 register steps)\n");
