@@ -14,7 +14,7 @@
 //        [--ab-tile-merge]: beside each main row, the same sort with the bitonic first pass
 //        (no merge sort of whole tiles: stsort_set_tile_merge(0))
 //        [--ab-fixed-passes]: beside each main row, the same sort with the general kernel
-//        for the later contiguous passes (stsort_set_fixed_passes(0))
+//        for every later pass (stsort_set_fixed_passes(0))
 //        [--profile]: one sort per size and kind between cudaProfilerStart/Stop (for ncu
 //        --profile-from-start off), after one unprofiled warm-up; CUB merge sort beside it
 #include <cub/cub.cuh>
@@ -289,7 +289,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--counts") && i + 1 < argc) {
             for (const char *c = argv[++i]; *c;) {
                 char *end;
-                counts.push_back((size_t)strtoull(c, &end, 10));
+                const unsigned long long n = strtoull(c, &end, 10);
+                if (end == c || n == 0 || (*end && *end != ',')) {
+                    fprintf(stderr, "--counts takes positive sizes separated by commas\n");
+                    return 2;
+                }
+                counts.push_back((size_t)n);
                 c = *end ? end + 1 : end;
             }
         } else if (!strcmp(argv[i], "--tune-cluster"))

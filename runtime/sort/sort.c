@@ -60,6 +60,12 @@ int stsort_cluster_max(const stenc_ctx *ctx) {
     return ctx->device == STENC_DEVICE_CUDA && ctx->cc_major >= 9 ? STSORT_MAX_CLUSTER_LOG2 : 0;
 }
 
+/* How many tiles of 2^tile a space of 2^space_log2 holds (0 if none is whole; capped at 2^30). */
+static size_t whole_tiles(int space_log2, int tile) {
+    if (space_log2 < tile) return 0;
+    return (size_t)1 << (space_log2 - tile < 30 ? space_log2 - tile : 30);
+}
+
 /* Whether a block of the kernel holds a tile of 2^tile elements in registers (threads) and in
  * shared memory. */
 static int tile_threads_fit(int tile, int reg_log2, int max_threads) {
@@ -148,8 +154,7 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
      * passes, and the merge sort of whole tiles makes large first-pass tiles cheap (measured
      * on the H100: +3-7% for every element kind from 2^21 up; below that, too few blocks). */
     if (p.first_tile_log2 == 0 && p.tile_log2 == 0 && !narrow && sm_count > 0 &&
-        space_log2 - (tile + 1) >= 0 && space_log2 - (tile + 1) < 30 &&
-        ((size_t)1 << (space_log2 - (tile + 1))) * STSORT_FIRST_TILE_SM_SHARE >= (size_t)sm_count &&
+        whole_tiles(space_log2, tile + 1) * STSORT_FIRST_TILE_SM_SHARE >= (size_t)sm_count &&
         tile_threads_fit(tile + 1, reg_log2, max_threads) &&
         tile_smem_fits(tile + 1, elem_bytes, smem_optin))
         first_tile = tile + 1;
@@ -176,9 +181,8 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
     int cluster = p.cluster_log2 < 0 ? 0 : p.cluster_log2;
     if (p.cluster_log2 == 0) {
         cluster = STSORT_CLUSTER_LOG2;
-        if (sm_count > 0 && space_log2 >= first_tile && space_log2 - first_tile < 30 &&
-            ((size_t)1 << (space_log2 - first_tile)) * STSORT_SMALL_GRID_SM_SHARE <=
-                (size_t)sm_count)
+        if (sm_count > 0 && whole_tiles(space_log2, first_tile) > 0 &&
+            whole_tiles(space_log2, first_tile) * STSORT_SMALL_GRID_SM_SHARE <= (size_t)sm_count)
             cluster = STSORT_SMALL_GRID_CLUSTER_LOG2;
         if (cluster > cluster_max) cluster = cluster_max;
     }

@@ -130,7 +130,7 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
             continue;
         }
         STENC_CUDA_TRY(e);
-        STENC_CUDA_CHECK_LAUNCH("sort_pass_kernel");
+        STENC_CUDA_CHECK_LAUNCH(kernel == general ? "sort_pass_kernel" : "sort_fixed_kernel");
     }
     return STENC_OK;
 }

@@ -163,9 +163,10 @@ int stsort_set_overlap_launches(int on);
  * previous setting. Process-wide, for the benchmark's comparison only. */
 int stsort_set_tile_merge(int on);
 
-/* Whether the later contiguous passes on the default tiles run the kernel whose schedule is
- * fixed at compile time (on by default; docs/sort.md, "Eleventh revision") instead of the
- * general one; returns the previous setting. Process-wide, for the benchmark's comparison. */
+/* Whether the later passes on the default tiles (contiguous, and strided of up to 9 bits) run
+ * the kernels whose schedule is fixed at compile time (on by default; docs/sort.md, "Eleventh
+ * revision") instead of the general one; returns the previous setting. Process-wide, for the
+ * benchmark's comparison. */
 int stsort_set_fixed_passes(int on);
 
 /* How many clusters of 2^cluster_log2 first-pass blocks (u32 keys, u64 keys or u32 pairs;

@@ -27,7 +27,6 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <type_traits>
 #include <utility>
 
