@@ -15,6 +15,8 @@
 //        (no merge sort of whole tiles: stsort_set_tile_merge(0))
 //        [--ab-fixed-passes]: beside each main row, the same sort with the general kernel
 //        for every later pass (stsort_set_fixed_passes(0))
+//        [--ab-policy t,c,threads,cluster[,first_tile][:...]]: beside each main row, the
+//        same sort with each of these policies (u32 keys and the other kinds unless --u32-only)
 //        [--profile]: one sort per size and kind between cudaProfilerStart/Stop (for ncu
 //        --profile-from-start off), after one unprofiled warm-up; CUB merge sort beside it
 #include <cub/cub.cuh>
@@ -25,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "bench_util.h"
@@ -266,6 +269,7 @@ int main(int argc, char **argv) {
     bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
     bool have_policy = false, u32_only = false, ab_tile_merge = false, ab_fixed_passes = false;
     stenc_sort_policy policy = {0, 0, 0, 0, 0};
+    std::vector<stenc_sort_policy> ab_policies; // --ab-policy
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
                      tune_sizes = {16, 18, 20, 22, 24, 27};
     std::vector<size_t> counts; // --counts: sizes that need not be powers of two
@@ -311,7 +315,20 @@ int main(int argc, char **argv) {
             ab_fixed_passes = true;
         else if (!strcmp(argv[i], "--profile"))
             g_profile = true;
-        else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
+        else if (!strcmp(argv[i], "--ab-policy") && i + 1 < argc) {
+            for (const char *c = argv[++i]; *c;) {
+                const char *end = strchr(c, ':');
+                const std::string one(c, end ? (size_t)(end - c) : strlen(c));
+                const std::vector<int> v = parse_list(one.c_str());
+                if (v.size() != 4 && v.size() != 5) {
+                    fprintf(stderr, "--ab-policy takes policies t,c,threads,cluster[,first_tile] "
+                                    "separated by ':'\n");
+                    return 2;
+                }
+                ab_policies.push_back({v[0], v[1], v[2], v[3], v.size() == 5 ? v[4] : 0});
+                c = end ? end + 1 : c + strlen(c);
+            }
+        } else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
             const std::vector<int> v = parse_list(argv[++i]);
             have_policy = v.size() == 4 || v.size() == 5;
             if (!have_policy) {
@@ -346,6 +363,8 @@ int main(int argc, char **argv) {
             print_kinds(ctx, n, pol, "sort_general_passes", "sort_general_passes", u32_only);
             stsort_set_fixed_passes(was);
         }
+        for (const stenc_sort_policy &p : ab_policies)
+            print_kinds(ctx, n, &p, "sort_ab_policy", "sort_ab_policy_pairs", u32_only);
         rows.push_back(bench_one<unsigned, false>(ctx, "u32", n, pol, !have_policy));
         print_row(rows.back(), name, pol);
         if (u32_only) continue;

@@ -60,10 +60,13 @@ int stsort_cluster_max(const stenc_ctx *ctx) {
     return ctx->device == STENC_DEVICE_CUDA && ctx->cc_major >= 9 ? STSORT_MAX_CLUSTER_LOG2 : 0;
 }
 
-/* How many tiles of 2^tile a space of 2^space_log2 holds (0 if none is whole; capped at 2^30). */
-static size_t whole_tiles(int space_log2, int tile) {
+/* How many blocks a first pass on tiles of 2^tile launches (stsort_pass_blocks; 0 if the
+ * space of 2^space_log2 holds no whole tile). */
+static size_t first_pass_blocks(size_t segment_len, size_t num_segments, int seg_log2,
+                                int space_log2, int tile) {
     if (space_log2 < tile) return 0;
-    return (size_t)1 << (space_log2 - tile < 30 ? space_log2 - tile : 30);
+    const stsort_pass first = {1, tile, tile, tile, 0, 0};
+    return (size_t)stsort_pass_blocks(&first, seg_log2, segment_len, num_segments);
 }
 
 /* Whether a block of the kernel holds a tile of 2^tile elements in registers (threads) and in
@@ -119,10 +122,19 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
                  p.threads == 1 << (p.tile_log2 - STSORT_REG_LOG2_NARROW);
     if (tile == 0) {
         tile = stsort_default_tile_log2(elem_bytes);
-        /* Small sorts: shrink the tile to about one per SM, down to a floor (smaller tiles
-         * mean more passes, and these sorts are bound by each pass's latency). */
+        /* Small sorts: shrink the tile to about one per SM (2^s tiles, 2^s the largest power
+         * of two <= the SMs), down to a floor (smaller tiles mean more passes, and these
+         * sorts are bound by each pass's latency). The tiles counted are those the first pass
+         * launches: a size just above a power of two that has fewer than 3/4 of 2^s of them
+         * takes the next smaller tile (measured on the H100: 2^19+1, 65 tiles of 2^13 or 129
+         * of 2^12, +7% with 2^12). */
         if (sm_count > 0) {
-            int spread = space_log2 - (stsort_ceil_log2((size_t)sm_count + 1) - 1);
+            const int per_sm_log2 = stsort_ceil_log2((size_t)sm_count + 1) - 1;
+            int spread = space_log2 - per_sm_log2;
+            while (spread > STSORT_MIN_TILE_LOG2 &&
+                   first_pass_blocks(segment_len, num_segments, seg_log2, space_log2, spread) * 4 <
+                       ((size_t)3 << per_sm_log2))
+                spread--;
             if (spread < STSORT_MIN_TILE_LOG2) spread = STSORT_MIN_TILE_LOG2;
             if (spread < tile) tile = spread;
             /* 4-byte elements that fit in L2 (up to 2^22): later passes of 2^13, four blocks
@@ -149,15 +161,18 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
     const int max_threads = narrow ? STSORT_MAX_THREADS_4B : stsort_max_threads(elem_bytes);
     STENC_TRY(check_tile(tile, elem_bytes, reg_log2, max_threads, smem_optin));
     int first_tile = p.first_tile_log2 ? p.first_tile_log2 : tile;
-    /* By default the first pass takes tiles twice the later passes' where the block allows it
-     * and they still fill half the SMs: each doubling of its runs saves a phase's two global
-     * passes, and the merge sort of whole tiles makes large first-pass tiles cheap (measured
-     * on the H100: +3-7% for every element kind from 2^21 up; below that, too few blocks). */
-    if (p.first_tile_log2 == 0 && p.tile_log2 == 0 && !narrow && sm_count > 0 &&
-        whole_tiles(space_log2, tile + 1) * STSORT_FIRST_TILE_SM_SHARE >= (size_t)sm_count &&
-        tile_threads_fit(tile + 1, reg_log2, max_threads) &&
-        tile_smem_fits(tile + 1, elem_bytes, smem_optin))
-        first_tile = tile + 1;
+    /* By default the first pass doubles its tiles while the block allows it and they still
+     * fill half the SMs: each doubling of its runs saves a phase's two global passes, and the
+     * merge sort of whole tiles makes large first-pass tiles cheap (measured on the H100:
+     * +3-7% for every element kind from 2^21 up, and a second doubling for u32 keys from
+     * about 2.2M to 2^22, +3% at 3M and 4M; with fewer blocks, slower). */
+    while (p.first_tile_log2 == 0 && p.tile_log2 == 0 && !narrow && sm_count > 0 &&
+           first_pass_blocks(segment_len, num_segments, seg_log2, space_log2, first_tile + 1) *
+                   STSORT_FIRST_TILE_SM_SHARE >=
+               (size_t)sm_count &&
+           tile_threads_fit(first_tile + 1, reg_log2, max_threads) &&
+           tile_smem_fits(first_tile + 1, elem_bytes, smem_optin))
+        first_tile++;
     STENC_REQUIRE(first_tile >= tile, "stenc_sort: policy first_tile_log2 %d below tile_log2 %d",
                   first_tile, tile);
     if (first_tile != tile)
@@ -181,8 +196,9 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
     int cluster = p.cluster_log2 < 0 ? 0 : p.cluster_log2;
     if (p.cluster_log2 == 0) {
         cluster = STSORT_CLUSTER_LOG2;
-        if (sm_count > 0 && whole_tiles(space_log2, first_tile) > 0 &&
-            whole_tiles(space_log2, first_tile) * STSORT_SMALL_GRID_SM_SHARE <= (size_t)sm_count)
+        const size_t blocks =
+            first_pass_blocks(segment_len, num_segments, seg_log2, space_log2, first_tile);
+        if (sm_count > 0 && blocks > 0 && blocks * STSORT_SMALL_GRID_SM_SHARE <= (size_t)sm_count)
             cluster = STSORT_SMALL_GRID_CLUSTER_LOG2;
         if (cluster > cluster_max) cluster = cluster_max;
     }

@@ -94,6 +94,9 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
             attrs[num_attrs].val.programmaticStreamSerializationAllowed = 1;
             num_attrs++;
         }
+        const unsigned long long blocks =
+            stsort_pass_blocks(&passes[i], cfg->seg_log2, segment_len, num_segments);
+        if (blocks == 0) continue;              // no tile can move anything
         const int t = a.low_bits + a.high_bits; // the first pass's tiles may be larger
         const TileSmem<K, V> smem(t);
         PassKernel<K, V> kernel = RB == reg_log2<K, V>() && g_fixed_passes && fixed_pass_applies(a)
@@ -106,7 +109,7 @@ stenc_status run_plan_rb(stenc_ctx *ctx, void *keys, void *values, size_t segmen
             if (num_ready < (int)(sizeof ready / sizeof *ready)) ready[num_ready++] = kernel;
         }
         cudaLaunchConfig_t lc = {};
-        lc.gridDim = dim3((unsigned)tiles_of(t));
+        lc.gridDim = dim3((unsigned)blocks);
         lc.blockDim = dim3(1u << (t - RB));
         lc.dynamicSmemBytes = smem.bytes;
         lc.stream = stream;

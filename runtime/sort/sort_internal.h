@@ -73,6 +73,46 @@ typedef struct stsort_pass {
     int cluster_log2;
 } stsort_pass;
 
+/* The blocks a pass launches: one per tile of the virtual index space, except that with one
+ * segment only the tiles that hold a comparator between two real elements run (and, in a
+ * later pass, not those of a last run that the phase leaves as it is, below). Such a tile has
+ * one at its lowest index v0 and at v0 + 2^d, d the lowest bit the pass steps on (0 in a
+ * contiguous tile, high_lo in a strided one): in any other tile a real element meets only
+ * missing ones, which never move (docs/sort.md). Block numbers follow v0, so with one segment
+ * the tiles that run come first; with several, each segment's empty tail lies between the
+ * next one's tiles and every tile runs. A cluster's blocks run together: whole clusters. */
+static inline unsigned long long stsort_pass_blocks(const stsort_pass *p, int seg_log2,
+                                                    unsigned long long seg_len,
+                                                    unsigned long long num_segments) {
+    const int t = p->low_bits + p->high_bits;
+    const unsigned long long tiles = ((num_segments << seg_log2) + (1ull << t) - 1) >> t;
+    if (num_segments != 1) return tiles;
+    const unsigned long long d = 1ull << (p->high_bits ? p->high_lo : 0);
+    if (seg_len <= d) return 0;
+    /* A later pass (one phase q) also skips the last run of phase q when all of that run's
+     * real elements lie in its lower half: that half left phase q - 1 sorted ascending, the
+     * run is ascending, and the upper half is missing, so no step of phase q moves anything.
+     * The run starts at r0; its tiles come last. */
+    unsigned long long limit = seg_len - d;
+    const int q = p->phase_first;
+    if (q == p->phase_last && (p->high_bits > 0 || q > p->low_bits) &&
+        !(((seg_len - 1) >> (q - 1)) & 1)) {
+        const unsigned long long r0 = (seg_len - 1) & ~((1ull << q) - 1);
+        if (r0 < limit) limit = r0;
+    }
+    if (limit == 0) return 0;
+    /* Count the blocks with v0 < limit: v0 holds the block number's low gap bits at low_bits
+     * and its other bits above the tile's strided bits. */
+    const int gap = p->high_lo - p->low_bits, top = p->high_lo + p->high_bits;
+    unsigned long long low =
+        ((limit & ((1ull << top) - 1)) + (1ull << p->low_bits) - 1) >> p->low_bits;
+    if (low > (1ull << gap)) low = 1ull << gap;
+    const unsigned long long cluster = 1ull << p->cluster_log2;
+    const unsigned long long blocks =
+        (((limit >> top) << gap) + low + cluster - 1) / cluster * cluster;
+    return blocks < tiles ? blocks : tiles;
+}
+
 /* Enough for any segment with the default policy (tiles of at least 2^10, runs of 2^5). */
 #define STSORT_MAX_PASSES 512
 

@@ -192,7 +192,6 @@ bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const s
     static stsort_pass passes[STSORT_MAX_PASSES];
     const int count = stsort_plan(&cfg, segs, passes, STSORT_MAX_PASSES);
     assert_true(count >= 0);
-    const unsigned long long space = (unsigned long long)segs << cfg.seg_log2;
     bool warp_ok = true;
     for (int i = 0; i < count; i++) {
         const stsort_pass &p = passes[i];
@@ -200,7 +199,8 @@ bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const s
                    p.high_bits, p.phase_first, p.phase_last, p.cluster_log2, g_sim_tile_merge};
         const int t = p.low_bits + p.high_bits;
         assert_int_equal(t, i == 0 ? cfg.first_tile_log2 : cfg.tile_log2);
-        const unsigned long long tiles = (space + (1ull << t) - 1) >> t;
+        // The launch's blocks: the tiles past the last one with two real elements do not run.
+        const unsigned long long tiles = stsort_pass_blocks(&p, cfg.seg_log2, len, segs);
         if (p.cluster_log2 > 0) {
             const unsigned long long size = 1ull << p.cluster_log2;
             assert_int_equal(i, 0);
@@ -365,6 +365,10 @@ void test_large(void **state) {
     const stenc_sort_policy narrow = {12, 4, 512, 2, 0}; // 8 per thread, strided passes
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 19) + 3, 1, true, &narrow, 132, 13);
     check<uint64_t, STSORT_UNSIGNED, uint64_t>(70001, 3, false, &narrow, 132, 14);
+    // Above a power of two by more than a tile: the last run sits out the phases that leave it
+    // as it is (stsort_pass_blocks).
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 18) + 20000, 1, true, nullptr, 132, 15);
+    check<uint32_t, STSORT_UNSIGNED, uint32_t>(((size_t)1 << 17) + 9000, 1, false, &wide8, 132, 16);
 }
 
 // The bitonic first pass for tiles that lie in one segment (PassArgs::tile_merge off).
@@ -403,18 +407,104 @@ void test_fixed_passes(void **state) {
 // then first-pass tiles, by element size and n.
 void test_default_tiles(void **state) {
     (void)state;
+    const size_t M = (size_t)1 << 20;
+    // Sizes just above a power of two count the tiles that run: 2^19+1 has 65 tiles of 2^13
+    // (fewer than 3/4 of 128), 2^20+7 has 65 first-pass tiles of 2^14 (fewer than 66). u32
+    // keys from 2^21 + 2^15 + 2 (66 tiles of 2^15) take first-pass tiles of 2^15 (1024
+    // threads).
     struct {
-        int elem_bytes, log2n, tile, first;
-    } const want[] = {{4, 20, 13, 13}, {4, 21, 13, 14}, {4, 22, 13, 14}, {4, 23, 14, 15},
-                      {4, 27, 14, 15}, {8, 20, 13, 13}, {8, 22, 13, 14}, {16, 24, 12, 13}};
+        int elem_bytes;
+        size_t n;
+        int tile, first;
+    } const want[] = {{4, M, 13, 13},
+                      {4, 2 * M, 13, 14},
+                      {4, 4 * M, 13, 15},
+                      {4, 8 * M, 14, 15},
+                      {4, 128 * M, 14, 15},
+                      {8, M, 13, 13},
+                      {8, 4 * M, 13, 14},
+                      {16, 16 * M, 12, 13},
+                      {4, M / 2 + 1, 12, 12},
+                      {4, 1000000, 13, 13},
+                      {4, M + 7, 13, 13},
+                      {4, 2 * M + 1, 13, 14},
+                      {8, M / 2 + 1, 12, 12},
+                      {4, 3 * M / 2, 13, 14},
+                      {4, 3000000, 13, 15},
+                      {4, 2 * M + M / 32, 13, 14},
+                      {4, 2 * M + M / 32 + 2, 13, 15},
+                      {8, 4 * M, 13, 14}};
     for (const auto &w : want) {
         stsort_config cfg;
-        assert_stenc_ok(stsort_configure((size_t)1 << w.log2n, 1, (size_t)w.elem_bytes, 132,
-                                         227 * 1024, STSORT_MAX_CLUSTER_LOG2, nullptr, &cfg));
+        assert_stenc_ok(stsort_configure(w.n, 1, (size_t)w.elem_bytes, 132, 227 * 1024,
+                                         STSORT_MAX_CLUSTER_LOG2, nullptr, &cfg));
         if (cfg.tile_log2 != w.tile || cfg.first_tile_log2 != w.first)
-            fail_msg("%d-byte elements, 2^%d: tiles 2^%d then 2^%d, want 2^%d then 2^%d",
-                     w.elem_bytes, w.log2n, cfg.first_tile_log2, cfg.tile_log2, w.first, w.tile);
+            fail_msg("%d-byte elements, n=%zu: tiles 2^%d then 2^%d, want 2^%d then 2^%d",
+                     w.elem_bytes, w.n, cfg.first_tile_log2, cfg.tile_log2, w.first, w.tile);
     }
+}
+
+// The blocks each pass launches (stsort_pass_blocks) against a count by brute force: a tile
+// runs if two of its real elements differ only in bits that the pass steps on (any tile bit
+// in a contiguous pass, the strided bits in a strided one), found by grouping its real elements.
+// Every such tile must be launched except those of a last run that the pass's phase leaves
+// as it is, and nothing beyond the last one but the rest of its cluster.
+void test_pass_blocks(void **state) {
+    (void)state;
+    static const size_t lens[] = {2, 3, 65, 1000, 1025, 4097, 6000, 8191, 12289, 16385, 70001};
+    const stenc_sort_policy policies[] = {{6, 2, 0, -1, 0}, {7, 3, 0, 2, 0}, {8, 3, 0, 3, 9}};
+    static stsort_pass passes[STSORT_MAX_PASSES];
+    for (size_t len : lens)
+        for (const stenc_sort_policy &policy : policies)
+            for (size_t segs : {(size_t)1, (size_t)3}) {
+                stsort_config cfg;
+                assert_stenc_ok(
+                    stsort_configure(len, segs, 4, 132, 0, STSORT_MAX_CLUSTER_LOG2, &policy, &cfg));
+                const int count = stsort_plan(&cfg, segs, passes, STSORT_MAX_PASSES);
+                for (int i = 0; i < count; i++) {
+                    const stsort_pass &p = passes[i];
+                    const PassArgs a{
+                        len,         segs,          cfg.seg_log2, p.low_bits,     p.high_lo,
+                        p.high_bits, p.phase_first, p.phase_last, p.cluster_log2, 1};
+                    const int t = p.low_bits + p.high_bits;
+                    const uint32_t step_bits =
+                        p.high_bits == 0 ? (1u << t) - 1 : ((1u << p.high_bits) - 1) << p.low_bits;
+                    const unsigned long long tiles =
+                        (((unsigned long long)segs << cfg.seg_log2) + (1ull << t) - 1) >> t;
+                    // A later pass leaves the last run of its phase q alone when that run's
+                    // real elements fit in its lower half (sorted by phase q - 1); its tiles
+                    // need not run.
+                    const int q = p.phase_first;
+                    const bool later = q == p.phase_last && (p.high_bits > 0 || q > p.low_bits);
+                    const unsigned long long run = 1ull << q, r0 = (len - 1) / run * run;
+                    const bool last_run_idle = segs == 1 && later && len - r0 <= run / 2;
+                    unsigned long long last = 0, paired = 0; // one past the last tile that
+                                                             // must run / has a real pair
+                    for (unsigned long long b = 0; b < tiles; b++) {
+                        const TileMap map = pass_shape<STSORT_REG_LOG2>(a, b).map;
+                        auto real = [&](uint32_t s) {
+                            const unsigned long long v = map.vindex(s);
+                            return (v >> cfg.seg_log2) < segs &&
+                                   (v & ((1ull << cfg.seg_log2) - 1)) < len;
+                        };
+                        // Real elements per value of the other bits: two in one group pair up.
+                        std::vector<int> group(1u << t, 0);
+                        bool runs = false;
+                        for (uint32_t s = 0; s < (1u << t); s++)
+                            if (real(s)) runs = runs || ++group[s & ~step_bits] == 2;
+                        if (runs) paired = b + 1;
+                        if (runs && !(last_run_idle && map.vindex(0) >= r0)) last = b + 1;
+                    }
+                    const unsigned long long got = stsort_pass_blocks(&p, cfg.seg_log2, len, segs);
+                    const unsigned long long cluster = 1ull << p.cluster_log2;
+                    const unsigned long long most =
+                        segs == 1 ? (paired + cluster - 1) / cluster * cluster : tiles;
+                    if (got < last || got > most || got % cluster != 0)
+                        fail_msg("n=%zu x %zu, pass %d (tile 2^%d, strided %d at %d): %llu "
+                                 "blocks, want %llu..%llu",
+                                 len, segs, i, t, p.high_bits, p.high_lo, got, last, most);
+                }
+            }
 }
 
 // The general schedule for the later passes (the kernels without a fixed one).
@@ -439,6 +529,7 @@ int main(void) {
         cmocka_unit_test(test_fixed_passes),
         cmocka_unit_test(test_default_tiles),
         cmocka_unit_test(test_general_later_passes),
+        cmocka_unit_test(test_pass_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
