@@ -340,47 +340,37 @@ SORT_HD void load_slots(T (&x)[1 << RB], const T *s, uint32_t base) {
 }
 
 // This thread's registers in layout r to shared memory (and back, read_layout): padded arrays.
-template <int RB, class K, class V>
-SORT_HD void write_padded(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv, uint32_t tid,
-                          int r) {
+// f(m, slot) for each register m: one stride where padded() is linear across the registers,
+// else each slot on its own.
+template <int RB, class F> SORT_HD void for_padded_slots(uint32_t tid, int r, F &&f) {
     constexpr int E = 1 << RB;
     const uint32_t base = layout_base<RB>(tid, r), stride = slot_stride(r);
     if (stride) {
         const uint32_t p = padded(base);
         SORT_UNROLL
-        for (int m = 0; m < E; m++) {
-            sk[p + m * stride] = k[m];
-            if constexpr (has_values<V>()) sv[p + m * stride] = v[m];
-        }
+        for (int m = 0; m < E; m++)
+            f(m, p + m * stride);
     } else {
         SORT_UNROLL
-        for (int m = 0; m < E; m++) {
-            const uint32_t p = padded(base | ((uint32_t)m << r));
-            sk[p] = k[m];
-            if constexpr (has_values<V>()) sv[p] = v[m];
-        }
+        for (int m = 0; m < E; m++)
+            f(m, padded(base | ((uint32_t)m << r)));
     }
+}
+template <int RB, class K, class V>
+SORT_HD void write_padded(const K (&k)[1 << RB], const V (&v)[1 << RB], K *sk, V *sv, uint32_t tid,
+                          int r) {
+    for_padded_slots<RB>(tid, r, [&](int m, uint32_t p) {
+        sk[p] = k[m];
+        if constexpr (has_values<V>()) sv[p] = v[m];
+    });
 }
 template <int RB, class K, class V>
 SORT_HD void read_padded(K (&k)[1 << RB], V (&v)[1 << RB], const K *sk, const V *sv, uint32_t tid,
                          int r) {
-    constexpr int E = 1 << RB;
-    const uint32_t base = layout_base<RB>(tid, r), stride = slot_stride(r);
-    if (stride) {
-        const uint32_t p = padded(base);
-        SORT_UNROLL
-        for (int m = 0; m < E; m++) {
-            k[m] = sk[p + m * stride];
-            if constexpr (has_values<V>()) v[m] = sv[p + m * stride];
-        }
-    } else {
-        SORT_UNROLL
-        for (int m = 0; m < E; m++) {
-            const uint32_t p = padded(base | ((uint32_t)m << r));
-            k[m] = sk[p];
-            if constexpr (has_values<V>()) v[m] = sv[p];
-        }
-    }
+    for_padded_slots<RB>(tid, r, [&](int m, uint32_t p) {
+        k[m] = sk[p];
+        if constexpr (has_values<V>()) v[m] = sv[p];
+    });
 }
 
 // ... swizzled arrays: the layout as a compile-time constant.
