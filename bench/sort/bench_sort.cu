@@ -17,6 +17,8 @@
 //        for every later pass (stsort_set_fixed_passes(0))
 //        [--ab-policy t,c,threads,cluster[,first_tile][:...]]: beside each main row, the
 //        same sort with each of these policies (u32 keys and the other kinds unless --u32-only)
+//        [--ab-split]: beside each main row, the same sort never split and split wherever it
+//        can (stsort_set_split(0) and (2); the main row follows the default rule)
 //        [--profile]: one sort per size and kind between cudaProfilerStart/Stop (for ncu
 //        --profile-from-start off), after one unprofiled warm-up; CUB merge sort beside it
 #include <cub/cub.cuh>
@@ -24,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -86,6 +89,7 @@ struct Row {
     double ours, merge, radix, graph;
     int passes, formula;
     size_t merge_extra, radix_extra;
+    double host_us; // median time to queue one sort on the host
 };
 
 template <class K, bool PAIRS>
@@ -149,6 +153,20 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, size_t n, const stenc_sort_p
     }
     float ms_copy = median_ms(copy_in, reps);
     float ms_ours = median_ms(ours, reps) - ms_copy;
+    // The host's time to queue one sort (the stream drained first): the launches' cost, which
+    // a sort shorter than it cannot hide.
+    std::vector<double> host_us;
+    for (int r = 0; r < 15; r++) {
+        BENCH_CUDA_CHECK(cudaStreamSynchronize(g_stream));
+        const auto t0 = std::chrono::steady_clock::now();
+        BENCH_STENC_CHECK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr,
+                                                 n, 1, STENC_SORT_ASCENDING, policy));
+        host_us.push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                .count());
+    }
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(g_stream));
+    std::sort(host_us.begin(), host_us.end());
 
     // Correctness, in the same run: equal to the radix sort's keys; values beside their keys.
     size_t radix_bytes = 0, merge_bytes = 0;
@@ -195,10 +213,11 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, size_t n, const stenc_sort_p
             0,
             chapter_passes(lg),
             merge_bytes,
-            radix_bytes + n * (sizeof(K) + (PAIRS ? 4 : 0))};
+            radix_bytes + n * (sizeof(K) + (PAIRS ? 4 : 0)),
+            host_us[host_us.size() / 2]};
     BENCH_STENC_CHECK(
         stenc_sort_global_passes(ctx, kt, STENC_U32, PAIRS, n, 1, policy, &row.passes));
-    if (peers) {
+    {
         // The same sort captured once in a CUDA graph and replayed: the device's time without
         // the host's per-launch cost (the direct figure above includes it).
         cudaGraph_t graph;
@@ -215,6 +234,8 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, size_t n, const stenc_sort_p
         row.graph = n / ((median_ms(replay, reps) - ms_copy) * 1e6);
         BENCH_CUDA_CHECK(cudaGraphExecDestroy(exec));
         BENCH_CUDA_CHECK(cudaGraphDestroy(graph));
+    }
+    if (peers) {
         float ms_radix = median_ms(radix, reps);
         auto merge = [&] {
             copy_in();
@@ -239,16 +260,16 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, size_t n, const stenc_sort_p
 
 void print_row(const Row &r, const char *name, const stenc_sort_policy *p) {
     printf("name=%s target=cuda key=%s values=%s n=%zu log2n=%d gkeys=%.3f passes=%d "
-           "passes_formula=%d extra_bytes=0",
-           name, r.key, r.values, r.n, r.lg, r.ours, r.passes, r.formula);
+           "passes_formula=%d extra_bytes=0 host_us=%.1f",
+           name, r.key, r.values, r.n, r.lg, r.ours, r.passes, r.formula, r.host_us);
     if (p)
         printf(" tile_log2=%d chunk_log2=%d threads=%d cluster_log2=%d first_tile_log2=%d",
                p->tile_log2, p->chunk_log2, p->threads, p->cluster_log2, p->first_tile_log2);
+    printf(" graph_gkeys=%.3f", r.graph);
     if (r.merge > 0)
-        printf(" graph_gkeys=%.3f merge_gkeys=%.3f radix_gkeys=%.3f ratio_merge=%.3f "
+        printf(" merge_gkeys=%.3f radix_gkeys=%.3f ratio_merge=%.3f "
                "ratio_radix=%.3f merge_extra_bytes=%zu radix_extra_bytes=%zu",
-               r.graph, r.merge, r.radix, r.ours / r.merge, r.ours / r.radix, r.merge_extra,
-               r.radix_extra);
+               r.merge, r.radix, r.ours / r.merge, r.ours / r.radix, r.merge_extra, r.radix_extra);
     printf("\n");
     fflush(stdout);
 }
@@ -267,7 +288,8 @@ void print_kinds(stenc_ctx *ctx, size_t n, const stenc_sort_policy *p, const cha
 int main(int argc, char **argv) {
     int max_lg = 28;
     bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
-    bool have_policy = false, u32_only = false, ab_tile_merge = false, ab_fixed_passes = false;
+    bool have_policy = false, u32_only = false, ab_tile_merge = false, ab_fixed_passes = false,
+         ab_split = false;
     stenc_sort_policy policy = {0, 0, 0, 0, 0};
     std::vector<stenc_sort_policy> ab_policies; // --ab-policy
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
@@ -313,6 +335,8 @@ int main(int argc, char **argv) {
             ab_tile_merge = true;
         else if (!strcmp(argv[i], "--ab-fixed-passes"))
             ab_fixed_passes = true;
+        else if (!strcmp(argv[i], "--ab-split"))
+            ab_split = true;
         else if (!strcmp(argv[i], "--profile"))
             g_profile = true;
         else if (!strcmp(argv[i], "--ab-policy") && i + 1 < argc) {
@@ -362,6 +386,13 @@ int main(int argc, char **argv) {
             const int was = stsort_set_fixed_passes(0);
             print_kinds(ctx, n, pol, "sort_general_passes", "sort_general_passes", u32_only);
             stsort_set_fixed_passes(was);
+        }
+        if (ab_split) {
+            const int was = stsort_set_split(0);
+            print_kinds(ctx, n, pol, "sort_unsplit", "sort_unsplit_pairs", u32_only);
+            stsort_set_split(2);
+            print_kinds(ctx, n, pol, "sort_split", "sort_split_pairs", u32_only);
+            stsort_set_split(was);
         }
         for (const stenc_sort_policy &p : ab_policies)
             print_kinds(ctx, n, &p, "sort_ab_policy", "sort_ab_policy_pairs", u32_only);

@@ -240,6 +240,57 @@ int stsort_plan(const stsort_config *cfg, size_t num_segments, stsort_pass *out,
     return count;
 }
 
+static int g_split_mode = 1; /* stsort_set_split */
+
+int stsort_set_split(int mode) {
+    const int was = g_split_mode;
+    g_split_mode = mode;
+    return was;
+}
+
+static int policy_is_default(const stenc_sort_policy *p) {
+    return !p || (p->tile_log2 == 0 && p->chunk_log2 == 0 && p->threads == 0 &&
+                  p->cluster_log2 == 0 && p->first_tile_log2 == 0);
+}
+
+/* The default rule (measured on the H100, docs/sort.md, "Fourteenth revision"). A split sort
+ * queues about twice the launches, 3-4 us of host time each, so it pays only where the
+ * device's time covers them: heads of at least 2^21 4-byte elements or 2^22 8-byte ones
+ * (8-byte sorts between 2^21 and 2^22 measured -10% to +13%; 16-byte ones not measured, so
+ * never). Tails of at least 1/32 of the head: below, the single network's extra tiles cost
+ * little (2^21 + 1: no gain). With 4-byte heads of 2^21, tails of at most half the head:
+ * above, the tail is a second large sort whose first pass competes with the head's (u32 keys
+ * at 3.5M-4.2M: 0 to +5% called directly, 6-10% slower replayed from a CUDA graph); from
+ * heads of 2^22 on, every tail gained both ways. */
+static int split_pays(size_t n, int head_log2, size_t elem_bytes) {
+    const int min_head_log2 = elem_bytes <= 4   ? STSORT_SPLIT_MIN_HEAD_LOG2_4B
+                              : elem_bytes <= 8 ? STSORT_SPLIT_MIN_HEAD_LOG2_8B
+                                                : 64;
+    const size_t head = (size_t)1 << head_log2, tail = n - head;
+    if (head_log2 < min_head_log2 || tail < head >> STSORT_SPLIT_MIN_TAIL_SHARE_LOG2) return 0;
+    return !(elem_bytes <= 4 && head_log2 == STSORT_SPLIT_MIN_HEAD_LOG2_4B) || tail <= head / 2;
+}
+
+stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_bytes, int sm_count,
+                                    size_t smem_optin, int cluster_max,
+                                    const stenc_sort_policy *policy, const stsort_config *whole,
+                                    stsort_split *split) {
+    split->head_log2 = 0;
+    const int k = whole->seg_log2;
+    if (g_split_mode == 0 || num_segments != 1 || sm_count <= 0 || !policy_is_default(policy) ||
+        k < 2 || n == (size_t)1 << k || whole->first_tile_log2 + whole->cluster_log2 >= k)
+        return STENC_OK;
+    if (g_split_mode == 1 && !split_pays(n, k - 1, elem_bytes)) return STENC_OK;
+    const size_t head = (size_t)1 << (k - 1);
+    STENC_TRY(stsort_configure(head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
+                               &split->head));
+    STENC_TRY(stsort_configure(n - head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
+                               &split->tail));
+    split->whole = *whole;
+    split->head_log2 = k - 1;
+    return STENC_OK;
+}
+
 static size_t elem_bytes_of(int key_bytes, int value_bytes) {
     return (size_t)key_bytes + (size_t)value_bytes;
 }
@@ -417,13 +468,17 @@ stenc_status stenc_sort_segments_ex(stenc_ctx *ctx, stenc_type key_type, void *k
     STENC_REQUIRE(keys, "stenc_sort: keys is NULL for %zu elements", segment_len * num_segments);
     int descending = order == STENC_SORT_DESCENDING;
     if (ctx->device == STENC_DEVICE_CUDA) {
+        const size_t elem_bytes = elem_bytes_of(key_bytes, value_bytes);
         stsort_config cfg;
-        STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes_of(key_bytes, value_bytes),
-                                   ctx->sm_count, ctx->smem_optin, stsort_cluster_max(ctx), policy,
-                                   &cfg));
+        stsort_split split;
+        STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes, ctx->sm_count,
+                                   ctx->smem_optin, stsort_cluster_max(ctx), policy, &cfg));
         if (segment_len < 2) return STENC_OK;
+        STENC_TRY(stsort_configure_split(segment_len, num_segments, elem_bytes, ctx->sm_count,
+                                         ctx->smem_optin, stsort_cluster_max(ctx), policy, &cfg,
+                                         &split));
         return stsort_cuda_sort(ctx, key_bytes, kind, keys, value_bytes, values, segment_len,
-                                num_segments, descending, &cfg);
+                                num_segments, descending, &cfg, &split);
     }
     if (segment_len < 2) return STENC_OK;
     cpu_sort(keys, key_bytes, kind, values, value_bytes, segment_len, num_segments, descending);
@@ -452,16 +507,33 @@ stenc_status stenc_sort_global_passes(stenc_ctx *ctx, stenc_type key_type, stenc
                           &key_bytes, &value_bytes));
     *passes = 0;
     if (segment_len < 2 || num_segments == 0) return STENC_OK;
+    const size_t elem_bytes = elem_bytes_of(key_bytes, value_bytes);
     stsort_config cfg;
-    STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes_of(key_bytes, value_bytes),
-                               ctx->sm_count, ctx->smem_optin, stsort_cluster_max(ctx), policy,
-                               &cfg));
+    stsort_split split;
+    STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes, ctx->sm_count,
+                               ctx->smem_optin, stsort_cluster_max(ctx), policy, &cfg));
+    STENC_TRY(stsort_configure_split(segment_len, num_segments, elem_bytes, ctx->sm_count,
+                                     ctx->smem_optin, stsort_cluster_max(ctx), policy, &cfg,
+                                     &split));
     stsort_pass plan[STSORT_MAX_PASSES];
     int count = stsort_plan(&cfg, num_segments, plan, STSORT_MAX_PASSES);
     if (count < 0)
         return STENC_ERROR(STENC_ERR_UNSUPPORTED,
                            "stenc_sort_global_passes: more than %d passes with tiles of 2^%d",
                            (int)STSORT_MAX_PASSES, cfg.tile_log2);
+    if (split.head_log2 > 0) {
+        /* The passes over the whole array: the head's, then those of the last phase (the
+         * tail's run beside the head's). */
+        int last = 0;
+        for (int i = 0; i < count; i++)
+            last += plan[i].phase_first > split.head_log2;
+        count = stsort_plan(&split.head, 1, plan, STSORT_MAX_PASSES);
+        if (count < 0)
+            return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                               "stenc_sort_global_passes: more than %d passes with tiles of 2^%d",
+                               (int)STSORT_MAX_PASSES, split.head.tile_log2);
+        count += last;
+    }
     *passes = count;
     return STENC_OK;
 }

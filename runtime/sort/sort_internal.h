@@ -143,9 +143,13 @@ enum {
     STSORT_CLUSTER_LOG2 = 1,            /* default: pairs of blocks (sm_90 and up) ... */
     STSORT_SMALL_GRID_CLUSTER_LOG2 = 2, /* ... or 4 when the tiles fill at most 1/4 of the SMs */
     STSORT_SMALL_GRID_SM_SHARE = 4,
-    STSORT_L2_SPACE_LOG2_4B = 22,  /* 4-byte sorts up to 2^this (16 MiB: in the H100's L2) ... */
-    STSORT_L2_TILE_LOG2_4B = 13,   /* ... take later tiles of at most 2^this */
-    STSORT_FIRST_TILE_SM_SHARE = 2 /* first-pass tiles doubled while they fill 1/this of the SMs */
+    STSORT_L2_SPACE_LOG2_4B = 22,   /* 4-byte sorts up to 2^this (16 MiB: in the H100's L2) ... */
+    STSORT_L2_TILE_LOG2_4B = 13,    /* ... take later tiles of at most 2^this */
+    STSORT_FIRST_TILE_SM_SHARE = 2, /* first-pass tiles doubled while they fill 1/this of the SMs */
+    STSORT_SPLIT_MIN_HEAD_LOG2_4B = 21,  /* split sorts (stsort_split): heads of >= 2^this
+                                            4-byte elements, ... */
+    STSORT_SPLIT_MIN_HEAD_LOG2_8B = 22,  /* ... of >= 2^this 8-byte ones, ... */
+    STSORT_SPLIT_MIN_TAIL_SHARE_LOG2 = 5 /* ... and tails of >= head / 2^this (sort.c) */
 };
 
 /* The default (largest) tile: 2^14 4-byte keys (512 threads, 66 KiB of shared memory, two
@@ -179,6 +183,33 @@ static inline int stsort_ceil_log2(size_t x) {
 stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t elem_bytes,
                               int sm_count, size_t smem_optin, int cluster_max,
                               const stenc_sort_policy *policy, stsort_config *cfg);
+
+/* A one-segment sort of n = 2^K + m elements (0 < m < 2^K) may run in three parts instead of
+ * one network (docs/sort.md, "Fourteenth revision"): the head [0, 2^K) sorted in the opposite
+ * order, the tail [2^K, n) sorted in the requested order beside it (on a second stream), then
+ * the passes of n's last phase, K + 1, which merge the two. Before that phase n's network leaves
+ * exactly these runs (the run holding index i is ascending iff bit K of i equals bit K of
+ * n - 1), so the result is the network's. The head's plan is a power of two's, which fills the
+ * SMs evenly; the tail's passes run in its shadow. */
+typedef struct stsort_split {
+    int head_log2;       /* K; 0: one network, the other fields unused */
+    stsort_config head;  /* the plan of the head's 2^K elements */
+    stsort_config tail;  /* the plan of the tail's m elements */
+    stsort_config whole; /* n's plan; its passes of phase K + 1 merge head and tail */
+} stsort_split;
+
+/* Decide whether the sort of `whole` (configured by stsort_configure with the same arguments)
+ * runs split, and configure its parts. Only with one segment, the default policy (NULL or all
+ * zero) and a known SM count, when n's first pass stops below its last phase, and where the
+ * rule of stsort_set_split allows it. */
+stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_bytes, int sm_count,
+                                    size_t smem_optin, int cluster_max,
+                                    const stenc_sort_policy *policy, const stsort_config *whole,
+                                    stsort_split *split);
+
+/* When a sort runs split: 0 never, 1 by the default rule (stsort_configure_split), 2 whenever
+ * it can. Returns the previous mode. Process-wide, for the benchmark's comparison only. */
+int stsort_set_split(int mode);
 
 /* The cluster_max of a context (stsort_configure). */
 int stsort_cluster_max(const stenc_ctx *ctx);
@@ -215,10 +246,12 @@ int stsort_set_fixed_passes(int on);
 int stsort_max_active_clusters(int key_bytes, int value_bytes, int tile_log2, int narrow,
                                int cluster_log2);
 
-/* The CUDA half (sort_cuda.cu; sort_no_cuda.c without CUDA). Arguments are checked. */
+/* The CUDA half (sort_cuda.cu; sort_no_cuda.c without CUDA). Arguments are checked. With
+ * split->head_log2 > 0 the sort runs split (one segment; cfg is split->whole). */
 stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind, void *keys,
                               int value_bytes, void *values, size_t segment_len,
-                              size_t num_segments, int descending, const stsort_config *cfg);
+                              size_t num_segments, int descending, const stsort_config *cfg,
+                              const stsort_split *split);
 
 #ifdef __cplusplus
 }

@@ -4,9 +4,10 @@
 
 stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind, void *keys,
                               int value_bytes, void *values, size_t segment_len,
-                              size_t num_segments, int descending, const stsort_config *cfg) {
+                              size_t num_segments, int descending, const stsort_config *cfg,
+                              const stsort_split *split) {
     (void)ctx, (void)key_bytes, (void)kind, (void)keys, (void)value_bytes, (void)values;
-    (void)segment_len, (void)num_segments, (void)descending, (void)cfg;
+    (void)segment_len, (void)num_segments, (void)descending, (void)cfg, (void)split;
     return STENC_ERROR(STENC_ERR_NO_DEVICE, "stenc_sort: this libstenc was built without CUDA");
 }
 

@@ -84,6 +84,10 @@ static void test_race_subset(void **state) {
         check_sort_case(ctx, STENC_F64, V_U64, 4099, 1, D_SPECIAL, STENC_SORT_ASCENDING, 452 + p,
                         &narrow[p]);
     }
+    /* A split sort: the head, the tail beside it on the second stream, the last phase. */
+    const int was = stsort_set_split(2);
+    check_sort_case(ctx, STENC_F32, V_U32, 16385, 1, D_SPECIAL, STENC_SORT_DESCENDING, 470, NULL);
+    stsort_set_split(was);
     stenc_ctx_destroy(ctx);
 }
 
@@ -157,6 +161,32 @@ static void test_bitonic_first_pass(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
+/* Split sorts (stsort_split: the head in the opposite order, the tail beside it on a second
+ * stream, then the last phase), forced wherever one can run: every key type, value kind,
+ * distribution and order just above 2^16, and above 2^20 with the default tiles; then sizes
+ * the default rule splits. */
+static void test_split_sorts(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    const int was = stsort_set_split(2);
+    check_all_types(ctx, 70001, 1, 900, NULL);
+    const size_t big = ((size_t)1 << 20) + 7;
+    for (int t = 0; t < 6; t++)
+        for (int v = V_NONE; v <= V_U64; v++)
+            check_sort_case(ctx, all_key_types[t], (vkind)v, big, 1, (dist)((t + v) % D_COUNT),
+                            (stenc_sort_order)((t + v) % 2), 950 + 3 * t + v, NULL);
+    stsort_set_split(1);
+    const size_t by_rule[] = {2200000, 2500000, 3000000};
+    for (int i = 0; i < (quick ? 1 : 3); i++) {
+        check_sort_case(ctx, STENC_U32, V_NONE, by_rule[i], 1, D_RANDOM, STENC_SORT_ASCENDING,
+                        980 + i, NULL);
+        check_sort_case(ctx, STENC_F32, V_U32, by_rule[i], 1, D_SPECIAL, STENC_SORT_DESCENDING,
+                        984 + i, NULL);
+    }
+    stsort_set_split(was);
+    stenc_ctx_destroy(ctx);
+}
+
 static void test_segments(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
@@ -197,6 +227,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_errors),         cmocka_unit_test(test_small_sizes_all_types),
         cmocka_unit_test(test_strided_passes), cmocka_unit_test(test_segments),
         cmocka_unit_test(test_large_sizes),    cmocka_unit_test(test_bitonic_first_pass),
+        cmocka_unit_test(test_split_sorts),
     };
     if (race) {
         const struct CMUnitTest small[] = {cmocka_unit_test(test_race_subset)};

@@ -186,15 +186,18 @@ void fixed_pass_for(int t, int h, const PassArgs &a, const PassShape &sh, Ops &o
 }
 
 // Sort on the host through the kernel's code (the wide or the narrow kernel, as the C side
-// configures it); false if a warp-local move left its warp.
+// configures it), from phase from_phase on (as the CUDA side runs a job); false if a
+// warp-local move left its warp.
 template <int RB, class K, int KIND, class V>
-bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const stsort_config &cfg) {
+bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const stsort_config &cfg,
+                 int from_phase) {
     static stsort_pass passes[STSORT_MAX_PASSES];
     const int count = stsort_plan(&cfg, segs, passes, STSORT_MAX_PASSES);
     assert_true(count >= 0);
     bool warp_ok = true;
     for (int i = 0; i < count; i++) {
         const stsort_pass &p = passes[i];
+        if (p.phase_first < from_phase) continue;
         PassArgs a{len,         segs,          cfg.seg_log2, p.low_bits,     p.high_lo,
                    p.high_bits, p.phase_first, p.phase_last, p.cluster_log2, g_sim_tile_merge};
         const int t = p.low_bits + p.high_bits;
@@ -237,6 +240,22 @@ bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const s
     return warp_ok;
 }
 template <class K, int KIND, class V>
+bool simulate_job(K *keys, V *values, size_t len, size_t segs, bool desc, const stsort_config &cfg,
+                  int from_phase) {
+    if (cfg.reg_log2 == STSORT_REG_LOG2_NARROW)
+        return simulate_rb<STSORT_REG_LOG2_NARROW, K, KIND, V>(keys, values, len, segs, desc, cfg,
+                                                               from_phase);
+    assert_int_equal(cfg.reg_log2, (reg_log2<K, V>()));
+    return simulate_rb<reg_log2<K, V>(), K, KIND, V>(keys, values, len, segs, desc, cfg,
+                                                     from_phase);
+}
+
+int g_sim_splits = 0; // sorts that ran split (stsort_split)
+
+// The sort as the CUDA side runs it: one network, or split into the tail's sort, the head's in
+// the opposite order, and the whole network's last phase (the CUDA side queues the tail on a
+// second stream; the parts touch disjoint elements until the last phase).
+template <class K, int KIND, class V>
 bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
               const stenc_sort_policy *policy, int sm_count) {
     stsort_config cfg;
@@ -247,10 +266,19 @@ bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
                               policy->threads == 1 << (policy->tile_log2 - STSORT_REG_LOG2_NARROW);
     if (narrow_asked) assert_int_equal(cfg.reg_log2, STSORT_REG_LOG2_NARROW);
     if (len < 2) return true;
-    if (cfg.reg_log2 == STSORT_REG_LOG2_NARROW)
-        return simulate_rb<STSORT_REG_LOG2_NARROW, K, KIND, V>(keys, values, len, segs, desc, cfg);
-    assert_int_equal(cfg.reg_log2, (reg_log2<K, V>()));
-    return simulate_rb<reg_log2<K, V>(), K, KIND, V>(keys, values, len, segs, desc, cfg);
+    stsort_split split;
+    assert_stenc_ok(stsort_configure_split(len, segs, elem, sm_count, 0, STSORT_MAX_CLUSTER_LOG2,
+                                           policy, &cfg, &split));
+    if (split.head_log2 == 0)
+        return simulate_job<K, KIND, V>(keys, values, len, segs, desc, cfg, 1);
+    g_sim_splits++;
+    const size_t head = (size_t)1 << split.head_log2;
+    assert_int_equal(segs, 1);
+    assert_true(head < len && len <= 2 * head);
+    bool ok =
+        simulate_job<K, KIND, V>(keys + head, values + head, len - head, 1, desc, split.tail, 1);
+    ok = simulate_job<K, KIND, V>(keys, values, head, 1, !desc, split.head, 1) && ok;
+    return simulate_job<K, KIND, V>(keys, values, len, 1, desc, cfg, split.head_log2 + 1) && ok;
 }
 
 // The key of random word r: by seed, a few distinct keys; half of them the largest key or just
@@ -369,6 +397,58 @@ void test_large(void **state) {
     // as it is (stsort_pass_blocks).
     check<uint32_t, STSORT_UNSIGNED, NoValue>(((size_t)1 << 18) + 20000, 1, true, nullptr, 132, 15);
     check<uint32_t, STSORT_UNSIGNED, uint32_t>(((size_t)1 << 17) + 9000, 1, false, &wide8, 132, 16);
+}
+
+// Split sorts (stsort_split): every size where the split can run, with the default policy on
+// a 132-SM device, both orders, every element size; then the sizes where the default rule
+// splits. Explicit policies and several segments never split.
+void test_split(void **state) {
+    (void)state;
+    const int was = stsort_set_split(2);
+    static const size_t sizes[] = {8193, 16385, 20000, 65537, 70001, 100000, 131071, 262145};
+    int splits = g_sim_splits, want = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (int d = 0; d < 2; d++) {
+            check<uint32_t, STSORT_UNSIGNED, NoValue>(sizes[s], 1, d, nullptr, 132, 60 + 4 * s + d);
+            check<uint64_t, STSORT_UNSIGNED, uint32_t>(sizes[s], 1, !d, nullptr, 132, 62 + 4 * s);
+            want += 2;
+        }
+    check<uint64_t, STSORT_UNSIGNED, uint64_t>(70001, 1, true, nullptr, 132, 99);
+    check<uint32_t, STSORT_UNSIGNED, uint32_t>(((size_t)1 << 20) + 4097, 1, false, nullptr, 132,
+                                               98);
+    want += 2;
+    if (g_sim_splits - splits != want)
+        fail_msg("%d of %d sorts ran split", g_sim_splits - splits, want);
+    // Never with an explicit policy or several segments.
+    const stenc_sort_policy t12 = {12, 3, 0, -1, 0};
+    splits = g_sim_splits;
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(70001, 1, false, &t12, 132, 97);
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(70001, 2, true, nullptr, 132, 96);
+    assert_int_equal(g_sim_splits, splits);
+    // The default rule: heads of 2^21 4-byte or 2^22 8-byte elements and more (16-byte ones
+    // never), tails of at least a 32nd of the head, and at most half of a 4-byte head of 2^21.
+    stsort_set_split(1);
+    const size_t M = (size_t)1 << 20;
+    struct {
+        size_t n, segs;
+        int elem_bytes, head_log2;
+    } const rule[] = {{2 * M + 1, 1, 4, 0}, {2 * M + 65535, 1, 4, 0}, {2 * M + 65536, 1, 4, 21},
+                      {2200000, 1, 4, 21},  {3 * M, 1, 4, 21},        {3 * M + 1, 1, 4, 0},
+                      {4 * M - 1, 1, 4, 0}, {3 * M, 1, 8, 0},         {5000000, 1, 8, 22},
+                      {7000000, 1, 8, 22},  {1500000, 1, 4, 0},       {8 * M + 3 * M, 1, 16, 0},
+                      {2500000, 2, 4, 0},   {7000000, 1, 4, 22},      {8 * M - 1, 1, 4, 22}};
+    for (const auto &r : rule) {
+        stsort_config cfg;
+        stsort_split split;
+        assert_stenc_ok(stsort_configure(r.n, r.segs, r.elem_bytes, 132, 227 * 1024,
+                                         STSORT_MAX_CLUSTER_LOG2, nullptr, &cfg));
+        assert_stenc_ok(stsort_configure_split(r.n, r.segs, r.elem_bytes, 132, 227 * 1024,
+                                               STSORT_MAX_CLUSTER_LOG2, nullptr, &cfg, &split));
+        if (split.head_log2 != r.head_log2)
+            fail_msg("n=%zu x %zu: head 2^%d, want 2^%d", r.n, r.segs, split.head_log2,
+                     r.head_log2);
+    }
+    stsort_set_split(was);
 }
 
 // The bitonic first pass for tiles that lie in one segment (PassArgs::tile_merge off).
@@ -525,6 +605,7 @@ int main(void) {
         cmocka_unit_test(test_keys_u64),
         cmocka_unit_test(test_pairs_u64),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_split),
         cmocka_unit_test(test_bitonic_first_pass),
         cmocka_unit_test(test_fixed_passes),
         cmocka_unit_test(test_default_tiles),
