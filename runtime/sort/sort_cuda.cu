@@ -7,6 +7,7 @@
 #include <new>
 
 #include "cuda_check.h"
+#include "stenc/graph.h"
 #include "sort_internal.h"
 #include "sort_kernels.cuh"
 
@@ -245,12 +246,7 @@ stenc_status run_job(int key_bytes, stsort_kind kind, int value_bytes, const Job
 bool have_side_stream(stenc_ctx *ctx, SortState *state) {
     if (!state) return false;
     if (state->side) return true;
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stenc_stream(ctx), &capture) != cudaSuccess ||
-        capture != cudaStreamCaptureStatusNone) {
-        (void)cudaGetLastError();
-        return false;
-    }
+    if (stenc_graph_recording(ctx)) return false;
     cudaStream_t side = nullptr;
     cudaEvent_t fork = nullptr, join = nullptr;
     cudaError_t e = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
