@@ -121,10 +121,13 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, size_t n, const stenc_sort_p
             BENCH_CUDA_CHECK(
                 cudaMemcpyAsync(vwork, vsrc, n * 4, cudaMemcpyDeviceToDevice, g_stream));
     };
-    auto ours = [&] {
-        copy_in();
+    auto sort_work = [&] {
         BENCH_STENC_CHECK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr,
                                                  n, 1, STENC_SORT_ASCENDING, policy));
+    };
+    auto ours = [&] {
+        copy_in();
+        sort_work();
     };
     // CUB merge sort of work (and vwork) in place; with tmp == nullptr, the size query.
     auto merge_sort = [&](void *tmp, size_t &bytes) {
@@ -159,8 +162,7 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, size_t n, const stenc_sort_p
     for (int r = 0; r < 15; r++) {
         BENCH_CUDA_CHECK(cudaStreamSynchronize(g_stream));
         const auto t0 = std::chrono::steady_clock::now();
-        BENCH_STENC_CHECK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr,
-                                                 n, 1, STENC_SORT_ASCENDING, policy));
+        sort_work();
         host_us.push_back(
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                 .count());
@@ -223,8 +225,7 @@ Row bench_one(stenc_ctx *ctx, const char *key_name, size_t n, const stenc_sort_p
         cudaGraph_t graph;
         cudaGraphExec_t exec;
         BENCH_CUDA_CHECK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeRelaxed));
-        BENCH_STENC_CHECK(stenc_sort_segments_ex(ctx, kt, work, STENC_U32, PAIRS ? vwork : nullptr,
-                                                 n, 1, STENC_SORT_ASCENDING, policy));
+        sort_work();
         BENCH_CUDA_CHECK(cudaStreamEndCapture(g_stream, &graph));
         BENCH_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
         auto replay = [&] {

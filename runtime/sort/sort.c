@@ -286,7 +286,6 @@ stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_b
                                &split->head));
     STENC_TRY(stsort_configure(n - head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
                                &split->tail));
-    split->whole = *whole;
     split->head_log2 = k - 1;
     return STENC_OK;
 }
@@ -446,6 +445,16 @@ static void cpu_sort(void *keys, int key_bytes, stsort_kind kind, void *values, 
 
 /* ---- public entry points ------------------------------------------------------------------ */
 
+/* The CUDA path's plan for a context: the whole network's, and whether it runs split. */
+static stenc_status configure_cuda(const stenc_ctx *ctx, size_t segment_len, size_t num_segments,
+                                   size_t elem_bytes, const stenc_sort_policy *policy,
+                                   stsort_config *cfg, stsort_split *split) {
+    STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes, ctx->sm_count,
+                               ctx->smem_optin, stsort_cluster_max(ctx), policy, cfg));
+    return stsort_configure_split(segment_len, num_segments, elem_bytes, ctx->sm_count,
+                                  ctx->smem_optin, stsort_cluster_max(ctx), policy, cfg, split);
+}
+
 stenc_status stenc_sort_segments_ex(stenc_ctx *ctx, stenc_type key_type, void *keys,
                                     stenc_type value_type, void *values, size_t segment_len,
                                     size_t num_segments, stenc_sort_order order,
@@ -468,15 +477,11 @@ stenc_status stenc_sort_segments_ex(stenc_ctx *ctx, stenc_type key_type, void *k
     STENC_REQUIRE(keys, "stenc_sort: keys is NULL for %zu elements", segment_len * num_segments);
     int descending = order == STENC_SORT_DESCENDING;
     if (ctx->device == STENC_DEVICE_CUDA) {
-        const size_t elem_bytes = elem_bytes_of(key_bytes, value_bytes);
         stsort_config cfg;
         stsort_split split;
-        STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes, ctx->sm_count,
-                                   ctx->smem_optin, stsort_cluster_max(ctx), policy, &cfg));
+        STENC_TRY(configure_cuda(ctx, segment_len, num_segments,
+                                 elem_bytes_of(key_bytes, value_bytes), policy, &cfg, &split));
         if (segment_len < 2) return STENC_OK;
-        STENC_TRY(stsort_configure_split(segment_len, num_segments, elem_bytes, ctx->sm_count,
-                                         ctx->smem_optin, stsort_cluster_max(ctx), policy, &cfg,
-                                         &split));
         return stsort_cuda_sort(ctx, key_bytes, kind, keys, value_bytes, values, segment_len,
                                 num_segments, descending, &cfg, &split);
     }
@@ -507,14 +512,10 @@ stenc_status stenc_sort_global_passes(stenc_ctx *ctx, stenc_type key_type, stenc
                           &key_bytes, &value_bytes));
     *passes = 0;
     if (segment_len < 2 || num_segments == 0) return STENC_OK;
-    const size_t elem_bytes = elem_bytes_of(key_bytes, value_bytes);
     stsort_config cfg;
     stsort_split split;
-    STENC_TRY(stsort_configure(segment_len, num_segments, elem_bytes, ctx->sm_count,
-                               ctx->smem_optin, stsort_cluster_max(ctx), policy, &cfg));
-    STENC_TRY(stsort_configure_split(segment_len, num_segments, elem_bytes, ctx->sm_count,
-                                     ctx->smem_optin, stsort_cluster_max(ctx), policy, &cfg,
-                                     &split));
+    STENC_TRY(configure_cuda(ctx, segment_len, num_segments, elem_bytes_of(key_bytes, value_bytes),
+                             policy, &cfg, &split));
     stsort_pass plan[STSORT_MAX_PASSES];
     int count = stsort_plan(&cfg, num_segments, plan, STSORT_MAX_PASSES);
     if (count < 0)

@@ -192,10 +192,9 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
  * n - 1), so the result is the network's. The head's plan is a power of two's, which fills the
  * SMs evenly; the tail's passes run in its shadow. */
 typedef struct stsort_split {
-    int head_log2;       /* K; 0: one network, the other fields unused */
-    stsort_config head;  /* the plan of the head's 2^K elements */
-    stsort_config tail;  /* the plan of the tail's m elements */
-    stsort_config whole; /* n's plan; its passes of phase K + 1 merge head and tail */
+    int head_log2;      /* K; 0: one network, the other fields unused */
+    stsort_config head; /* the plan of the head's 2^K elements */
+    stsort_config tail; /* the plan of the tail's m elements */
 } stsort_split;
 
 /* Decide whether the sort of `whole` (configured by stsort_configure with the same arguments)
@@ -247,7 +246,8 @@ int stsort_max_active_clusters(int key_bytes, int value_bytes, int tile_log2, in
                                int cluster_log2);
 
 /* The CUDA half (sort_cuda.cu; sort_no_cuda.c without CUDA). Arguments are checked. With
- * split->head_log2 > 0 the sort runs split (one segment; cfg is split->whole). */
+ * split->head_log2 > 0 the sort runs split (one segment; cfg's passes of phase K + 1 merge
+ * head and tail). */
 stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind, void *keys,
                               int value_bytes, void *values, size_t segment_len,
                               size_t num_segments, int descending, const stsort_config *cfg,
