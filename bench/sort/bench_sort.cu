@@ -19,6 +19,8 @@
 //        same sort with each of these policies (u32 keys and the other kinds unless --u32-only)
 //        [--ab-split]: beside each main row, the same sort never split and split wherever it
 //        can (stsort_set_split(0) and (2); the main row follows the default rule)
+//        [--ab-replay]: beside each main row, the same sort launched directly on every call
+//        (stsort_set_replay(0); the main row replays a captured graph from its third call on)
 //        [--profile]: one sort per size and kind between cudaProfilerStart/Stop (for ncu
 //        --profile-from-start off), after one unprofiled warm-up; CUB merge sort beside it
 #include <cub/cub.cuh>
@@ -290,7 +292,7 @@ int main(int argc, char **argv) {
     int max_lg = 28;
     bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
     bool have_policy = false, u32_only = false, ab_tile_merge = false, ab_fixed_passes = false,
-         ab_split = false;
+         ab_split = false, ab_replay = false;
     stenc_sort_policy policy = {0, 0, 0, 0, 0};
     std::vector<stenc_sort_policy> ab_policies; // --ab-policy
     std::vector<int> sizes = {16, 18, 20, 22, 24, 26, 27, 28},
@@ -338,6 +340,8 @@ int main(int argc, char **argv) {
             ab_fixed_passes = true;
         else if (!strcmp(argv[i], "--ab-split"))
             ab_split = true;
+        else if (!strcmp(argv[i], "--ab-replay"))
+            ab_replay = true;
         else if (!strcmp(argv[i], "--profile"))
             g_profile = true;
         else if (!strcmp(argv[i], "--ab-policy") && i + 1 < argc) {
@@ -378,23 +382,22 @@ int main(int argc, char **argv) {
         if (!main_table) break;
         const stenc_sort_policy *pol = have_policy ? &policy : nullptr;
         const char *name = have_policy ? "sort_policy" : "sort";
-        if (ab_tile_merge) {
-            const int was = stsort_set_tile_merge(0);
-            print_kinds(ctx, n, pol, "sort_bitonic_first", "sort_bitonic_first", u32_only);
-            stsort_set_tile_merge(was);
-        }
-        if (ab_fixed_passes) {
-            const int was = stsort_set_fixed_passes(0);
-            print_kinds(ctx, n, pol, "sort_general_passes", "sort_general_passes", u32_only);
-            stsort_set_fixed_passes(was);
-        }
+        // Rows with one of the runtime's process-wide switches set to `mode`.
+        auto ab_rows = [&](int (*set)(int), int mode, const char *row_name,
+                           const char *pairs_name) {
+            const int was = set(mode);
+            print_kinds(ctx, n, pol, row_name, pairs_name, u32_only);
+            set(was);
+        };
+        if (ab_tile_merge)
+            ab_rows(stsort_set_tile_merge, 0, "sort_bitonic_first", "sort_bitonic_first");
+        if (ab_fixed_passes)
+            ab_rows(stsort_set_fixed_passes, 0, "sort_general_passes", "sort_general_passes");
         if (ab_split) {
-            const int was = stsort_set_split(0);
-            print_kinds(ctx, n, pol, "sort_unsplit", "sort_unsplit_pairs", u32_only);
-            stsort_set_split(2);
-            print_kinds(ctx, n, pol, "sort_split", "sort_split_pairs", u32_only);
-            stsort_set_split(was);
+            ab_rows(stsort_set_split, 0, "sort_unsplit", "sort_unsplit_pairs");
+            ab_rows(stsort_set_split, 2, "sort_split", "sort_split_pairs");
         }
+        if (ab_replay) ab_rows(stsort_set_replay, 0, "sort_direct", "sort_direct_pairs");
         for (const stenc_sort_policy &p : ab_policies)
             print_kinds(ctx, n, &p, "sort_ab_policy", "sort_ab_policy_pairs", u32_only);
         rows.push_back(bench_one<unsigned, false>(ctx, "u32", n, pol, !have_policy));

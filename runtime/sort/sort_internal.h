@@ -210,6 +210,15 @@ stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_b
  * it can. Returns the previous mode. Process-wide, for the benchmark's comparison only. */
 int stsort_set_split(int mode);
 
+/* Whether a one-network sort (not split) called again on the same arrays, sizes, types, order
+ * and plan replays its launches from a CUDA graph captured on its second call (on by default;
+ * docs/sort.md, "Fifteenth revision"); returns the previous setting. Process-wide, for the
+ * benchmark's comparison and the tests. */
+int stsort_set_replay(int on);
+
+/* How many sorts the process has replayed (for the tests). */
+unsigned long long stsort_replays(void);
+
 /* The cluster_max of a context (stsort_configure). */
 int stsort_cluster_max(const stenc_ctx *ctx);
 

@@ -21,6 +21,15 @@ int stsort_set_tile_merge(int on) {
     return 0;
 }
 
+int stsort_set_replay(int on) {
+    (void)on;
+    return 0;
+}
+
+unsigned long long stsort_replays(void) {
+    return 0;
+}
+
 int stsort_set_fixed_passes(int on) {
     (void)on;
     return 0;

@@ -164,10 +164,11 @@ static void multiset_hash(const void *keys, size_t bytes, size_t n, uint64_t h[2
     }
 }
 
-/* Sort `segs` segments of `len` keys on ctx and check every element. */
-static void check_sort_case(stenc_ctx *ctx, stenc_type kt, vkind vk, size_t len, size_t segs,
-                            dist d, stenc_sort_order order, uint64_t seed,
-                            const stenc_sort_policy *policy) {
+/* Sort len * segs fresh keys (and values) in the context's buffers dk and dv (room for them;
+ * dv unused without values) and check every element. */
+static void check_sort_in(stenc_ctx *ctx, void *dk, void *dv, stenc_type kt, vkind vk, size_t len,
+                          size_t segs, dist d, stenc_sort_order order, uint64_t seed,
+                          const stenc_sort_policy *policy) {
     size_t n = len * segs, kb = stenc_type_size(kt), vb = vk == V_NONE ? 0 : vk == V_U32 ? 4 : 8;
     stenc_type vt = vk == V_U64 ? STENC_U64 : STENC_U32;
     void *in = malloc(n * kb + 8), *out = malloc(n * kb + 8);
@@ -180,9 +181,6 @@ static void check_sort_case(stenc_ctx *ctx, stenc_type kt, vkind vk, size_t len,
     for (size_t i = 0; i < n && vb; i++)
         put_bits(vals, vb, i, i);
 
-    void *dk = NULL, *dv = NULL;
-    assert_stenc_ok(stenc_malloc(ctx, &dk, n * kb + 8));
-    if (vb) assert_stenc_ok(stenc_malloc(ctx, &dv, n * vb + 8));
     assert_stenc_ok(stenc_upload(ctx, dk, in, n * kb));
     if (vb) assert_stenc_ok(stenc_upload(ctx, dv, vals, n * vb));
     memset(out, 0xA5, n * kb);
@@ -231,11 +229,22 @@ static void check_sort_case(stenc_ctx *ctx, stenc_type kt, vkind vk, size_t len,
         }
     }
     free(seen);
-    stenc_free(ctx, dk);
-    stenc_free(ctx, dv);
     free(in);
     free(out);
     free(vals);
+}
+
+/* check_sort_in on buffers of its own. */
+static void check_sort_case(stenc_ctx *ctx, stenc_type kt, vkind vk, size_t len, size_t segs,
+                            dist d, stenc_sort_order order, uint64_t seed,
+                            const stenc_sort_policy *policy) {
+    size_t n = len * segs, kb = stenc_type_size(kt), vb = vk == V_NONE ? 0 : vk == V_U32 ? 4 : 8;
+    void *dk = NULL, *dv = NULL;
+    assert_stenc_ok(stenc_malloc(ctx, &dk, n * kb + 8));
+    if (vb) assert_stenc_ok(stenc_malloc(ctx, &dv, n * vb + 8));
+    check_sort_in(ctx, dk, dv, kt, vk, len, segs, d, order, seed, policy);
+    stenc_free(ctx, dk);
+    stenc_free(ctx, dv);
 }
 
 static const stenc_type all_key_types[] = {STENC_U32, STENC_I32, STENC_F32,

@@ -2,7 +2,7 @@
  * force strided global passes (small tiles through the policy). `--quick` skips the largest
  * sizes (for memcheck); `--race` runs only test_race_subset (for racecheck). */
 #include "sort_cases.h"
-#include "sort_internal.h" /* stsort_set_tile_merge */
+#include "sort_internal.h" /* stsort_set_tile_merge, _split, _replay */
 
 static int quick = 0, race = 0;
 
@@ -88,6 +88,13 @@ static void test_race_subset(void **state) {
     const int was = stsort_set_split(2);
     check_sort_case(ctx, STENC_F32, V_U32, 16385, 1, D_SPECIAL, STENC_SORT_DESCENDING, 470, NULL);
     stsort_set_split(was);
+    /* Replays: one array sorted three times (direct, captured, replayed). */
+    void *dk = NULL;
+    assert_stenc_ok(stenc_malloc(ctx, &dk, 70001 * 4));
+    for (int call = 0; call < 3; call++)
+        check_sort_in(ctx, dk, NULL, STENC_U32, V_NONE, 70001, 1, D_RANDOM, STENC_SORT_ASCENDING,
+                      480 + (size_t)call, NULL);
+    stenc_free(ctx, dk);
     stenc_ctx_destroy(ctx);
 }
 
@@ -187,6 +194,61 @@ static void test_split_sorts(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
+/* Replays (stsort_set_replay): one array sorted again and again with fresh data, so that the
+ * second call captures its launches and runs them as a graph, as do later calls (counted by
+ * stsort_replays);
+ * a different size, order, key type, or value array on the same memory is another problem;
+ * more problems than the context keeps, each called three times, evict replays that may still
+ * be running. Every sort is checked element by element. */
+static void test_replays(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    const size_t cap = ((size_t)1 << 20) + 7;
+    void *dk = NULL, *dv = NULL;
+    assert_stenc_ok(stenc_malloc(ctx, &dk, cap * 8 + 8));
+    assert_stenc_ok(stenc_malloc(ctx, &dv, cap * 8 + 8));
+    const int was = stsort_set_replay(1);
+    struct {
+        stenc_type kt;
+        vkind vk;
+        size_t len, segs;
+        stenc_sort_order order;
+    } problems[] = {{STENC_U32, V_NONE, 70001, 1, STENC_SORT_ASCENDING},
+                    {STENC_U32, V_NONE, 70001, 1, STENC_SORT_DESCENDING},
+                    {STENC_U32, V_NONE, 70000, 1, STENC_SORT_ASCENDING},
+                    {STENC_F32, V_U32, 70001, 1, STENC_SORT_ASCENDING},
+                    {STENC_F64, V_U64, cap, 1, STENC_SORT_DESCENDING},
+                    {STENC_I32, V_U32, 4099, 33, STENC_SORT_ASCENDING}};
+    for (size_t p = 0; p < sizeof problems / sizeof *problems; p++)
+        for (int call = 1; call <= 4; call++) {
+            const unsigned long long before = stsort_replays();
+            check_sort_in(ctx, dk, problems[p].vk == V_NONE ? NULL : dv, problems[p].kt,
+                          problems[p].vk, problems[p].len, problems[p].segs,
+                          (dist)((p + (size_t)call) % D_COUNT), problems[p].order,
+                          1200 + 10 * p + (size_t)call, NULL);
+            assert_int_equal(stsort_replays() - before, call >= 2);
+        }
+    /* Eviction: 20 problems (sizes) of three calls each, one after the other. */
+    for (int i = 0; i < 20; i++)
+        for (int call = 1; call <= 3; call++) {
+            const unsigned long long before = stsort_replays();
+            check_sort_in(ctx, dk, dv, STENC_U64, V_U32, 3000 + 977 * (size_t)i, 1, D_RANDOM,
+                          STENC_SORT_ASCENDING, 1300 + 3 * (size_t)i + (size_t)call, NULL);
+            assert_int_equal(stsort_replays() - before, call >= 2);
+        }
+    /* Off: every call direct. */
+    stsort_set_replay(0);
+    const unsigned long long before = stsort_replays();
+    for (int call = 1; call <= 3; call++)
+        check_sort_in(ctx, dk, NULL, STENC_U32, V_NONE, 70001, 1, D_RANDOM, STENC_SORT_ASCENDING,
+                      1400 + (size_t)call, NULL);
+    assert_int_equal(stsort_replays() - before, 0);
+    stsort_set_replay(was);
+    stenc_free(ctx, dk);
+    stenc_free(ctx, dv);
+    stenc_ctx_destroy(ctx);
+}
+
 static void test_segments(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
@@ -227,7 +289,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_errors),         cmocka_unit_test(test_small_sizes_all_types),
         cmocka_unit_test(test_strided_passes), cmocka_unit_test(test_segments),
         cmocka_unit_test(test_large_sizes),    cmocka_unit_test(test_bitonic_first_pass),
-        cmocka_unit_test(test_split_sorts),
+        cmocka_unit_test(test_split_sorts),    cmocka_unit_test(test_replays),
     };
     if (race) {
         const struct CMUnitTest small[] = {cmocka_unit_test(test_race_subset)};
