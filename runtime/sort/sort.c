@@ -165,8 +165,13 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
      * fill half the SMs: each doubling of its runs saves a phase's two global passes, and the
      * merge sort of whole tiles makes large first-pass tiles cheap (measured on the H100:
      * +3-7% for every element kind from 2^21 up, and a second doubling for u32 keys from
-     * about 2.2M to 2^22, +3% at 3M and 4M; with fewer blocks, slower). */
+     * about 2.2M to 2^22, +3% at 3M and 4M; with fewer blocks, slower). Not when the tiles
+     * already run in one wave, a block per SM: half as many doubled tiles leave half the SMs
+     * idle through the longest pass (u32 keys at 2140000-2162688, 131-132 tiles of 2^14: 13.3
+     * Gkeys/s with 66 tiles of 2^15, 17.8-18.1 without; docs/sort.md, "Fifteenth revision"). */
     while (p.first_tile_log2 == 0 && p.tile_log2 == 0 && !narrow && sm_count > 0 &&
+           first_pass_blocks(segment_len, num_segments, seg_log2, space_log2, first_tile) >
+               (size_t)sm_count &&
            first_pass_blocks(segment_len, num_segments, seg_log2, space_log2, first_tile + 1) *
                    STSORT_FIRST_TILE_SM_SHARE >=
                (size_t)sm_count &&
@@ -262,12 +267,19 @@ static int policy_is_default(const stenc_sort_policy *p) {
  * above, the tail is a second large sort whose first pass competes with the head's (u32 keys
  * at 3.5M-4.2M: 0 to +5% called directly, 6-10% slower replayed from a CUDA graph); from
  * heads of 2^22 on, every tail gained both ways. */
-static int split_pays(size_t n, int head_log2, size_t elem_bytes) {
+static int split_pays(size_t n, int head_log2, size_t elem_bytes, const stsort_config *whole,
+                      int sm_count) {
     const int min_head_log2 = elem_bytes <= 4   ? STSORT_SPLIT_MIN_HEAD_LOG2_4B
                               : elem_bytes <= 8 ? STSORT_SPLIT_MIN_HEAD_LOG2_8B
                                                 : 64;
     const size_t head = (size_t)1 << head_log2, tail = n - head;
     if (head_log2 < min_head_log2 || tail < head >> STSORT_SPLIT_MIN_TAIL_SHARE_LOG2) return 0;
+    /* Nor where n's own first pass runs one block on each of at least 7/8 of the SMs: it
+     * leaves no SMs idle for a split to fill (u32 keys at 2162688, 132 tiles of 2^14: 18.0
+     * Gkeys/s as one network, 14.4-14.6 split; fifteenth revision). */
+    const size_t blocks =
+        first_pass_blocks(n, 1, whole->seg_log2, whole->seg_log2, whole->first_tile_log2);
+    if (blocks <= (size_t)sm_count && blocks * 8 >= (size_t)sm_count * 7) return 0;
     return !(elem_bytes <= 4 && head_log2 == STSORT_SPLIT_MIN_HEAD_LOG2_4B) || tail <= head / 2;
 }
 
@@ -280,7 +292,7 @@ stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_b
     if (g_split_mode == 0 || num_segments != 1 || sm_count <= 0 || !policy_is_default(policy) ||
         k < 2 || n == (size_t)1 << k || whole->first_tile_log2 + whole->cluster_log2 >= k)
         return STENC_OK;
-    if (g_split_mode == 1 && !split_pays(n, k - 1, elem_bytes)) return STENC_OK;
+    if (g_split_mode == 1 && !split_pays(n, k - 1, elem_bytes, whole, sm_count)) return STENC_OK;
     const size_t head = (size_t)1 << (k - 1);
     STENC_TRY(stsort_configure(head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
                                &split->head));

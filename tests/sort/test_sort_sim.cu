@@ -426,17 +426,19 @@ void test_split(void **state) {
     check<uint32_t, STSORT_UNSIGNED, NoValue>(70001, 2, true, nullptr, 132, 96);
     assert_int_equal(g_sim_splits, splits);
     // The default rule: heads of 2^21 4-byte or 2^22 8-byte elements and more (16-byte ones
-    // never), tails of at least a 32nd of the head, and at most half of a 4-byte head of 2^21.
+    // never), tails of at least a 32nd of the head, and at most half of a 4-byte head of 2^21;
+    // not where the whole network's first pass fills the SMs (up to 132 tiles of 2^14).
     stsort_set_split(1);
     const size_t M = (size_t)1 << 20;
     struct {
         size_t n, segs;
         int elem_bytes, head_log2;
-    } const rule[] = {{2 * M + 1, 1, 4, 0}, {2 * M + 65535, 1, 4, 0}, {2 * M + 65536, 1, 4, 21},
-                      {2200000, 1, 4, 21},  {3 * M, 1, 4, 21},        {3 * M + 1, 1, 4, 0},
-                      {4 * M - 1, 1, 4, 0}, {3 * M, 1, 8, 0},         {5000000, 1, 8, 22},
-                      {7000000, 1, 8, 22},  {1500000, 1, 4, 0},       {8 * M + 3 * M, 1, 16, 0},
-                      {2500000, 2, 4, 0},   {7000000, 1, 4, 22},      {8 * M - 1, 1, 4, 22}};
+    } const rule[] = {{2 * M + 1, 1, 4, 0},      {2 * M + 65535, 1, 4, 0}, {2 * M + 65536, 1, 4, 0},
+                      {2 * M + 65538, 1, 4, 21}, {2200000, 1, 4, 21},      {3 * M, 1, 4, 21},
+                      {3 * M + 1, 1, 4, 0},      {4 * M - 1, 1, 4, 0},     {3 * M, 1, 8, 0},
+                      {5000000, 1, 8, 22},       {7000000, 1, 8, 22},      {1500000, 1, 4, 0},
+                      {8 * M + 3 * M, 1, 16, 0}, {2500000, 2, 4, 0},       {7000000, 1, 4, 22},
+                      {8 * M - 1, 1, 4, 22}};
     for (const auto &r : rule) {
         stsort_config cfg;
         stsort_split split;
@@ -490,8 +492,9 @@ void test_default_tiles(void **state) {
     const size_t M = (size_t)1 << 20;
     // Sizes just above a power of two count the tiles that run: 2^19+1 has 65 tiles of 2^13
     // (fewer than 3/4 of 128), 2^20+7 has 65 first-pass tiles of 2^14 (fewer than 66). u32
-    // keys from 2^21 + 2^15 + 2 (66 tiles of 2^15) take first-pass tiles of 2^15 (1024
-    // threads).
+    // keys from 132 * 2^14 + 2 (133 tiles of 2^14 that run, 67 of 2^15) take first-pass tiles of
+    // 2^15 (1024 threads); up to 132 tiles of 2^14 run in one wave and stay (and likewise 131-132
+    // tiles of 2^13 around 1.07M).
     struct {
         int elem_bytes;
         size_t n;
@@ -512,7 +515,14 @@ void test_default_tiles(void **state) {
                       {4, 3 * M / 2, 13, 14},
                       {4, 3000000, 13, 15},
                       {4, 2 * M + M / 32, 13, 14},
-                      {4, 2 * M + M / 32 + 2, 13, 15},
+                      {4, 2 * M + M / 32 + 2, 13, 14},
+                      {4, 2140000, 13, 14},
+                      {4, 132 * 16384, 13, 14},
+                      {4, 132 * 16384 + 2, 13, 15},
+                      {4, 1070000, 13, 13},
+                      {4, 132 * 8192 + 2, 13, 14},
+                      {8, 1070000, 13, 13},
+                      {8, 132 * 8192 + 2, 13, 14},
                       {8, 4 * M, 13, 14}};
     for (const auto &w : want) {
         stsort_config cfg;
