@@ -10,6 +10,12 @@
  * exact reverse of that order (NaNs first, +0 before -0).
  * Values: STENC_U32 or STENC_U64 (any 4- or 8-byte payload may be passed as these).
  * The sort is not stable: the order of equal keys (and of their values) is unspecified.
+ *
+ * Repeated sorts on a CUDA context: the second call with the same arrays (pointers), sizes,
+ * types, order and policy captures the sort's launches into a CUDA graph kept with the
+ * context, and later such calls replay it (a few microseconds of host time instead of a launch
+ * per pass; docs/sort.md). The arrays' contents may change between calls. A context keeps up
+ * to 16 such graphs, dropping the least recently used, and frees them when destroyed.
  */
 #ifndef STENC_SORT_H
 #define STENC_SORT_H
