@@ -20,7 +20,7 @@
 //        [--ab-split]: beside each main row, the same sort never split and split wherever it
 //        can (stsort_set_split(0) and (2); the main row follows the default rule)
 //        [--ab-replay]: beside each main row, the same sort launched directly on every call
-//        (stsort_set_replay(0); the main row replays a captured graph from its third call on)
+//        (stsort_set_replay(0); the main row runs a graph captured on its second call from then on)
 //        [--profile]: one sort per size and kind between cudaProfilerStart/Stop (for ncu
 //        --profile-from-start off), after one unprofiled warm-up; CUB merge sort beside it
 #include <cub/cub.cuh>

@@ -196,10 +196,9 @@ static void test_split_sorts(void **state) {
 
 /* Replays (stsort_set_replay): one array sorted again and again with fresh data, so that the
  * second call captures its launches and runs them as a graph, as do later calls (counted by
- * stsort_replays);
- * a different size, order, key type, or value array on the same memory is another problem;
- * more problems than the context keeps, each called three times, evict replays that may still
- * be running. Every sort is checked element by element. */
+ * stsort_replays); a different size, order, key type, or value array on the same memory is
+ * another problem; more problems than the context keeps, each called three times, evict
+ * replays that may still be running. Every sort is checked element by element. */
 static void test_replays(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
