@@ -283,23 +283,58 @@ static int split_pays(size_t n, int head_log2, size_t elem_bytes, const stsort_c
     return !(elem_bytes <= 4 && head_log2 == STSORT_SPLIT_MIN_HEAD_LOG2_4B) || tail <= head / 2;
 }
 
+/* Where a split at O just above a head of 2^K pays (measured on the H100 with heads of 2^21
+ * only, so only there; docs/sort.md, "Sixteenth revision"): u32 keys with remainders up to O/64
+ * (2165000-2190000: +5-10% against the head-and-tail split; at 2200000 alike, above it slower),
+ * 8-byte elements up to O/16 (2170000-2260000: +7-18% against one network). 16-byte elements are
+ * not measured. */
+static int overflow_pays(size_t n, size_t offset, size_t elem_bytes) {
+    if (elem_bytes <= 4) return n - offset <= offset >> STSORT_OVERFLOW_MAX_SHARE_LOG2_4B;
+    if (elem_bytes <= 8) return n - offset <= offset >> STSORT_OVERFLOW_MAX_SHARE_LOG2_8B;
+    return 0;
+}
+
+/* The parts of a split at O with phases 1..Q beside each other (stsort_split): the main part
+ * on `main_plan`'s tiles, the side part on its own plan, the later phases on the whole
+ * network's plan where its first pass ends by phase Q, else on the main part's. */
+static stenc_status configure_parts(size_t n, size_t offset, int phases, size_t elem_bytes,
+                                    int sm_count, size_t smem_optin, int cluster_max,
+                                    const stsort_config *main_plan, const stsort_config *whole,
+                                    stsort_split *split) {
+    split->main = *main_plan;
+    split->main.seg_log2 = whole->seg_log2;
+    STENC_TRY(stsort_configure(n - offset, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
+                               &split->side));
+    split->last = whole->first_tile_log2 + whole->cluster_log2 <= phases ? *whole : split->main;
+    split->offset = offset;
+    split->phases = phases;
+    return STENC_OK;
+}
+
 stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_bytes, int sm_count,
                                     size_t smem_optin, int cluster_max,
                                     const stenc_sort_policy *policy, const stsort_config *whole,
                                     stsort_split *split) {
-    split->head_log2 = 0;
+    split->offset = 0;
     const int k = whole->seg_log2;
     if (g_split_mode == 0 || num_segments != 1 || sm_count <= 0 || !policy_is_default(policy) ||
         k < 2 || n == (size_t)1 << k || whole->first_tile_log2 + whole->cluster_log2 >= k)
         return STENC_OK;
-    if (g_split_mode == 1 && !split_pays(n, k - 1, elem_bytes, whole, sm_count)) return STENC_OK;
     const size_t head = (size_t)1 << (k - 1);
-    STENC_TRY(stsort_configure(head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
-                               &split->head));
-    STENC_TRY(stsort_configure(n - head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
-                               &split->tail));
-    split->head_log2 = k - 1;
-    return STENC_OK;
+    stsort_config head_plan;
+    STENC_TRY(
+        stsort_configure(head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL, &head_plan));
+    /* Just above the most whole runs of 2^Q whose tiles the head's first pass runs one block
+     * per SM (Q: one phase past that pass), the remainder is the side part (stsort_split). */
+    const int phases = head_plan.first_tile_log2 + head_plan.cluster_log2 + 1;
+    const size_t offset = ((size_t)sm_count >> (phases - head_plan.first_tile_log2)) << phases;
+    if (g_split_mode == 1 && k - 1 == STSORT_OVERFLOW_HEAD_LOG2 && offset >= head && offset < n &&
+        overflow_pays(n, offset, elem_bytes))
+        return configure_parts(n, offset, phases, elem_bytes, sm_count, smem_optin, cluster_max,
+                               &head_plan, whole, split);
+    if (g_split_mode == 1 && !split_pays(n, k - 1, elem_bytes, whole, sm_count)) return STENC_OK;
+    return configure_parts(n, head, k - 1, elem_bytes, sm_count, smem_optin, cluster_max,
+                           &head_plan, whole, split);
 }
 
 static size_t elem_bytes_of(int key_bytes, int value_bytes) {
@@ -534,18 +569,21 @@ stenc_status stenc_sort_global_passes(stenc_ctx *ctx, stenc_type key_type, stenc
         return STENC_ERROR(STENC_ERR_UNSUPPORTED,
                            "stenc_sort_global_passes: more than %d passes with tiles of 2^%d",
                            (int)STSORT_MAX_PASSES, cfg.tile_log2);
-    if (split.head_log2 > 0) {
-        /* The passes over the whole array: the head's, then those of the last phase (the
-         * tail's run beside the head's). */
-        int last = 0;
-        for (int i = 0; i < count; i++)
-            last += plan[i].phase_first > split.head_log2;
-        count = stsort_plan(&split.head, 1, plan, STSORT_MAX_PASSES);
-        if (count < 0)
-            return STENC_ERROR(STENC_ERR_UNSUPPORTED,
-                               "stenc_sort_global_passes: more than %d passes with tiles of 2^%d",
-                               (int)STSORT_MAX_PASSES, split.head.tile_log2);
-        count += last;
+    if (split.offset > 0) {
+        /* The passes over the whole array: the main part's, then those of the later phases
+         * (the side part's run beside the main part's). */
+        count = 0;
+        const stsort_config *parts[2] = {&split.main, &split.last};
+        for (int part = 0; part < 2; part++) {
+            const int n_part = stsort_plan(parts[part], 1, plan, STSORT_MAX_PASSES);
+            if (n_part < 0)
+                return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                                   "stenc_sort_global_passes: more than %d passes with tiles of "
+                                   "2^%d",
+                                   (int)STSORT_MAX_PASSES, parts[part]->tile_log2);
+            for (int i = 0; i < n_part; i++)
+                count += (plan[i].phase_first <= split.phases) == (part == 0);
+        }
     }
     *passes = count;
     return STENC_OK;

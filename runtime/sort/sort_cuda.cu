@@ -70,7 +70,7 @@ constexpr int kReplaySlots = 16; // problems kept per context; the least recentl
 // What the sort keeps per context (STENC_CACHE_SORT): the kernels whose dynamic shared memory
 // limit is already raised on its device (a driver call per kernel and sort otherwise, which
 // the host pays on every call); the sort's own stream, created on first use, on which a split
-// sort's tail runs (with the events that fork it from the context's stream and join it back)
+// sort's side part runs (with the events that fork it from the context's stream and join it back)
 // and on which replays are captured; and the replays.
 struct SortState {
     const void *smem_raised[256]; // when full, later kernels are raised on every sort
@@ -124,11 +124,14 @@ stenc_status raise_smem_limit(const stenc_ctx *ctx, SortState *state, const void
 struct Cursor {
     int next_pass = 0;
     bool launched = false, done = false;
+    unsigned long long prev_blocks = 0; // of the last launch
+    bool prev_first = false;            // the last launch was a first pass
 };
 
 // One network's launches: its elements, segments, order and plan, queued on `stream` from the
 // cursor's pass on, at most `budget` of them (a split sort interleaves the launches of two
-// networks), and only the passes of phases from_phase on (a split sort's last phase).
+// networks), only the passes of phases from_phase..to_phase, and, where `below` > 0, only
+// their tiles below that index (a split sort's parts).
 struct Job {
     const stenc_ctx *ctx;
     SortState *state; // may be nullptr
@@ -137,7 +140,8 @@ struct Job {
     int descending;
     const stsort_config *cfg;
     cudaStream_t stream;
-    int from_phase;
+    int from_phase, to_phase;
+    unsigned long long below;
     bool overlap; // passes are programmatic dependents of the one before (sm_90 and up)
     Cursor *cursor;
     int budget;
@@ -185,17 +189,25 @@ template <int RB, class K, int KIND, class V> stenc_status run_plan_rb(const Job
     int budget = job.budget;
     for (int i = cursor.next_pass; i < count; i++) {
         if (passes[i].phase_first < job.from_phase) continue;
+        if (passes[i].phase_first > job.to_phase) break;
         const PassArgs a = args_of(passes[i]);
         cudaLaunchAttribute attrs[2];
         unsigned num_attrs = 0;
         if (a.cluster_log2 > 0) attrs[num_attrs++] = cluster_attribute(a.cluster_log2);
-        if (job.overlap && cursor.launched) {
+        // Not after a wide first pass that left SMs with fewer blocks than others: this pass's
+        // blocks, scheduled while it runs, would crowd onto those SMs and stay unevenly spread
+        // down the chain (H100: u32 keys at 2^21 +9% without that link, docs/sort.md).
+        const bool uneven_first = cursor.prev_first && RB != STSORT_REG_LOG2_NARROW &&
+                                  job.ctx->sm_count > 0 &&
+                                  cursor.prev_blocks % (unsigned long long)job.ctx->sm_count != 0;
+        if (job.overlap && cursor.launched && !uneven_first) {
             attrs[num_attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
             attrs[num_attrs].val.programmaticStreamSerializationAllowed = 1;
             num_attrs++;
         }
-        const unsigned long long blocks =
+        unsigned long long blocks =
             stsort_pass_blocks(&passes[i], cfg->seg_log2, segment_len, num_segments);
+        if (job.below > 0) blocks = stsort_blocks_below(&passes[i], job.below, blocks);
         if (blocks == 0) continue; // no tile can move anything
         if (budget == 0) {
             cursor.next_pass = i;
@@ -235,6 +247,8 @@ template <int RB, class K, int KIND, class V> stenc_status run_plan_rb(const Job
         STENC_CUDA_TRY(e);
         STENC_CUDA_CHECK_LAUNCH(kernel == general ? "sort_pass_kernel" : "sort_fixed_kernel");
         cursor.launched = true;
+        cursor.prev_blocks = blocks;
+        cursor.prev_first = a.phase_first == 1;
         budget--;
     }
     cursor.next_pass = count;
@@ -271,7 +285,7 @@ stenc_status run_job(int key_bytes, stsort_kind kind, int value_bytes, const Job
                           : run_kind<uint64_t>(kind, value_bytes, job);
 }
 
-// The sort's own stream (a split sort's tail runs there, and replays are captured there),
+// The sort's own stream (a split sort's side part runs there, and replays are captured there),
 // created on first use; false where it cannot be had now (its creation failed, or the
 // context's stream is being captured and none exists yet: creating one there could end the
 // capture). The caller then sorts with one network, directly.
@@ -298,51 +312,53 @@ bool have_side_stream(stenc_ctx *ctx, SortState *state) {
 }
 
 // A split sort (stsort_split). The host needs about as long to queue a launch (3-4 us on the
-// H100's host) as a short pass takes, and a split sort has about twice the launches, so their
-// order sets the pace: the head's first pass, its longest, goes first; then the first
-// kSplitTailLead passes of the tail's sort (on the side stream, forked after the work queued
-// before the sort), which start beside it; then one head pass and one tail pass in turn, so
-// that neither chain waits long for the host; then the rest of the head, and once the tail
-// is done the whole network's last phase. (Measured on the H100: leads of 2-5 alike, 8 up to
-// 4% slower at 2200000, 12 and more 10% slower, as the head's second pass waits behind them;
-// the side stream's priority made no difference.)
+// H100's host) as a short pass takes, and a split sort has more launches, so their order sets
+// the pace: the main part's first pass, its longest, goes first; then the first
+// kSplitTailLead passes of the side part (on the side stream, forked after the work queued
+// before the sort), which start beside it; then one main pass and one side pass in turn, so
+// that neither chain waits long for the host; then the rest of the main part, and once the
+// side part is done the later phases over the whole array. (Measured on the H100 with heads
+// and tails: leads of 2-5 alike, 8 up to 4% slower at 2200000, 12 and more 10% slower, as the
+// head's second pass waits behind them; the side stream's priority made no difference.)
 constexpr int kSplitTailLead = 4;
 
 stenc_status run_split(int key_bytes, stsort_kind kind, int value_bytes, const Job &whole,
                        const stsort_split &split) {
-    const size_t head_len = (size_t)1 << split.head_log2;
     SortState &state = *whole.state;
-    Cursor head_cursor, tail_cursor, last_cursor;
-    Job tail = whole;
-    tail.keys = static_cast<char *>(whole.keys) + head_len * (size_t)key_bytes;
-    tail.values =
-        whole.values ? static_cast<char *>(whole.values) + head_len * (size_t)value_bytes : nullptr;
-    tail.segment_len = whole.segment_len - head_len;
-    tail.cfg = &split.tail;
-    tail.stream = state.side;
-    tail.cursor = &tail_cursor;
-    Job head = whole;
-    head.segment_len = head_len;
-    head.descending = !whole.descending; // phase K leaves run 0 in the opposite order
-    head.cfg = &split.head;
-    head.cursor = &head_cursor;
+    Cursor main_cursor, side_cursor, last_cursor;
+    Job side = whole;
+    side.keys = static_cast<char *>(whole.keys) + split.offset * (size_t)key_bytes;
+    side.values = whole.values
+                      ? static_cast<char *>(whole.values) + split.offset * (size_t)value_bytes
+                      : nullptr;
+    side.segment_len = whole.segment_len - split.offset;
+    side.cfg = &split.side;
+    side.stream = state.side;
+    side.to_phase = split.phases;
+    side.cursor = &side_cursor;
+    Job main = whole;
+    main.cfg = &split.main;
+    main.to_phase = split.phases;
+    main.below = split.offset;
+    main.cursor = &main_cursor;
     Job last = whole;
-    last.from_phase = split.head_log2 + 1;
+    last.cfg = &split.last;
+    last.from_phase = split.phases + 1;
     last.cursor = &last_cursor;
     auto run = [&](Job &job, int budget) {
         job.budget = budget;
         return job.cursor->done ? STENC_OK : run_job(key_bytes, kind, value_bytes, job);
     };
     STENC_CUDA_TRY(cudaEventRecord(state.fork, whole.stream));
-    STENC_TRY(run(head, 1));
+    STENC_TRY(run(main, 1));
     STENC_CUDA_TRY(cudaStreamWaitEvent(state.side, state.fork, 0));
-    STENC_TRY(run(tail, kSplitTailLead));
-    while (!tail_cursor.done) {
-        STENC_TRY(run(head, 1));
-        STENC_TRY(run(tail, 1));
+    STENC_TRY(run(side, kSplitTailLead));
+    while (!side_cursor.done) {
+        STENC_TRY(run(main, 1));
+        STENC_TRY(run(side, 1));
     }
     STENC_CUDA_TRY(cudaEventRecord(state.join, state.side));
-    STENC_TRY(run(head, INT_MAX));
+    STENC_TRY(run(main, INT_MAX));
     STENC_CUDA_TRY(cudaStreamWaitEvent(whole.stream, state.join, 0));
     return run(last, INT_MAX);
 }
@@ -504,10 +520,12 @@ extern "C" stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_k
                      cfg,
                      stenc_stream(ctx),
                      1,
+                     INT_MAX,
+                     0,
                      g_overlap_launches && ctx->cc_major >= 9,
                      &cursor,
                      INT_MAX};
-    if (split && split->head_log2 > 0 && have_side_stream(ctx, state))
+    if (split && split->offset > 0 && have_side_stream(ctx, state))
         return run_split(key_bytes, kind, value_bytes, job, *split);
     return run_replayed(ctx, key_bytes, kind, value_bytes, job);
 }

@@ -73,6 +73,21 @@ typedef struct stsort_pass {
     int cluster_log2;
 } stsort_pass;
 
+/* How many of a pass's first blocks (at most `tiles`) have their lowest index v0 below `limit`
+ * (> 0), in whole clusters: v0 holds the block number's low gap bits at low_bits and its other
+ * bits above the tile's strided bits, so these blocks come first. */
+static inline unsigned long long stsort_blocks_below(const stsort_pass *p, unsigned long long limit,
+                                                     unsigned long long tiles) {
+    const int gap = p->high_lo - p->low_bits, top = p->high_lo + p->high_bits;
+    unsigned long long low =
+        ((limit & ((1ull << top) - 1)) + (1ull << p->low_bits) - 1) >> p->low_bits;
+    if (low > (1ull << gap)) low = 1ull << gap;
+    const unsigned long long cluster = 1ull << p->cluster_log2;
+    const unsigned long long blocks =
+        (((limit >> top) << gap) + low + cluster - 1) / cluster * cluster;
+    return blocks < tiles ? blocks : tiles;
+}
+
 /* The blocks a pass launches: one per tile of the virtual index space, except that with one
  * segment only the tiles that hold a comparator between two real elements run (and, in a
  * later pass, not those of a last run that the phase leaves as it is, below). Such a tile has
@@ -100,17 +115,7 @@ static inline unsigned long long stsort_pass_blocks(const stsort_pass *p, int se
         const unsigned long long r0 = (seg_len - 1) & ~((1ull << q) - 1);
         if (r0 < limit) limit = r0;
     }
-    if (limit == 0) return 0;
-    /* Count the blocks with v0 < limit: v0 holds the block number's low gap bits at low_bits
-     * and its other bits above the tile's strided bits. */
-    const int gap = p->high_lo - p->low_bits, top = p->high_lo + p->high_bits;
-    unsigned long long low =
-        ((limit & ((1ull << top) - 1)) + (1ull << p->low_bits) - 1) >> p->low_bits;
-    if (low > (1ull << gap)) low = 1ull << gap;
-    const unsigned long long cluster = 1ull << p->cluster_log2;
-    const unsigned long long blocks =
-        (((limit >> top) << gap) + low + cluster - 1) / cluster * cluster;
-    return blocks < tiles ? blocks : tiles;
+    return limit == 0 ? 0 : stsort_blocks_below(p, limit, tiles);
 }
 
 /* Enough for any segment with the default policy (tiles of at least 2^10, runs of 2^5). */
@@ -146,10 +151,13 @@ enum {
     STSORT_L2_SPACE_LOG2_4B = 22,   /* 4-byte sorts up to 2^this (16 MiB: in the H100's L2) ... */
     STSORT_L2_TILE_LOG2_4B = 13,    /* ... take later tiles of at most 2^this */
     STSORT_FIRST_TILE_SM_SHARE = 2, /* first-pass tiles doubled while they fill 1/this of the SMs */
-    STSORT_SPLIT_MIN_HEAD_LOG2_4B = 21,  /* split sorts (stsort_split): heads of >= 2^this
-                                            4-byte elements, ... */
-    STSORT_SPLIT_MIN_HEAD_LOG2_8B = 22,  /* ... of >= 2^this 8-byte ones, ... */
-    STSORT_SPLIT_MIN_TAIL_SHARE_LOG2 = 5 /* ... and tails of >= head / 2^this (sort.c) */
+    STSORT_SPLIT_MIN_HEAD_LOG2_4B = 21,    /* split sorts (stsort_split): heads of >= 2^this
+                                              4-byte elements, ... */
+    STSORT_SPLIT_MIN_HEAD_LOG2_8B = 22,    /* ... of >= 2^this 8-byte ones, ... */
+    STSORT_SPLIT_MIN_TAIL_SHARE_LOG2 = 5,  /* ... and tails of >= head / 2^this (sort.c) */
+    STSORT_OVERFLOW_HEAD_LOG2 = 21,        /* splits just above a head of 2^this, ... */
+    STSORT_OVERFLOW_MAX_SHARE_LOG2_4B = 6, /* ... with remainders of at most O / 2^this */
+    STSORT_OVERFLOW_MAX_SHARE_LOG2_8B = 4  /* (4-byte and 8-byte elements; sort.c) */
 };
 
 /* The default (largest) tile: 2^14 4-byte keys (512 threads, 66 KiB of shared memory, two
@@ -184,17 +192,22 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
                               int sm_count, size_t smem_optin, int cluster_max,
                               const stenc_sort_policy *policy, stsort_config *cfg);
 
-/* A one-segment sort of n = 2^K + m elements (0 < m < 2^K) may run in three parts instead of
- * one network (docs/sort.md, "Fourteenth revision"): the head [0, 2^K) sorted in the opposite
- * order, the tail [2^K, n) sorted in the requested order beside it (on a second stream), then
- * the passes of n's last phase, K + 1, which merge the two. Before that phase n's network leaves
- * exactly these runs (the run holding index i is ascending iff bit K of i equals bit K of
- * n - 1), so the result is the network's. The head's plan is a power of two's, which fills the
- * SMs evenly; the tail's passes run in its shadow. */
+/* A one-segment sort of n elements may run *split* (docs/sort.md, "Fourteenth revision" and
+ * "Sixteenth revision"): the network's phases 1..Q on [0, O) (the main part) and on [O, n)
+ * (the side part, on a second stream) beside each other, then its phases Q + 1 on over the
+ * whole array. O is a multiple of 2^Q, so no comparator of phases 1..Q crosses O, and bits
+ * 0..Q of an index and of n - 1 read the same relative to O: the side part's own network
+ * (of n - O elements, in the requested order) runs exactly the whole network's phases 1..Q
+ * there. The main part runs the whole network's passes over the tiles below O, on a plan
+ * whose first pass fills the SMs evenly (O = 2^K, the head: a power of two's plan; or, just
+ * above that, the most tiles of one block per SM), and the side part's passes are short and
+ * run in its shadow. */
 typedef struct stsort_split {
-    int head_log2;      /* K; 0: one network, the other fields unused */
-    stsort_config head; /* the plan of the head's 2^K elements */
-    stsort_config tail; /* the plan of the tail's m elements */
+    size_t offset;      /* O; 0: one network, the other fields unused */
+    int phases;         /* Q */
+    stsort_config main; /* phases 1..Q below O (seg_log2: the whole network's) */
+    stsort_config side; /* the plan of the n - O elements from O, run up to phase Q */
+    stsort_config last; /* phases Q + 1 on (its first pass ends at or below phase Q) */
 } stsort_split;
 
 /* Decide whether the sort of `whole` (configured by stsort_configure with the same arguments)
@@ -255,8 +268,7 @@ int stsort_max_active_clusters(int key_bytes, int value_bytes, int tile_log2, in
                                int cluster_log2);
 
 /* The CUDA half (sort_cuda.cu; sort_no_cuda.c without CUDA). Arguments are checked. With
- * split->head_log2 > 0 the sort runs split (one segment; cfg's passes of phase K + 1 merge
- * head and tail). */
+ * split->offset > 0 the sort runs split (one segment; stsort_split). */
 stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_kind kind, void *keys,
                               int value_bytes, void *values, size_t segment_len,
                               size_t num_segments, int descending, const stsort_config *cfg,

@@ -168,10 +168,10 @@ static void test_bitonic_first_pass(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
-/* Split sorts (stsort_split: the head in the opposite order, the tail beside it on a second
- * stream, then the last phase), forced wherever one can run: every key type, value kind,
- * distribution and order just above 2^16, and above 2^20 with the default tiles; then sizes
- * the default rule splits. */
+/* Split sorts (stsort_split: a main part and a side part beside it on a second stream, then
+ * the later phases), forced wherever a head-and-tail split can run: every key type, value
+ * kind, distribution and order just above 2^16, and above 2^20 with the default tiles; then
+ * sizes the default rule splits, at 132 x 2^14 and at 2^21 (on a 132-SM H100). */
 static void test_split_sorts(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
@@ -183,13 +183,15 @@ static void test_split_sorts(void **state) {
             check_sort_case(ctx, all_key_types[t], (vkind)v, big, 1, (dist)((t + v) % D_COUNT),
                             (stenc_sort_order)((t + v) % 2), 950 + 3 * t + v, NULL);
     stsort_set_split(1);
-    const size_t by_rule[] = {2200000, 2500000, 3000000};
-    for (int i = 0; i < (quick ? 1 : 3); i++) {
+    /* 2170001: split just above 132 x 2^14 (u32 keys and 8-byte elements); the others at 2^21. */
+    const size_t by_rule[] = {2170001, 2200000, 2500000, 3000000};
+    for (int i = 0; i < (quick ? 2 : 4); i++) {
         check_sort_case(ctx, STENC_U32, V_NONE, by_rule[i], 1, D_RANDOM, STENC_SORT_ASCENDING,
                         980 + i, NULL);
         check_sort_case(ctx, STENC_F32, V_U32, by_rule[i], 1, D_SPECIAL, STENC_SORT_DESCENDING,
                         984 + i, NULL);
     }
+    check_sort_case(ctx, STENC_I64, V_NONE, 2280000, 1, D_FEW, STENC_SORT_ASCENDING, 990, NULL);
     stsort_set_split(was);
     stenc_ctx_destroy(ctx);
 }

@@ -18,6 +18,7 @@ extern "C" { // cmocka's header has no C++ guard
 }
 
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 namespace {
@@ -186,11 +187,11 @@ void fixed_pass_for(int t, int h, const PassArgs &a, const PassShape &sh, Ops &o
 }
 
 // Sort on the host through the kernel's code (the wide or the narrow kernel, as the C side
-// configures it), from phase from_phase on (as the CUDA side runs a job); false if a
-// warp-local move left its warp.
+// configures it), phases from_phase..to_phase, and where below > 0 only the tiles below it (as
+// the CUDA side runs a job); false if a warp-local move left its warp.
 template <int RB, class K, int KIND, class V>
 bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const stsort_config &cfg,
-                 int from_phase) {
+                 int from_phase, int to_phase, unsigned long long below) {
     static stsort_pass passes[STSORT_MAX_PASSES];
     const int count = stsort_plan(&cfg, segs, passes, STSORT_MAX_PASSES);
     assert_true(count >= 0);
@@ -198,12 +199,14 @@ bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const s
     for (int i = 0; i < count; i++) {
         const stsort_pass &p = passes[i];
         if (p.phase_first < from_phase) continue;
+        if (p.phase_first > to_phase) break;
         PassArgs a{len,         segs,          cfg.seg_log2, p.low_bits,     p.high_lo,
                    p.high_bits, p.phase_first, p.phase_last, p.cluster_log2, g_sim_tile_merge};
         const int t = p.low_bits + p.high_bits;
         assert_int_equal(t, i == 0 ? cfg.first_tile_log2 : cfg.tile_log2);
         // The launch's blocks: the tiles past the last one with two real elements do not run.
-        const unsigned long long tiles = stsort_pass_blocks(&p, cfg.seg_log2, len, segs);
+        unsigned long long tiles = stsort_pass_blocks(&p, cfg.seg_log2, len, segs);
+        if (below > 0) tiles = stsort_blocks_below(&p, below, tiles);
         if (p.cluster_log2 > 0) {
             const unsigned long long size = 1ull << p.cluster_log2;
             assert_int_equal(i, 0);
@@ -241,20 +244,20 @@ bool simulate_rb(K *keys, V *values, size_t len, size_t segs, bool desc, const s
 }
 template <class K, int KIND, class V>
 bool simulate_job(K *keys, V *values, size_t len, size_t segs, bool desc, const stsort_config &cfg,
-                  int from_phase) {
+                  int from_phase = 1, int to_phase = INT_MAX, unsigned long long below = 0) {
     if (cfg.reg_log2 == STSORT_REG_LOG2_NARROW)
         return simulate_rb<STSORT_REG_LOG2_NARROW, K, KIND, V>(keys, values, len, segs, desc, cfg,
-                                                               from_phase);
+                                                               from_phase, to_phase, below);
     assert_int_equal(cfg.reg_log2, (reg_log2<K, V>()));
-    return simulate_rb<reg_log2<K, V>(), K, KIND, V>(keys, values, len, segs, desc, cfg,
-                                                     from_phase);
+    return simulate_rb<reg_log2<K, V>(), K, KIND, V>(keys, values, len, segs, desc, cfg, from_phase,
+                                                     to_phase, below);
 }
 
 int g_sim_splits = 0; // sorts that ran split (stsort_split)
 
-// The sort as the CUDA side runs it: one network, or split into the tail's sort, the head's in
-// the opposite order, and the whole network's last phase (the CUDA side queues the tail on a
-// second stream; the parts touch disjoint elements until the last phase).
+// The sort as the CUDA side runs it: one network, or split into the side part's phases 1..Q,
+// the main part's, and the later phases over the whole array (the CUDA side queues the side
+// part on a second stream; the parts touch disjoint elements until phase Q + 1).
 template <class K, int KIND, class V>
 bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
               const stenc_sort_policy *policy, int sm_count) {
@@ -269,16 +272,17 @@ bool simulate(K *keys, V *values, size_t len, size_t segs, bool desc,
     stsort_split split;
     assert_stenc_ok(stsort_configure_split(len, segs, elem, sm_count, 0, STSORT_MAX_CLUSTER_LOG2,
                                            policy, &cfg, &split));
-    if (split.head_log2 == 0)
-        return simulate_job<K, KIND, V>(keys, values, len, segs, desc, cfg, 1);
+    if (split.offset == 0) return simulate_job<K, KIND, V>(keys, values, len, segs, desc, cfg);
     g_sim_splits++;
-    const size_t head = (size_t)1 << split.head_log2;
+    const size_t o = split.offset;
     assert_int_equal(segs, 1);
-    assert_true(head < len && len <= 2 * head);
-    bool ok =
-        simulate_job<K, KIND, V>(keys + head, values + head, len - head, 1, desc, split.tail, 1);
-    ok = simulate_job<K, KIND, V>(keys, values, head, 1, !desc, split.head, 1) && ok;
-    return simulate_job<K, KIND, V>(keys, values, len, 1, desc, cfg, split.head_log2 + 1) && ok;
+    assert_true(o < len && o % ((size_t)1 << split.phases) == 0);
+    assert_true(split.main.first_tile_log2 + split.main.cluster_log2 <= split.phases);
+    assert_true(split.last.first_tile_log2 + split.last.cluster_log2 <= split.phases);
+    bool ok = simulate_job<K, KIND, V>(keys + o, values + o, len - o, 1, desc, split.side, 1,
+                                       split.phases);
+    ok = simulate_job<K, KIND, V>(keys, values, len, 1, desc, split.main, 1, split.phases, o) && ok;
+    return simulate_job<K, KIND, V>(keys, values, len, 1, desc, split.last, split.phases + 1) && ok;
 }
 
 // The key of random word r: by seed, a few distinct keys; half of them the largest key or just
@@ -425,20 +429,27 @@ void test_split(void **state) {
     check<uint32_t, STSORT_UNSIGNED, NoValue>(70001, 1, false, &t12, 132, 97);
     check<uint32_t, STSORT_UNSIGNED, NoValue>(70001, 2, true, nullptr, 132, 96);
     assert_int_equal(g_sim_splits, splits);
-    // The default rule: heads of 2^21 4-byte or 2^22 8-byte elements and more (16-byte ones
-    // never), tails of at least a 32nd of the head, and at most half of a 4-byte head of 2^21;
-    // not where the whole network's first pass fills the SMs (up to 132 tiles of 2^14).
+    // The default rule. Just above 132 x 2^14 elements (the most tiles of the 2^21 head's first
+    // pass, one block per SM): a split there, with remainders of up to 1/64 of it for 4-byte
+    // elements and 1/16 for 8-byte ones. Otherwise heads of 2^21 4-byte or 2^22 8-byte elements
+    // and more (16-byte ones never), tails of at least a 32nd of the head, and at most half of a
+    // 4-byte head of 2^21; not where the whole network's first pass fills the SMs (up to 132
+    // tiles of 2^14).
     stsort_set_split(1);
-    const size_t M = (size_t)1 << 20;
+    const size_t M = (size_t)1 << 20, O = (size_t)132 << 14;
     struct {
         size_t n, segs;
-        int elem_bytes, head_log2;
-    } const rule[] = {{2 * M + 1, 1, 4, 0},      {2 * M + 65535, 1, 4, 0}, {2 * M + 65536, 1, 4, 0},
-                      {2 * M + 65538, 1, 4, 21}, {2200000, 1, 4, 21},      {3 * M, 1, 4, 21},
-                      {3 * M + 1, 1, 4, 0},      {4 * M - 1, 1, 4, 0},     {3 * M, 1, 8, 0},
-                      {5000000, 1, 8, 22},       {7000000, 1, 8, 22},      {1500000, 1, 4, 0},
-                      {8 * M + 3 * M, 1, 16, 0}, {2500000, 2, 4, 0},       {7000000, 1, 4, 22},
-                      {8 * M - 1, 1, 4, 22}};
+        int elem_bytes;
+        size_t offset;
+    } const rule[] = {
+        {2 * M + 1, 1, 4, 0},      {2 * M + 65535, 1, 4, 0}, {O, 1, 4, 0},
+        {O + 1, 1, 4, O},          {O + O / 64, 1, 4, O},    {O + O / 64 + 1, 1, 4, 2 * M},
+        {2200000, 1, 4, 2 * M},    {3 * M, 1, 4, 2 * M},     {3 * M + 1, 1, 4, 0},
+        {4 * M - 1, 1, 4, 0},      {O + 1, 1, 8, O},         {O + O / 16, 1, 8, O},
+        {O + O / 16 + 1, 1, 8, 0}, {3 * M, 1, 8, 0},         {O + 1, 1, 16, 0},
+        {5000000, 1, 8, 4 * M},    {7000000, 1, 8, 4 * M},   {1500000, 1, 4, 0},
+        {8 * M + 3 * M, 1, 16, 0}, {2500000, 2, 4, 0},       {O + 1, 2, 4, 0},
+        {7000000, 1, 4, 4 * M},    {8 * M - 1, 1, 4, 4 * M}};
     for (const auto &r : rule) {
         stsort_config cfg;
         stsort_split split;
@@ -446,11 +457,25 @@ void test_split(void **state) {
                                          STSORT_MAX_CLUSTER_LOG2, nullptr, &cfg));
         assert_stenc_ok(stsort_configure_split(r.n, r.segs, r.elem_bytes, 132, 227 * 1024,
                                                STSORT_MAX_CLUSTER_LOG2, nullptr, &cfg, &split));
-        if (split.head_log2 != r.head_log2)
-            fail_msg("n=%zu x %zu: head 2^%d, want 2^%d", r.n, r.segs, split.head_log2,
-                     r.head_log2);
+        if (split.offset != r.offset)
+            fail_msg("n=%zu x %zu (%d bytes): split at %zu, want %zu", r.n, r.segs, r.elem_bytes,
+                     split.offset, r.offset);
     }
     stsort_set_split(was);
+}
+
+// Splits just above the most runs of 2^16 whose first-pass tiles fill the SMs (stsort_split's
+// side part: the remainder past 132 x 2^14): u32 keys and 8-byte elements, by the default rule,
+// both orders, beside a head-and-tail split of the same window.
+void test_overflow_split(void **state) {
+    (void)state;
+    const int splits = g_sim_splits;
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(2170001, 1, false, nullptr, 132, 501);
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(2190000, 1, true, nullptr, 132, 502);
+    check<uint32_t, STSORT_UNSIGNED, uint32_t>(2170001, 1, true, nullptr, 132, 503);
+    check<uint64_t, STSORT_UNSIGNED, NoValue>(2280000, 1, false, nullptr, 132, 504);
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(2200000, 1, true, nullptr, 132, 505);
+    assert_int_equal(g_sim_splits - splits, 5);
 }
 
 // The bitonic first pass for tiles that lie in one segment (PassArgs::tile_merge off).
@@ -616,6 +641,7 @@ int main(void) {
         cmocka_unit_test(test_pairs_u64),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_overflow_split),
         cmocka_unit_test(test_bitonic_first_pass),
         cmocka_unit_test(test_fixed_passes),
         cmocka_unit_test(test_default_tiles),
