@@ -321,18 +321,22 @@ stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_b
         k < 2 || n == (size_t)1 << k || whole->first_tile_log2 + whole->cluster_log2 >= k)
         return STENC_OK;
     const size_t head = (size_t)1 << (k - 1);
+    const int overflow_head = g_split_mode == 1 && k - 1 == STSORT_OVERFLOW_HEAD_LOG2;
+    if (!overflow_head && g_split_mode == 1 && !split_pays(n, k - 1, elem_bytes, whole, sm_count))
+        return STENC_OK;
     stsort_config head_plan;
     STENC_TRY(
         stsort_configure(head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL, &head_plan));
-    /* Just above the most whole runs of 2^Q whose tiles the head's first pass runs one block
-     * per SM (Q: one phase past that pass), the remainder is the side part (stsort_split). */
-    const int phases = head_plan.first_tile_log2 + head_plan.cluster_log2 + 1;
-    const size_t offset = ((size_t)sm_count >> (phases - head_plan.first_tile_log2)) << phases;
-    if (g_split_mode == 1 && k - 1 == STSORT_OVERFLOW_HEAD_LOG2 && offset >= head && offset < n &&
-        overflow_pays(n, offset, elem_bytes))
-        return configure_parts(n, offset, phases, elem_bytes, sm_count, smem_optin, cluster_max,
-                               &head_plan, whole, split);
-    if (g_split_mode == 1 && !split_pays(n, k - 1, elem_bytes, whole, sm_count)) return STENC_OK;
+    if (overflow_head) {
+        /* Just above the most whole runs of 2^Q whose tiles the head's first pass runs one
+         * block per SM (Q: one phase past that pass), the remainder is the side part. */
+        const int phases = head_plan.first_tile_log2 + head_plan.cluster_log2 + 1;
+        const size_t offset = ((size_t)sm_count >> (phases - head_plan.first_tile_log2)) << phases;
+        if (offset >= head && offset < n && overflow_pays(n, offset, elem_bytes))
+            return configure_parts(n, offset, phases, elem_bytes, sm_count, smem_optin, cluster_max,
+                                   &head_plan, whole, split);
+        if (!split_pays(n, k - 1, elem_bytes, whole, sm_count)) return STENC_OK;
+    }
     return configure_parts(n, head, k - 1, elem_bytes, sm_count, smem_optin, cluster_max,
                            &head_plan, whole, split);
 }

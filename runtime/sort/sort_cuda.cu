@@ -314,13 +314,13 @@ bool have_side_stream(stenc_ctx *ctx, SortState *state) {
 // A split sort (stsort_split). The host needs about as long to queue a launch (3-4 us on the
 // H100's host) as a short pass takes, and a split sort has more launches, so their order sets
 // the pace: the main part's first pass, its longest, goes first; then the first
-// kSplitTailLead passes of the side part (on the side stream, forked after the work queued
+// kSplitSideLead passes of the side part (on the side stream, forked after the work queued
 // before the sort), which start beside it; then one main pass and one side pass in turn, so
 // that neither chain waits long for the host; then the rest of the main part, and once the
 // side part is done the later phases over the whole array. (Measured on the H100 with heads
 // and tails: leads of 2-5 alike, 8 up to 4% slower at 2200000, 12 and more 10% slower, as the
 // head's second pass waits behind them; the side stream's priority made no difference.)
-constexpr int kSplitTailLead = 4;
+constexpr int kSplitSideLead = 4;
 
 stenc_status run_split(int key_bytes, stsort_kind kind, int value_bytes, const Job &whole,
                        const stsort_split &split) {
@@ -352,7 +352,7 @@ stenc_status run_split(int key_bytes, stsort_kind kind, int value_bytes, const J
     STENC_CUDA_TRY(cudaEventRecord(state.fork, whole.stream));
     STENC_TRY(run(main, 1));
     STENC_CUDA_TRY(cudaStreamWaitEvent(state.side, state.fork, 0));
-    STENC_TRY(run(side, kSplitTailLead));
+    STENC_TRY(run(side, kSplitSideLead));
     while (!side_cursor.done) {
         STENC_TRY(run(main, 1));
         STENC_TRY(run(side, 1));
