@@ -258,15 +258,16 @@ static int policy_is_default(const stenc_sort_policy *p) {
                   p->cluster_log2 == 0 && p->first_tile_log2 == 0);
 }
 
-/* The default rule (measured on the H100, docs/sort.md, "Fourteenth revision"). A split sort
- * queues about twice the launches, 3-4 us of host time each, so it pays only where the
- * device's time covers them: heads of at least 2^21 4-byte elements or 2^22 8-byte ones
- * (8-byte sorts between 2^21 and 2^22 measured -10% to +13%; 16-byte ones not measured, so
- * never). Tails of at least 1/32 of the head: below, the single network's extra tiles cost
- * little (2^21 + 1: no gain). With 4-byte heads of 2^21, tails of at most half the head:
- * above, the tail is a second large sort whose first pass competes with the head's (u32 keys
- * at 3.5M-4.2M: 0 to +5% called directly, 6-10% slower replayed from a CUDA graph); from
- * heads of 2^22 on, every tail gained both ways. */
+/* The default rule (measured on the H100, docs/sort.md, "Fourteenth revision" and
+ * "Seventeenth revision"). A split sort queues about twice the launches, 3-4 us of host time
+ * each, so it pays only where the device's time covers them: heads of at least 2^21 4-byte or
+ * 8-byte elements (8-byte sorts between 2^21 and 2^22 measured -10% to +13% with the default
+ * side plan, +0% to +24% with the one of configure_side; 16-byte ones not measured, so never).
+ * Tails of at least 1/32 of the head: below, the single network's extra tiles cost little (2^21 +
+ * 1: no gain). With 4-byte heads of 2^21, tails of at most half the head: above, the tail is a
+ * second large sort whose first pass competes with the head's (u32 keys at 3.5M-4.2M: 0 to +5%
+ * called directly, 6-10% slower replayed from a CUDA graph); from heads of 2^22 on, every tail
+ * gained both ways. */
 static int split_pays(size_t n, int head_log2, size_t elem_bytes, const stsort_config *whole,
                       int sm_count) {
     const int min_head_log2 = elem_bytes <= 4   ? STSORT_SPLIT_MIN_HEAD_LOG2_4B
@@ -283,32 +284,48 @@ static int split_pays(size_t n, int head_log2, size_t elem_bytes, const stsort_c
     return !(elem_bytes <= 4 && head_log2 == STSORT_SPLIT_MIN_HEAD_LOG2_4B) || tail <= head / 2;
 }
 
-/* Where a split at O just above a head of 2^K pays (measured on the H100 with heads of 2^21
- * only, so only there; docs/sort.md, "Sixteenth revision"): u32 keys with remainders up to O/64
- * (2165000-2190000: +5-10% against the head-and-tail split; at 2200000 alike, above it slower),
- * 8-byte elements up to O/16 (2170000-2260000: +7-18% against one network). 16-byte elements are
- * not measured. */
-static int overflow_pays(size_t n, size_t offset, size_t elem_bytes) {
-    if (elem_bytes <= 4) return n - offset <= offset >> STSORT_OVERFLOW_MAX_SHARE_LOG2_4B;
-    if (elem_bytes <= 8) return n - offset <= offset >> STSORT_OVERFLOW_MAX_SHARE_LOG2_8B;
-    return 0;
-}
-
-/* The parts of a split at O with phases 1..Q beside each other (stsort_split): the main part
- * on `main_plan`'s tiles, the side part on its own plan, the later phases on the whole
- * network's plan where its first pass ends by phase Q, else on the main part's. */
-static stenc_status configure_parts(size_t n, size_t offset, int phases, size_t elem_bytes,
-                                    int sm_count, size_t smem_optin, int cluster_max,
-                                    const stsort_config *main_plan, const stsort_config *whole,
-                                    stsort_split *split) {
-    split->main = *main_plan;
-    split->main.seg_log2 = whole->seg_log2;
-    STENC_TRY(stsort_configure(n - offset, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
-                               &split->side));
-    split->last = whole->first_tile_log2 + whole->cluster_log2 <= phases ? *whole : split->main;
-    split->offset = offset;
-    split->phases = phases;
-    return STENC_OK;
+/* The side part's plan: the default one, except beside a head of 2^21 (the only head measured;
+ * docs/sort.md, "Seventeenth revision"). There a side part of up to 2^18 4-byte or 2^19 8-byte
+ * elements sorts its first pass on tiles of 2^14 in clusters of 2, and its later passes on
+ * tiles of 2^13: few launches, where the default plan (narrow tiles of 2^11 up to 2^18) queues
+ * about twice as many, and a split sort runs at the pace the host queues both parts' launches
+ * (3-4 us each). Where the side part's first pass fits on the SMs that the head's first pass
+ * leaves idle, one block per SM on the largest tile a block holds (2^15 4-byte elements: 4
+ * blocks, up to 2^17 elements, beside the head's 128 blocks on 132 SMs), it takes those tiles
+ * (later tiles half as large): such a block needs a whole SM's registers, so it runs only on
+ * an idle SM and never slows the head. Measured (u32 keys): 2162689-2228224 at 1.00-1.06x of
+ * CUB's merge sort with the largest tiles, 0.95-0.99x with 2^14, 0.89-0.93x with the default
+ * plan; 2230000-2359296 at 0.98-1.05x with 2^14, 0.95-1.04x with the default; from 2400000 the
+ * default is faster. */
+static stenc_status configure_side(size_t m, int head_log2, size_t elem_bytes, int sm_count,
+                                   size_t smem_optin, int cluster_max,
+                                   const stsort_config *head_plan, stsort_config *side) {
+    stenc_sort_policy p = {0, 0, 0, 0, 0};
+    const int max_log2 = elem_bytes <= 4   ? STSORT_SIDE_MAX_LOG2_4B
+                         : elem_bytes <= 8 ? STSORT_SIDE_MAX_LOG2_8B
+                                           : 0;
+    if (head_log2 == STSORT_SIDE_HEAD_LOG2 && max_log2 > 0 && m <= (size_t)1 << max_log2 &&
+        cluster_max > 0) {
+        const int reg_log2 = stsort_reg_log2(elem_bytes);
+        const int max_threads = stsort_max_threads(elem_bytes);
+        int largest = STSORT_MAX_TILE_LOG2;
+        while (largest > STSORT_SIDE_FIRST_TILE_LOG2 &&
+               !(tile_threads_fit(largest, reg_log2, max_threads) &&
+                 tile_smem_fits(largest, elem_bytes, smem_optin)))
+            largest--;
+        const size_t head_blocks = ((size_t)1 << head_log2) >> head_plan->first_tile_log2;
+        const size_t idle = (size_t)sm_count > head_blocks ? (size_t)sm_count - head_blocks : 0;
+        int first = STSORT_SIDE_FIRST_TILE_LOG2;
+        if (((m + ((size_t)1 << largest) - 1) >> largest) <= idle) first = largest;
+        /* Its first pass must end by the head's last phase, where the later phases take over. */
+        if (first + 1 <= head_log2 && tile_threads_fit(first, reg_log2, max_threads) &&
+            tile_smem_fits(first, elem_bytes, smem_optin)) {
+            p.first_tile_log2 = first;
+            p.tile_log2 = first - 1;
+            p.cluster_log2 = 1;
+        }
+    }
+    return stsort_configure(m, 1, elem_bytes, sm_count, smem_optin, cluster_max, &p, side);
 }
 
 stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_bytes, int sm_count,
@@ -320,25 +337,21 @@ stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_b
     if (g_split_mode == 0 || num_segments != 1 || sm_count <= 0 || !policy_is_default(policy) ||
         k < 2 || n == (size_t)1 << k || whole->first_tile_log2 + whole->cluster_log2 >= k)
         return STENC_OK;
-    const size_t head = (size_t)1 << (k - 1);
-    const int overflow_head = g_split_mode == 1 && k - 1 == STSORT_OVERFLOW_HEAD_LOG2;
-    if (!overflow_head && g_split_mode == 1 && !split_pays(n, k - 1, elem_bytes, whole, sm_count))
-        return STENC_OK;
-    stsort_config head_plan;
-    STENC_TRY(
-        stsort_configure(head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL, &head_plan));
-    if (overflow_head) {
-        /* Just above the most whole runs of 2^Q whose tiles the head's first pass runs one
-         * block per SM (Q: one phase past that pass), the remainder is the side part. */
-        const int phases = head_plan.first_tile_log2 + head_plan.cluster_log2 + 1;
-        const size_t offset = ((size_t)sm_count >> (phases - head_plan.first_tile_log2)) << phases;
-        if (offset >= head && offset < n && overflow_pays(n, offset, elem_bytes))
-            return configure_parts(n, offset, phases, elem_bytes, sm_count, smem_optin, cluster_max,
-                                   &head_plan, whole, split);
-        if (!split_pays(n, k - 1, elem_bytes, whole, sm_count)) return STENC_OK;
-    }
-    return configure_parts(n, head, k - 1, elem_bytes, sm_count, smem_optin, cluster_max,
-                           &head_plan, whole, split);
+    if (g_split_mode == 1 && !split_pays(n, k - 1, elem_bytes, whole, sm_count)) return STENC_OK;
+    /* The head [0, 2^(k-1)) is the main part, on a power of two's plan; its phases 1..k-1 run
+     * beside the tail's; the later phase on the whole network's plan where its first pass ends
+     * by then, else on the head's. */
+    const int phases = k - 1;
+    const size_t head = (size_t)1 << phases;
+    STENC_TRY(stsort_configure(head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
+                               &split->main));
+    STENC_TRY(configure_side(n - head, phases, elem_bytes, sm_count, smem_optin, cluster_max,
+                             &split->main, &split->side));
+    split->main.seg_log2 = k;
+    split->last = whole->first_tile_log2 + whole->cluster_log2 <= phases ? *whole : split->main;
+    split->offset = head;
+    split->phases = phases;
+    return STENC_OK;
 }
 
 static size_t elem_bytes_of(int key_bytes, int value_bytes) {

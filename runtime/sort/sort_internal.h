@@ -151,13 +151,14 @@ enum {
     STSORT_L2_SPACE_LOG2_4B = 22,   /* 4-byte sorts up to 2^this (16 MiB: in the H100's L2) ... */
     STSORT_L2_TILE_LOG2_4B = 13,    /* ... take later tiles of at most 2^this */
     STSORT_FIRST_TILE_SM_SHARE = 2, /* first-pass tiles doubled while they fill 1/this of the SMs */
-    STSORT_SPLIT_MIN_HEAD_LOG2_4B = 21,    /* split sorts (stsort_split): heads of >= 2^this
-                                              4-byte elements, ... */
-    STSORT_SPLIT_MIN_HEAD_LOG2_8B = 22,    /* ... of >= 2^this 8-byte ones, ... */
-    STSORT_SPLIT_MIN_TAIL_SHARE_LOG2 = 5,  /* ... and tails of >= head / 2^this (sort.c) */
-    STSORT_OVERFLOW_HEAD_LOG2 = 21,        /* splits just above a head of 2^this, ... */
-    STSORT_OVERFLOW_MAX_SHARE_LOG2_4B = 6, /* ... with remainders of at most O / 2^this */
-    STSORT_OVERFLOW_MAX_SHARE_LOG2_8B = 4  /* (4-byte and 8-byte elements; sort.c) */
+    STSORT_SPLIT_MIN_HEAD_LOG2_4B = 21,   /* split sorts (stsort_split): heads of >= 2^this
+                                             4-byte elements, ... */
+    STSORT_SPLIT_MIN_HEAD_LOG2_8B = 21,   /* ... of >= 2^this 8-byte ones, ... */
+    STSORT_SPLIT_MIN_TAIL_SHARE_LOG2 = 5, /* ... and tails of >= head / 2^this (sort.c) */
+    STSORT_SIDE_HEAD_LOG2 = 21,           /* beside a head of 2^this, a tail of ... */
+    STSORT_SIDE_MAX_LOG2_4B = 18,         /* ... up to 2^this 4-byte elements or ... */
+    STSORT_SIDE_MAX_LOG2_8B = 19,         /* ... 2^this 8-byte ones has a first pass on ... */
+    STSORT_SIDE_FIRST_TILE_LOG2 = 14      /* ... tiles of 2^this or larger (sort.c) */
 };
 
 /* The default (largest) tile: 2^14 4-byte keys (512 threads, 66 KiB of shared memory, two
@@ -199,9 +200,8 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
  * 0..Q of an index and of n - 1 read the same relative to O: the side part's own network
  * (of n - O elements, in the requested order) runs exactly the whole network's phases 1..Q
  * there. The main part runs the whole network's passes over the tiles below O, on a plan
- * whose first pass fills the SMs evenly (O = 2^K, the head: a power of two's plan; or, just
- * above that, the most tiles of one block per SM), and the side part's passes are short and
- * run in its shadow. */
+ * whose first pass fills the SMs evenly (O = 2^K, the head: a power of two's plan, Q = K), and
+ * the side part's passes are few and short and run in its shadow. */
 typedef struct stsort_split {
     size_t offset;      /* O; 0: one network, the other fields unused */
     int phases;         /* Q */

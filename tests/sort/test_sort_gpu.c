@@ -171,7 +171,7 @@ static void test_bitonic_first_pass(void **state) {
 /* Split sorts (stsort_split: a main part and a side part beside it on a second stream, then
  * the later phases), forced wherever a head-and-tail split can run: every key type, value
  * kind, distribution and order just above 2^16, and above 2^20 with the default tiles; then
- * sizes the default rule splits, at 132 x 2^14 and at 2^21 (on a 132-SM H100). */
+ * sizes the default rule splits at 2^21 (on a 132-SM H100), with each of the tail's plans. */
 static void test_split_sorts(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
@@ -183,8 +183,9 @@ static void test_split_sorts(void **state) {
             check_sort_case(ctx, all_key_types[t], (vkind)v, big, 1, (dist)((t + v) % D_COUNT),
                             (stenc_sort_order)((t + v) % 2), 950 + 3 * t + v, NULL);
     stsort_set_split(1);
-    /* 2170001: split just above 132 x 2^14 (u32 keys and 8-byte elements); the others at 2^21. */
-    const size_t by_rule[] = {2170001, 2200000, 2500000, 3000000};
+    /* Tails' first passes: u32 keys on tiles of 2^15, 2^14, then the default plan; 8-byte
+     * elements on tiles of 2^14 up to 2^21 + 2^19, then the default plan. */
+    const size_t by_rule[] = {2200000, 2300000, 2500000, 3000000};
     for (int i = 0; i < (quick ? 2 : 4); i++) {
         check_sort_case(ctx, STENC_U32, V_NONE, by_rule[i], 1, D_RANDOM, STENC_SORT_ASCENDING,
                         980 + i, NULL);

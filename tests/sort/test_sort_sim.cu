@@ -19,6 +19,7 @@ extern "C" { // cmocka's header has no C++ guard
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -429,29 +430,48 @@ void test_split(void **state) {
     check<uint32_t, STSORT_UNSIGNED, NoValue>(70001, 1, false, &t12, 132, 97);
     check<uint32_t, STSORT_UNSIGNED, NoValue>(70001, 2, true, nullptr, 132, 96);
     assert_int_equal(g_sim_splits, splits);
-    // The default rule. Just above 132 x 2^14 elements (the most tiles of the 2^21 head's first
-    // pass, one block per SM): a split there, with remainders of up to 1/64 of it for 4-byte
-    // elements and 1/16 for 8-byte ones. Otherwise heads of 2^21 4-byte or 2^22 8-byte elements
-    // and more (16-byte ones never), tails of at least a 32nd of the head, and at most half of a
-    // 4-byte head of 2^21; not where the whole network's first pass fills the SMs (up to 132
-    // tiles of 2^14).
+    // The default rule: heads of 2^21 4-byte or 8-byte elements and more (16-byte ones never),
+    // tails of at least a 32nd of the head, and at most half of a 4-byte head of 2^21; not where
+    // the whole network's first pass fills the SMs (up to 132 tiles of 2^14 that run: at
+    // 132 x 2^14 + 1 the last element has no partner in its tile). Beside a head of
+    // 2^21, tails of up to 2^18 4-byte or 2^19 8-byte elements take a first pass on tiles of
+    // 2^14, or 2^15 where it fits on the head's 4 idle SMs (first = 0: the default plan).
     stsort_set_split(1);
     const size_t M = (size_t)1 << 20, O = (size_t)132 << 14;
     struct {
         size_t n, segs;
         int elem_bytes;
         size_t offset;
-    } const rule[] = {
-        {2 * M + 1, 1, 4, 0},      {2 * M + 65535, 1, 4, 0}, {O, 1, 4, 0},
-        {O + 1, 1, 4, O},          {O + O / 64, 1, 4, O},    {O + O / 64 + 1, 1, 4, 2 * M},
-        {2200000, 1, 4, 2 * M},    {3 * M, 1, 4, 2 * M},     {3 * M + 1, 1, 4, 0},
-        {4 * M - 1, 1, 4, 0},      {O + 1, 1, 8, O},         {O + O / 16, 1, 8, O},
-        {O + O / 16 + 1, 1, 8, 0}, {3 * M, 1, 8, 0},         {O + 1, 1, 16, 0},
-        {5000000, 1, 8, 4 * M},    {7000000, 1, 8, 4 * M},   {1500000, 1, 4, 0},
-        {8 * M + 3 * M, 1, 16, 0}, {2500000, 2, 4, 0},       {O + 1, 2, 4, 0},
-        {7000000, 1, 4, 4 * M},    {8 * M - 1, 1, 4, 4 * M}};
+        int side_first;
+    } const rule[] = {{2 * M + 1, 1, 4, 0, 0},
+                      {2 * M + 65535, 1, 4, 0, 0},
+                      {O, 1, 4, 0, 0},
+                      {O + 1, 1, 4, 0, 0},
+                      {O + 2, 1, 4, 2 * M, 15},
+                      {2 * M + 4 * 32768, 1, 4, 2 * M, 15},
+                      {2 * M + 4 * 32768 + 1, 1, 4, 2 * M, 14},
+                      {2200000, 1, 4, 2 * M, 15},
+                      {2 * M + (M >> 2), 1, 4, 2 * M, 14},
+                      {2 * M + (M >> 2) + 1, 1, 4, 2 * M, 0},
+                      {3 * M, 1, 4, 2 * M, 0},
+                      {3 * M + 1, 1, 4, 0, 0},
+                      {4 * M - 1, 1, 4, 0, 0},
+                      {O + 1, 1, 8, 0, 0},
+                      {O + 2, 1, 8, 2 * M, 14},
+                      {2 * M + (M >> 1), 1, 8, 2 * M, 14},
+                      {2 * M + (M >> 1) + 1, 1, 8, 2 * M, 0},
+                      {4 * M - 1, 1, 8, 2 * M, 0},
+                      {O + 1, 1, 16, 0, 0},
+                      {5000000, 1, 8, 4 * M, 0},
+                      {7000000, 1, 8, 4 * M, 0},
+                      {1500000, 1, 4, 0, 0},
+                      {8 * M + 3 * M, 1, 16, 0, 0},
+                      {2500000, 2, 4, 0, 0},
+                      {O + 1, 2, 4, 0, 0},
+                      {7000000, 1, 4, 4 * M, 0},
+                      {8 * M - 1, 1, 4, 4 * M, 0}};
     for (const auto &r : rule) {
-        stsort_config cfg;
+        stsort_config cfg, side;
         stsort_split split;
         assert_stenc_ok(stsort_configure(r.n, r.segs, r.elem_bytes, 132, 227 * 1024,
                                          STSORT_MAX_CLUSTER_LOG2, nullptr, &cfg));
@@ -460,18 +480,33 @@ void test_split(void **state) {
         if (split.offset != r.offset)
             fail_msg("n=%zu x %zu (%d bytes): split at %zu, want %zu", r.n, r.segs, r.elem_bytes,
                      split.offset, r.offset);
+        if (split.offset == 0) continue;
+        assert_stenc_ok(stsort_configure(r.n - split.offset, 1, r.elem_bytes, 132, 227 * 1024,
+                                         STSORT_MAX_CLUSTER_LOG2, nullptr, &side));
+        if (r.side_first > 0) {
+            side.first_tile_log2 = r.side_first;
+            side.tile_log2 = r.side_first - 1;
+            side.reg_log2 = stsort_reg_log2(r.elem_bytes);
+            side.cluster_log2 = 1;
+        }
+        if (memcmp(&split.side, &side, sizeof side) != 0)
+            fail_msg("n=%zu (%d bytes): side part's first tile 2^%d, later 2^%d, cluster 2^%d; "
+                     "want 2^%d, 2^%d, 2^%d",
+                     r.n, r.elem_bytes, split.side.first_tile_log2, split.side.tile_log2,
+                     split.side.cluster_log2, side.first_tile_log2, side.tile_log2,
+                     side.cluster_log2);
     }
     stsort_set_split(was);
 }
 
-// Splits just above the most runs of 2^16 whose first-pass tiles fill the SMs (stsort_split's
-// side part: the remainder past 132 x 2^14): u32 keys and 8-byte elements, by the default rule,
-// both orders, beside a head-and-tail split of the same window.
-void test_overflow_split(void **state) {
+// Head-and-tail splits above 132 x 2^14 by the default rule, where the tail's first pass runs on
+// the largest tiles (2^15 4-byte elements) or on tiles of 2^14 in clusters of 2: u32 keys, u32
+// pairs and u64 keys, both orders.
+void test_split_window(void **state) {
     (void)state;
     const int splits = g_sim_splits;
     check<uint32_t, STSORT_UNSIGNED, NoValue>(2170001, 1, false, nullptr, 132, 501);
-    check<uint32_t, STSORT_UNSIGNED, NoValue>(2190000, 1, true, nullptr, 132, 502);
+    check<uint32_t, STSORT_UNSIGNED, NoValue>(2300000, 1, true, nullptr, 132, 502);
     check<uint32_t, STSORT_UNSIGNED, uint32_t>(2170001, 1, true, nullptr, 132, 503);
     check<uint64_t, STSORT_UNSIGNED, NoValue>(2280000, 1, false, nullptr, 132, 504);
     check<uint32_t, STSORT_UNSIGNED, NoValue>(2200000, 1, true, nullptr, 132, 505);
@@ -641,7 +676,7 @@ int main(void) {
         cmocka_unit_test(test_pairs_u64),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_split),
-        cmocka_unit_test(test_overflow_split),
+        cmocka_unit_test(test_split_window),
         cmocka_unit_test(test_bitonic_first_pass),
         cmocka_unit_test(test_fixed_passes),
         cmocka_unit_test(test_default_tiles),
