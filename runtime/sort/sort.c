@@ -285,22 +285,28 @@ static int split_pays(size_t n, int head_log2, size_t elem_bytes, const stsort_c
 }
 
 /* The side part's plan: the default one, except beside a head of 2^21 (the only head measured;
- * docs/sort.md, "Seventeenth revision"). There a side part of up to 2^18 4-byte or 2^19 8-byte
- * elements sorts its first pass on tiles of 2^14 in clusters of 2, and its later passes on
- * tiles of 2^13: few launches, where the default plan (narrow tiles of 2^11 up to 2^18) queues
- * about twice as many, and a split sort runs at the pace the host queues both parts' launches
- * (3-4 us each). Where the side part's first pass fits on the SMs that the head's first pass
- * leaves idle, one block per SM on the largest tile a block holds (2^15 4-byte elements: 4
- * blocks, up to 2^17 elements, beside the head's 128 blocks on 132 SMs), it takes those tiles
- * (later tiles half as large): such a block needs a whole SM's registers, so it runs only on
- * an idle SM and never slows the head. Measured (u32 keys): 2162689-2228224 at 1.00-1.06x of
- * CUB's merge sort with the largest tiles, 0.95-0.99x with 2^14, 0.89-0.93x with the default
- * plan; 2230000-2359296 at 0.98-1.05x with 2^14, 0.95-1.04x with the default; from 2400000 the
- * default is faster. */
+ * docs/sort.md, "Seventeenth revision" and "Eighteenth revision"). There a side part of up to
+ * 2^18 4-byte or 2^19 8-byte elements sorts its first pass in few launches on tiles of 2^13
+ * (4-byte elements) or 2^14 (8-byte ones) in clusters of 2, and its later passes on tiles of
+ * 2^13, where the default plan (narrow tiles of 2^11 up to 2^18) queues about twice as many
+ * launches, and a split sort directly called runs at the pace the host queues both parts' (3-4
+ * us each). Where its first pass fits on the SMs that the head's first pass leaves idle, one
+ * block per SM on the largest tile a block holds (2^15 4-byte elements: 4 blocks, up to 2^17
+ * elements, beside the head's 128 blocks on 132 SMs), it takes those tiles (later tiles half as
+ * large): such a block needs a whole SM's registers, so it runs only on an idle SM and never
+ * slows the head. So does a head block of 2^14 8-byte elements (512 threads of 128 registers):
+ * a side part of 8-byte elements whose first pass does not fit on the idle SMs would take SMs
+ * from the head's first pass, so it waits for that pass to end (`side_waits`). Measured (u32
+ * keys, replayed): 2162689-2228224 at 1.02-1.08x of CUB's merge sort with the largest tiles;
+ * 2228225-2^21 + 2^18 at 1.03-1.13x with first tiles of 2^13, 0.98-1.09x with 2^14 (0.95-1.04x
+ * with the default plan, directly called); from 2400000 the default is faster. u64 keys at
+ * 2170000-2500000: 0.93-1.02x waiting, 0.86-1.05x (bimodal) not. */
 static stenc_status configure_side(size_t m, int head_log2, size_t elem_bytes, int sm_count,
                                    size_t smem_optin, int cluster_max,
-                                   const stsort_config *head_plan, stsort_config *side) {
+                                   const stsort_config *head_plan, stsort_config *side,
+                                   int *side_waits) {
     stenc_sort_policy p = {0, 0, 0, 0, 0};
+    *side_waits = 0;
     const int max_log2 = elem_bytes <= 4   ? STSORT_SIDE_MAX_LOG2_4B
                          : elem_bytes <= 8 ? STSORT_SIDE_MAX_LOG2_8B
                                            : 0;
@@ -308,21 +314,25 @@ static stenc_status configure_side(size_t m, int head_log2, size_t elem_bytes, i
         cluster_max > 0) {
         const int reg_log2 = stsort_reg_log2(elem_bytes);
         const int max_threads = stsort_max_threads(elem_bytes);
+        const int shared_first =
+            elem_bytes <= 4 ? STSORT_SIDE_FIRST_TILE_LOG2_4B : STSORT_SIDE_FIRST_TILE_LOG2_8B;
         int largest = STSORT_MAX_TILE_LOG2;
-        while (largest > STSORT_SIDE_FIRST_TILE_LOG2 &&
-               !(tile_threads_fit(largest, reg_log2, max_threads) &&
-                 tile_smem_fits(largest, elem_bytes, smem_optin)))
+        while (largest > shared_first && !(tile_threads_fit(largest, reg_log2, max_threads) &&
+                                           tile_smem_fits(largest, elem_bytes, smem_optin)))
             largest--;
         const size_t head_blocks = ((size_t)1 << head_log2) >> head_plan->first_tile_log2;
         const size_t idle = (size_t)sm_count > head_blocks ? (size_t)sm_count - head_blocks : 0;
-        int first = STSORT_SIDE_FIRST_TILE_LOG2;
-        if (((m + ((size_t)1 << largest) - 1) >> largest) <= idle) first = largest;
+        const int on_idle = ((m + ((size_t)1 << largest) - 1) >> largest) <= idle;
+        const int first = on_idle ? largest : shared_first;
         /* Its first pass must end by the head's last phase, where the later phases take over. */
         if (first + 1 <= head_log2 && tile_threads_fit(first, reg_log2, max_threads) &&
             tile_smem_fits(first, elem_bytes, smem_optin)) {
             p.first_tile_log2 = first;
-            p.tile_log2 = first - 1;
+            p.tile_log2 = on_idle                         ? first - 1
+                          : first < STSORT_SIDE_TILE_LOG2 ? first
+                                                          : STSORT_SIDE_TILE_LOG2;
             p.cluster_log2 = 1;
+            *side_waits = !on_idle && elem_bytes >= 8;
         }
     }
     return stsort_configure(m, 1, elem_bytes, sm_count, smem_optin, cluster_max, &p, side);
@@ -333,6 +343,7 @@ stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_b
                                     const stenc_sort_policy *policy, const stsort_config *whole,
                                     stsort_split *split) {
     split->offset = 0;
+    split->side_waits = 0;
     const int k = whole->seg_log2;
     if (g_split_mode == 0 || num_segments != 1 || sm_count <= 0 || !policy_is_default(policy) ||
         k < 2 || n == (size_t)1 << k || whole->first_tile_log2 + whole->cluster_log2 >= k)
@@ -346,7 +357,7 @@ stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_b
     STENC_TRY(stsort_configure(head, 1, elem_bytes, sm_count, smem_optin, cluster_max, NULL,
                                &split->main));
     STENC_TRY(configure_side(n - head, phases, elem_bytes, sm_count, smem_optin, cluster_max,
-                             &split->main, &split->side));
+                             &split->main, &split->side, &split->side_waits));
     split->main.seg_log2 = k;
     split->last = whole->first_tile_log2 + whole->cluster_log2 <= phases ? *whole : split->main;
     split->offset = head;

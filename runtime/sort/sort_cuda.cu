@@ -58,6 +58,10 @@ struct ReplayKey {
     int key_bytes, kind, value_bytes, descending;
     int switches; // the benchmark's process-wide switches, which change the launches
     stsort_config cfg;
+    // A split sort's parts (stsort_split, copied field by field: its padding is not zeroed).
+    unsigned long long split_offset;
+    int split_phases, split_side_waits;
+    stsort_config split_main, split_side, split_last;
 };
 struct Replay {
     ReplayKey key;
@@ -69,13 +73,14 @@ constexpr int kReplaySlots = 16; // problems kept per context; the least recentl
 
 // What the sort keeps per context (STENC_CACHE_SORT): the kernels whose dynamic shared memory
 // limit is already raised on its device (a driver call per kernel and sort otherwise, which
-// the host pays on every call); the sort's own stream, created on first use, on which a split
-// sort's side part runs (with the events that fork it from the context's stream and join it back)
-// and on which replays are captured; and the replays.
+// the host pays on every call); the sort's own two streams, created on first use: one on which a
+// split sort's side part runs (with the events that fork it from the context's stream and join
+// it back), and one on which replays are captured (a split sort's capture forks from it to the
+// first); and the replays.
 struct SortState {
     const void *smem_raised[256]; // when full, later kernels are raised on every sort
     int num_smem_raised;
-    cudaStream_t side;
+    cudaStream_t side, capture;
     cudaEvent_t fork, join;
     Replay replays[kReplaySlots];
     int num_replays;
@@ -89,7 +94,9 @@ void release_state(stenc_ctx *ctx, void *p) {
     for (int i = 0; i < state->num_replays; i++)
         if (state->replays[i].exec) cudaGraphExecDestroy(state->replays[i].exec);
     if (state->side) {
+        cudaStreamSynchronize(state->capture);
         cudaStreamSynchronize(state->side);
+        cudaStreamDestroy(state->capture);
         cudaStreamDestroy(state->side);
         cudaEventDestroy(state->fork);
         cudaEventDestroy(state->join);
@@ -285,27 +292,30 @@ stenc_status run_job(int key_bytes, stsort_kind kind, int value_bytes, const Job
                           : run_kind<uint64_t>(kind, value_bytes, job);
 }
 
-// The sort's own stream (a split sort's side part runs there, and replays are captured there),
-// created on first use; false where it cannot be had now (its creation failed, or the
-// context's stream is being captured and none exists yet: creating one there could end the
+// The sort's own streams (a split sort's side part runs on one, replays are captured on the
+// other), created on first use; false where they cannot be had now (their creation failed, or
+// the context's stream is being captured and none exist yet: creating them there could end the
 // capture). The caller then sorts with one network, directly.
-bool have_side_stream(stenc_ctx *ctx, SortState *state) {
+bool have_own_streams(stenc_ctx *ctx, SortState *state) {
     if (!state) return false;
     if (state->side) return true;
     if (stenc_graph_recording(ctx)) return false;
-    cudaStream_t side = nullptr;
+    cudaStream_t side = nullptr, capture = nullptr;
     cudaEvent_t fork = nullptr, join = nullptr;
     cudaError_t e = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&fork, cudaEventDisableTiming);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&join, cudaEventDisableTiming);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         if (join) cudaEventDestroy(join);
         if (fork) cudaEventDestroy(fork);
+        if (capture) cudaStreamDestroy(capture);
         if (side) cudaStreamDestroy(side);
         return false;
     }
     state->side = side;
+    state->capture = capture;
     state->fork = fork;
     state->join = join;
     return true;
@@ -315,7 +325,8 @@ bool have_side_stream(stenc_ctx *ctx, SortState *state) {
 // H100's host) as a short pass takes, and a split sort has more launches, so their order sets
 // the pace: the main part's first pass, its longest, goes first; then the first
 // kSplitSideLead passes of the side part (on the side stream, forked after the work queued
-// before the sort), which start beside it; then one main pass and one side pass in turn, so
+// before the sort, or after the main part's first pass where the split says the side waits),
+// which start beside it; then one main pass and one side pass in turn, so
 // that neither chain waits long for the host; then the rest of the main part, and once the
 // side part is done the later phases over the whole array. (Measured on the H100 with heads
 // and tails: leads of 2-5 alike, 8 up to 4% slower at 2200000, 12 and more 10% slower, as the
@@ -349,8 +360,9 @@ stenc_status run_split(int key_bytes, stsort_kind kind, int value_bytes, const J
         job.budget = budget;
         return job.cursor->done ? STENC_OK : run_job(key_bytes, kind, value_bytes, job);
     };
-    STENC_CUDA_TRY(cudaEventRecord(state.fork, whole.stream));
+    if (!split.side_waits) STENC_CUDA_TRY(cudaEventRecord(state.fork, whole.stream));
     STENC_TRY(run(main, 1));
+    if (split.side_waits) STENC_CUDA_TRY(cudaEventRecord(state.fork, whole.stream));
     STENC_CUDA_TRY(cudaStreamWaitEvent(state.side, state.fork, 0));
     STENC_TRY(run(side, kSplitSideLead));
     while (!side_cursor.done) {
@@ -381,21 +393,29 @@ Replay &replay_of(SortState &state, const ReplayKey &key) {
     return *slot;
 }
 
-// Capture the job's launches on the sort's own stream and instantiate them; false (nothing
+// A sort's launches on job.stream: split (its side part on the sort's side stream) where
+// `split` is given, else one network.
+stenc_status run_sort(int key_bytes, stsort_kind kind, int value_bytes, const Job &job,
+                      const stsort_split *split) {
+    return split ? run_split(key_bytes, kind, value_bytes, job, *split)
+                 : run_job(key_bytes, kind, value_bytes, job);
+}
+
+// Capture the sort's launches on the sort's capture stream and instantiate them; false (nothing
 // queued, CUDA's error cleared) where that fails.
 bool capture(SortState &state, int key_bytes, stsort_kind kind, int value_bytes, Job job,
-             cudaGraphExec_t *exec) {
+             const stsort_split *split, cudaGraphExec_t *exec) {
     *exec = nullptr;
     Cursor cursor; // the caller's stays at the start, for a direct run if this fails
     job.cursor = &cursor;
-    job.stream = state.side;
-    if (cudaStreamBeginCapture(state.side, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+    job.stream = state.capture;
+    if (cudaStreamBeginCapture(state.capture, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
-    const stenc_status status = run_job(key_bytes, kind, value_bytes, job);
+    const stenc_status status = run_sort(key_bytes, kind, value_bytes, job, split);
     cudaGraph_t graph = nullptr;
-    cudaError_t e = cudaStreamEndCapture(state.side, &graph);
+    cudaError_t e = cudaStreamEndCapture(state.capture, &graph);
     if (status == STENC_OK && e == cudaSuccess) e = cudaGraphInstantiate(exec, graph, 0);
     if (graph) cudaGraphDestroy(graph);
     if (status == STENC_OK && e == cudaSuccess) return true;
@@ -404,13 +424,14 @@ bool capture(SortState &state, int key_bytes, stsort_kind kind, int value_bytes,
     return false;
 }
 
-// A one-network sort through its replay where there is one (stenc_graph_recording: not while
-// the context's stream is being captured, whose graph takes the launches themselves).
+// A sort through its replay where there is one (stenc_graph_recording: not while the context's
+// stream is being captured, whose graph takes the launches themselves). A split sort's replay
+// holds both parts, forked and joined inside the graph.
 stenc_status run_replayed(stenc_ctx *ctx, int key_bytes, stsort_kind kind, int value_bytes,
-                          const Job &job) {
+                          const Job &job, const stsort_split *split) {
     SortState *state = job.state;
     if (!g_replay || !state || stenc_graph_recording(ctx))
-        return run_job(key_bytes, kind, value_bytes, job);
+        return run_sort(key_bytes, kind, value_bytes, job, split);
     ReplayKey key;
     memset(&key, 0, sizeof key); // the padding too: keys are compared bytewise
     key.keys = job.keys;
@@ -423,12 +444,20 @@ stenc_status run_replayed(stenc_ctx *ctx, int key_bytes, stsort_kind kind, int v
     key.descending = job.descending;
     key.switches = g_overlap_launches | g_tile_merge << 1 | g_fixed_passes << 2;
     key.cfg = *job.cfg;
+    if (split) {
+        key.split_offset = split->offset;
+        key.split_phases = split->phases;
+        key.split_side_waits = split->side_waits;
+        key.split_main = split->main;
+        key.split_side = split->side;
+        key.split_last = split->last;
+    }
     Replay &r = replay_of(*state, key);
     r.last_use = ++state->clock;
-    if (!r.exec && r.calls >= 0 && ++r.calls >= 2 && have_side_stream(ctx, state) &&
-        !capture(*state, key_bytes, kind, value_bytes, job, &r.exec))
+    if (!r.exec && r.calls >= 0 && ++r.calls >= 2 && have_own_streams(ctx, state) &&
+        !capture(*state, key_bytes, kind, value_bytes, job, split, &r.exec))
         r.calls = -1;
-    if (!r.exec) return run_job(key_bytes, kind, value_bytes, job);
+    if (!r.exec) return run_sort(key_bytes, kind, value_bytes, job, split);
     STENC_CUDA_TRY(cudaGraphLaunch(r.exec, job.stream));
     g_replays++;
     return STENC_OK;
@@ -525,7 +554,6 @@ extern "C" stenc_status stsort_cuda_sort(stenc_ctx *ctx, int key_bytes, stsort_k
                      g_overlap_launches && ctx->cc_major >= 9,
                      &cursor,
                      INT_MAX};
-    if (split && split->offset > 0 && have_side_stream(ctx, state))
-        return run_split(key_bytes, kind, value_bytes, job, *split);
-    return run_replayed(ctx, key_bytes, kind, value_bytes, job);
+    const bool split_here = split && split->offset > 0 && have_own_streams(ctx, state);
+    return run_replayed(ctx, key_bytes, kind, value_bytes, job, split_here ? split : nullptr);
 }

@@ -158,7 +158,9 @@ enum {
     STSORT_SIDE_HEAD_LOG2 = 21,           /* beside a head of 2^this, a tail of ... */
     STSORT_SIDE_MAX_LOG2_4B = 18,         /* ... up to 2^this 4-byte elements or ... */
     STSORT_SIDE_MAX_LOG2_8B = 19,         /* ... 2^this 8-byte ones has a first pass on ... */
-    STSORT_SIDE_FIRST_TILE_LOG2 = 14      /* ... tiles of 2^this or larger (sort.c) */
+    STSORT_SIDE_FIRST_TILE_LOG2_4B = 13,  /* ... tiles of 2^this (4-byte elements) or ... */
+    STSORT_SIDE_FIRST_TILE_LOG2_8B = 14,  /* ... 2^this (8-byte ones), later tiles of at most ... */
+    STSORT_SIDE_TILE_LOG2 = 13            /* ... 2^this; or larger ones on idle SMs (sort.c) */
 };
 
 /* The default (largest) tile: 2^14 4-byte keys (512 threads, 66 KiB of shared memory, two
@@ -208,6 +210,7 @@ typedef struct stsort_split {
     stsort_config main; /* phases 1..Q below O (seg_log2: the whole network's) */
     stsort_config side; /* the plan of the n - O elements from O, run up to phase Q */
     stsort_config last; /* phases Q + 1 on (its first pass ends at or below phase Q) */
+    int side_waits;     /* the side part starts once the main part's first pass is done */
 } stsort_split;
 
 /* Decide whether the sort of `whole` (configured by stsort_configure with the same arguments)
@@ -223,10 +226,10 @@ stenc_status stsort_configure_split(size_t n, size_t num_segments, size_t elem_b
  * it can. Returns the previous mode. Process-wide, for the benchmark's comparison only. */
 int stsort_set_split(int mode);
 
-/* Whether a one-network sort (not split) called again on the same arrays, sizes, types, order
- * and plan replays its launches from a CUDA graph captured on its second call (on by default;
- * docs/sort.md, "Fifteenth revision"); returns the previous setting. Process-wide, for the
- * benchmark's comparison and the tests. */
+/* Whether a sort called again on the same arrays, sizes, types, order and plan (split sorts
+ * too, with both parts) replays its launches from a CUDA graph captured on its second call (on
+ * by default; docs/sort.md, "Fifteenth revision" and "Eighteenth revision"); returns the
+ * previous setting. Process-wide, for the benchmark's comparison and the tests. */
 int stsort_set_replay(int on);
 
 /* How many sorts the process has replayed (for the tests). */

@@ -199,13 +199,14 @@ static void test_split_sorts(void **state) {
 
 /* Replays (stsort_set_replay): one array sorted again and again with fresh data, so that the
  * second call captures its launches and runs them as a graph, as do later calls (counted by
- * stsort_replays); a different size, order, key type, or value array on the same memory is
- * another problem; more problems than the context keeps, each called three times, evict
- * replays that may still be running. Every sort is checked element by element. */
+ * stsort_replays); a different size, order, key type, value array or split on the same memory
+ * is another problem; split sorts (forced, and by the rule on a 132-SM H100) replay both parts;
+ * more problems than the context keeps, each called three times, evict replays that may still be
+ * running. Every sort is checked element by element. */
 static void test_replays(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
-    const size_t cap = ((size_t)1 << 20) + 7;
+    const size_t big = ((size_t)1 << 20) + 7, cap = 2300000;
     void *dk = NULL, *dv = NULL;
     assert_stenc_ok(stenc_malloc(ctx, &dk, cap * 8 + 8));
     assert_stenc_ok(stenc_malloc(ctx, &dv, cap * 8 + 8));
@@ -215,14 +216,21 @@ static void test_replays(void **state) {
         vkind vk;
         size_t len, segs;
         stenc_sort_order order;
-    } problems[] = {{STENC_U32, V_NONE, 70001, 1, STENC_SORT_ASCENDING},
-                    {STENC_U32, V_NONE, 70001, 1, STENC_SORT_DESCENDING},
-                    {STENC_U32, V_NONE, 70000, 1, STENC_SORT_ASCENDING},
-                    {STENC_F32, V_U32, 70001, 1, STENC_SORT_ASCENDING},
-                    {STENC_F64, V_U64, cap, 1, STENC_SORT_DESCENDING},
-                    {STENC_I32, V_U32, 4099, 33, STENC_SORT_ASCENDING}};
+        int split_mode;
+    } problems[] = {{STENC_U32, V_NONE, 70001, 1, STENC_SORT_ASCENDING, 1},
+                    {STENC_U32, V_NONE, 70001, 1, STENC_SORT_DESCENDING, 1},
+                    {STENC_U32, V_NONE, 70000, 1, STENC_SORT_ASCENDING, 1},
+                    {STENC_F32, V_U32, 70001, 1, STENC_SORT_ASCENDING, 1},
+                    {STENC_F64, V_U64, big, 1, STENC_SORT_DESCENDING, 1},
+                    {STENC_I32, V_U32, 4099, 33, STENC_SORT_ASCENDING, 1},
+                    {STENC_U32, V_NONE, 70001, 1, STENC_SORT_ASCENDING, 2},
+                    {STENC_I64, V_U32, big, 1, STENC_SORT_DESCENDING, 2},
+                    {STENC_U32, V_NONE, 2200000, 1, STENC_SORT_ASCENDING, 1},
+                    {STENC_F32, V_U32, cap, 1, STENC_SORT_DESCENDING, 1}};
+    const int split_was = stsort_set_split(1);
     for (size_t p = 0; p < sizeof problems / sizeof *problems; p++)
         for (int call = 1; call <= 4; call++) {
+            stsort_set_split(problems[p].split_mode);
             const unsigned long long before = stsort_replays();
             check_sort_in(ctx, dk, problems[p].vk == V_NONE ? NULL : dv, problems[p].kt,
                           problems[p].vk, problems[p].len, problems[p].segs,
@@ -230,6 +238,7 @@ static void test_replays(void **state) {
                           1200 + 10 * p + (size_t)call, NULL);
             assert_int_equal(stsort_replays() - before, call >= 2);
         }
+    stsort_set_split(split_was);
     /* Eviction: 20 problems (sizes) of three calls each, one after the other. */
     for (int i = 0; i < 20; i++)
         for (int call = 1; call <= 3; call++) {

@@ -433,43 +433,45 @@ void test_split(void **state) {
     // The default rule: heads of 2^21 4-byte or 8-byte elements and more (16-byte ones never),
     // tails of at least a 32nd of the head, and at most half of a 4-byte head of 2^21; not where
     // the whole network's first pass fills the SMs (up to 132 tiles of 2^14 that run: at
-    // 132 x 2^14 + 1 the last element has no partner in its tile). Beside a head of
-    // 2^21, tails of up to 2^18 4-byte or 2^19 8-byte elements take a first pass on tiles of
-    // 2^14, or 2^15 where it fits on the head's 4 idle SMs (first = 0: the default plan).
+    // 132 x 2^14 + 1 the last element has no partner in its tile). Beside a head of 2^21, the
+    // tail's first pass: 4-byte tails that fit on the head's 4 idle SMs on tiles of 2^15 (later
+    // 2^14), other 4-byte tails up to 2^18 on 2^13 (later 2^13), 8-byte tails up to 2^19 on
+    // 2^14 (later 2^13), once the head's first pass is done (waits); first = 0: the default
+    // plan, beside it.
     stsort_set_split(1);
     const size_t M = (size_t)1 << 20, O = (size_t)132 << 14;
     struct {
         size_t n, segs;
         int elem_bytes;
         size_t offset;
-        int side_first;
-    } const rule[] = {{2 * M + 1, 1, 4, 0, 0},
-                      {2 * M + 65535, 1, 4, 0, 0},
-                      {O, 1, 4, 0, 0},
-                      {O + 1, 1, 4, 0, 0},
-                      {O + 2, 1, 4, 2 * M, 15},
-                      {2 * M + 4 * 32768, 1, 4, 2 * M, 15},
-                      {2 * M + 4 * 32768 + 1, 1, 4, 2 * M, 14},
-                      {2200000, 1, 4, 2 * M, 15},
-                      {2 * M + (M >> 2), 1, 4, 2 * M, 14},
-                      {2 * M + (M >> 2) + 1, 1, 4, 2 * M, 0},
-                      {3 * M, 1, 4, 2 * M, 0},
-                      {3 * M + 1, 1, 4, 0, 0},
-                      {4 * M - 1, 1, 4, 0, 0},
-                      {O + 1, 1, 8, 0, 0},
-                      {O + 2, 1, 8, 2 * M, 14},
-                      {2 * M + (M >> 1), 1, 8, 2 * M, 14},
-                      {2 * M + (M >> 1) + 1, 1, 8, 2 * M, 0},
-                      {4 * M - 1, 1, 8, 2 * M, 0},
-                      {O + 1, 1, 16, 0, 0},
-                      {5000000, 1, 8, 4 * M, 0},
-                      {7000000, 1, 8, 4 * M, 0},
-                      {1500000, 1, 4, 0, 0},
-                      {8 * M + 3 * M, 1, 16, 0, 0},
-                      {2500000, 2, 4, 0, 0},
-                      {O + 1, 2, 4, 0, 0},
-                      {7000000, 1, 4, 4 * M, 0},
-                      {8 * M - 1, 1, 4, 4 * M, 0}};
+        int side_first, side_tile, waits;
+    } const rule[] = {{2 * M + 1, 1, 4, 0, 0, 0, 0},
+                      {2 * M + 65535, 1, 4, 0, 0, 0, 0},
+                      {O, 1, 4, 0, 0, 0, 0},
+                      {O + 1, 1, 4, 0, 0, 0, 0},
+                      {O + 2, 1, 4, 2 * M, 15, 14, 0},
+                      {2 * M + 4 * 32768, 1, 4, 2 * M, 15, 14, 0},
+                      {2 * M + 4 * 32768 + 1, 1, 4, 2 * M, 13, 13, 0},
+                      {2200000, 1, 4, 2 * M, 15, 14, 0},
+                      {2 * M + (M >> 2), 1, 4, 2 * M, 13, 13, 0},
+                      {2 * M + (M >> 2) + 1, 1, 4, 2 * M, 0, 0, 0},
+                      {3 * M, 1, 4, 2 * M, 0, 0, 0},
+                      {3 * M + 1, 1, 4, 0, 0, 0, 0},
+                      {4 * M - 1, 1, 4, 0, 0, 0, 0},
+                      {O + 1, 1, 8, 0, 0, 0, 0},
+                      {O + 2, 1, 8, 2 * M, 14, 13, 1},
+                      {2 * M + (M >> 1), 1, 8, 2 * M, 14, 13, 1},
+                      {2 * M + (M >> 1) + 1, 1, 8, 2 * M, 0, 0, 0},
+                      {4 * M - 1, 1, 8, 2 * M, 0, 0, 0},
+                      {O + 1, 1, 16, 0, 0, 0, 0},
+                      {5000000, 1, 8, 4 * M, 0, 0, 0},
+                      {7000000, 1, 8, 4 * M, 0, 0, 0},
+                      {1500000, 1, 4, 0, 0, 0, 0},
+                      {8 * M + 3 * M, 1, 16, 0, 0, 0, 0},
+                      {2500000, 2, 4, 0, 0, 0, 0},
+                      {O + 1, 2, 4, 0, 0, 0, 0},
+                      {7000000, 1, 4, 4 * M, 0, 0, 0},
+                      {8 * M - 1, 1, 4, 4 * M, 0, 0, 0}};
     for (const auto &r : rule) {
         stsort_config cfg, side;
         stsort_split split;
@@ -480,12 +482,15 @@ void test_split(void **state) {
         if (split.offset != r.offset)
             fail_msg("n=%zu x %zu (%d bytes): split at %zu, want %zu", r.n, r.segs, r.elem_bytes,
                      split.offset, r.offset);
+        if (split.side_waits != r.waits)
+            fail_msg("n=%zu (%d bytes): the side part waits: %d, want %d", r.n, r.elem_bytes,
+                     split.side_waits, r.waits);
         if (split.offset == 0) continue;
         assert_stenc_ok(stsort_configure(r.n - split.offset, 1, r.elem_bytes, 132, 227 * 1024,
                                          STSORT_MAX_CLUSTER_LOG2, nullptr, &side));
         if (r.side_first > 0) {
             side.first_tile_log2 = r.side_first;
-            side.tile_log2 = r.side_first - 1;
+            side.tile_log2 = r.side_tile;
             side.reg_log2 = stsort_reg_log2(r.elem_bytes);
             side.cluster_log2 = 1;
         }
@@ -500,8 +505,8 @@ void test_split(void **state) {
 }
 
 // Head-and-tail splits above 132 x 2^14 by the default rule, where the tail's first pass runs on
-// the largest tiles (2^15 4-byte elements) or on tiles of 2^14 in clusters of 2: u32 keys, u32
-// pairs and u64 keys, both orders.
+// the largest tiles (2^15 4-byte elements), or in clusters of 2 on tiles of 2^13 (4-byte
+// elements) or 2^14 (8-byte ones): u32 keys, u32 pairs and u64 keys, both orders.
 void test_split_window(void **state) {
     (void)state;
     const int splits = g_sim_splits;
