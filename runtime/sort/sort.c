@@ -284,6 +284,10 @@ static int split_pays(size_t n, int head_log2, size_t elem_bytes, const stsort_c
     return !(elem_bytes <= 4 && head_log2 == STSORT_SPLIT_MIN_HEAD_LOG2_4B) || tail <= head / 2;
 }
 
+_Static_assert(STSORT_SIDE_TILE_LOG2 <= STSORT_SIDE_FIRST_TILE_LOG2_4B &&
+                   STSORT_SIDE_TILE_LOG2 <= STSORT_SIDE_FIRST_TILE_LOG2_8B,
+               "a side part's later tiles are at most its first ones");
+
 /* The side part's plan: the default one, except beside a head of 2^21 (the only head measured;
  * docs/sort.md, "Seventeenth revision" and "Eighteenth revision"). There a side part of up to
  * 2^18 4-byte or 2^19 8-byte elements sorts its first pass in few launches on tiles of 2^13
@@ -328,9 +332,7 @@ static stenc_status configure_side(size_t m, int head_log2, size_t elem_bytes, i
         if (first + 1 <= head_log2 && tile_threads_fit(first, reg_log2, max_threads) &&
             tile_smem_fits(first, elem_bytes, smem_optin)) {
             p.first_tile_log2 = first;
-            p.tile_log2 = on_idle                         ? first - 1
-                          : first < STSORT_SIDE_TILE_LOG2 ? first
-                                                          : STSORT_SIDE_TILE_LOG2;
+            p.tile_log2 = on_idle ? first - 1 : STSORT_SIDE_TILE_LOG2;
             p.cluster_log2 = 1;
             *side_waits = !on_idle && elem_bytes >= 8;
         }
