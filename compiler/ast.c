@@ -119,6 +119,22 @@ const char *ast_decl_kind_name(ast_decl_kind kind) {
     return "?";
 }
 
+int ast_op_is_bool(ast_op op) {
+    switch (op) {
+    case AST_OP_LT:
+    case AST_OP_LE:
+    case AST_OP_GT:
+    case AST_OP_GE:
+    case AST_OP_EQ:
+    case AST_OP_NE:
+    case AST_OP_AND:
+    case AST_OP_OR:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 const char *ast_op_text(ast_op op) {
     switch (op) {
     case AST_OP_NEG:

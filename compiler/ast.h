@@ -21,6 +21,12 @@
 #define AST_MAX_DEPTH 1000
 /* Longest identifier, in bytes. */
 #define AST_MAX_NAME 255
+/* Most declarations (scalars, inputs, outputs, inouts) of one stencil: the CUDA kernels take
+ * them all as one parameter block, which must stay under the 32 KiB kernel-parameter limit. */
+#define AST_MAX_DECLS 1024
+/* Most reductions of one stencil: the CUDA sweep keeps a partial of each per thread in shared
+ * memory, which must fit 48 KiB for a warp of 32 threads. */
+#define AST_MAX_REDUCES 64
 
 /* A range in the source: 1-based line and byte column of the first character, and of the last
  * character (inclusive). An empty range (e.g. end of file) has last_col == first_col - 1. */
@@ -95,6 +101,8 @@ typedef enum ast_op {
 
 /* The operator as written in the language and in C: "-", "!", "+", "&&", ... */
 const char *ast_op_text(ast_op op);
+/* 1 for the operators whose result is a truth value: comparisons, && and ||. */
+int ast_op_is_bool(ast_op op);
 
 /* What a name refers to (checker). */
 typedef enum ast_sym {
@@ -157,15 +165,24 @@ int ast_func_lookup(const char *name);
 typedef struct ast_stmt ast_stmt;
 typedef struct ast_expr ast_expr;
 
+/* The type of an expression's value (checker). Arithmetic, references, literals and calls are
+ * REAL (the stencil's type); comparisons and && || ! are BOOL (0 or 1). Where a BOOL meets
+ * arithmetic or a function argument it is converted to REAL, and a REAL in a condition means
+ * "!= 0", so that the generated code states every conversion (see emit.c). */
+typedef enum ast_vtype { AST_VT_REAL = 0, AST_VT_BOOL } ast_vtype;
+
 struct ast_expr {
     ast_expr_kind kind;
-    ast_loc loc; /* the whole expression */
-    int depth;   /* 1 for a leaf, 1 + deepest child otherwise */
+    ast_loc loc;     /* the whole expression */
+    int depth;       /* 1 for a leaf, 1 + deepest child otherwise */
+    ast_vtype vtype; /* checker */
     union {
         struct {
-            double value;     /* the literal's value (finite) */
-            const char *text; /* as written: "1e-3", "2" */
+            double value;     /* the literal's value as a double (finite): with an f suffix,
+                                 the float nearest the decimal, as in C */
+            const char *text; /* as written: "1e-3", "2", "1.5f" */
             int is_integer;   /* written without '.', 'e' or 'E' */
+            int is_float;     /* written with an f or F suffix */
         } number;
         struct {
             const char *name;

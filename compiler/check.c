@@ -4,6 +4,10 @@
  * intersection, so "assigned on every path" falls out of the walk. */
 #include "check.h"
 
+#include <ctype.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,107 +24,130 @@ typedef struct checker {
     diag *d;
     ast_stencil *st;
     int dims;        /* the stencil's dims, or 0 when unknown (no offset checks) */
+    ast_type type;   /* the element type code is generated in (--precision, else the
+                        stencil's); AST_TYPE_NONE when unknown (no range checks) */
     ast_stmt **lets; /* visible lets, innermost last */
     int nlets, caplets;
     int noutputs, ninouts;
     unsigned char *inout_assigned; /* per inout position: assigned anywhere */
     unsigned char *assigned;       /* per output position: assigned on the current path */
     unsigned char *ever;           /* per output position: assigned anywhere */
+    const ast_stmt **lost_at;      /* per output position: the last if after which it was
+                                      assigned on some paths only (NULL: none) */
     inout_read *inout_reads;       /* distinct neighbour reads of inout arrays */
     int ninout_reads, capinout_reads;
 } checker;
 
-static const char *const reserved[] = {
-    /* the language */
-    "stencil",
-    "dims",
-    "type",
-    "scalar",
-    "input",
-    "output",
-    "inout",
-    "let",
-    "if",
-    "else",
-    "color",
-    "reduce",
-    "float",
-    "double",
-    /* C and the C++ of CUDA sources */
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "enum",
-    "extern",
-    "for",
-    "goto",
-    "inline",
-    "int",
-    "long",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
-    "bool",
-    "true",
-    "false",
-    "class",
-    "new",
-    "delete",
-    "this",
-    "template",
-    "namespace",
-    "operator",
-    "private",
-    "public",
-    "protected",
-    "virtual",
-    "friend",
-    "typename",
-    "using",
-    "nullptr",
-    "main",
-    /* C functions that generated code calls */
-    "fmin",
-    "fmax",
-    "fminf",
-    "fmaxf",
-    "sqrtf",
-    "expf",
-    "logf",
-    "sinf",
-    "cosf",
-    "tanf",
-    "fabsf",
-    "powf",
-    "floorf",
-    "ceilf",
-};
+/* ---- names ------------------------------------------------------------------------------- */
+
+/* Words the stencil language gives a meaning: its keywords (float and double are read as names
+ * by the grammar), besides the built-in functions and index variables. */
+static const char *const language_words[] = {"stencil", "dims",   "type",  "scalar", "input",
+                                             "output",  "inout",  "let",   "if",     "else",
+                                             "color",   "reduce", "float", "double"};
+
+/* Keywords of C (C23 included) and C++ (C++20, alternative tokens and contextual words that
+ * start a declaration), and the CUDA built-in variables: a stencil's name becomes a function of
+ * the generated C and CUDA code. */
+static const char *const c_cxx_cuda_words[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+    "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+    "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+    "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+    "else", "enum", "explicit", "export", "extern", "false", "final", "float", "for", "friend",
+    "goto", "if", "import", "inline", "int", "long", "main", "module", "mutable", "namespace",
+    "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "override", "private",
+    "protected", "public", "register", "reinterpret_cast", "requires", "restrict", "return",
+    "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
+    "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+    "typeof", "typeof_unqual", "union", "unsigned", "using", "virtual", "void", "volatile",
+    "wchar_t", "while", "xor", "xor_eq",
+    /* CUDA */
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
+
+/* Identifiers the generated code's headers declare, and the headers they reach. */
+#include "reserved_names.inc"
+
+static int in_list(const char *name, const char *const *list, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(name, list[k]) == 0) return 1;
+    return 0;
+}
+
+static int compare_names(const void *key, const void *item) {
+    return strcmp((const char *)key, *(const char *const *)item);
+}
+
+static int in_sorted(const char *name, const char *const *list, size_t n) {
+    return bsearch(name, list, n, sizeof *list, compare_names) != NULL;
+}
+
+#define COUNT(list) (sizeof list / sizeof list[0])
+
+const char *check_name_reserved(const char *name) {
+    if (in_list(name, language_words, COUNT(language_words)))
+        return "it is a keyword of the stencil language";
+    if (ast_func_lookup(name) >= 0) return "it is a built-in function";
+    for (int x = 0; x < AST_INDEX_COUNT; x++)
+        if (strcmp(name, ast_index_name((ast_index)x)) == 0) return "it is an index variable";
+    if (name[0] == '_') return "names starting with '_' are reserved for C and C++";
+    if (strncmp(name, "stenc_", 6) == 0 || strncmp(name, "STENC_", 6) == 0)
+        return "names starting with 'stenc_' are reserved for the generated code";
+    size_t n = strlen(name);
+    if (n > 0 && name[n - 1] == '_')
+        return "names ending in '_' are reserved (the generated code names each value NAME_)";
+    if (strstr(name, "__")) return "names containing '__' are reserved for C++";
+    return NULL;
+}
 
 int check_reserved_name(const char *name) {
-    if (name[0] == '_' || strncmp(name, "stenc_", 6) == 0) return 1;
-    if (ast_func_lookup(name) >= 0) return 1;
-    for (int x = 0; x < AST_INDEX_COUNT; x++)
-        if (strcmp(name, ast_index_name((ast_index)x)) == 0) return 1;
-    for (size_t r = 0; r < sizeof reserved / sizeof reserved[0]; r++)
-        if (strcmp(name, reserved[r]) == 0) return 1;
-    return 0;
+    return check_name_reserved(name) != NULL;
+}
+
+/* The identifiers a stencil named `name` declares in generated code besides `name` itself, as
+ * printf patterns of the name (lower case) and of its upper-case form (macros). */
+static const char *const derived_lower[] = {
+    "%s_variant", "%s_variant_name", "%s_cuda_variants", "%s_c",     "%s_args",   "%s_desc",
+    "%s_colors",  "%s_direct",       "%s_stream",        "%s_sweep", "%s_combine"};
+static const char *const derived_upper[] = {"%s_HALO",     "%s_TILE_I",   "%s_TILE_J",
+                                            "%s_TILE_K",   "%s_COLORS",   "%s_PERIOD_I",
+                                            "%s_PERIOD_J", "%s_PERIOD_K", "STENC_GENERATED_%s_H"};
+
+const char *check_stencil_name_conflict(const char *name) {
+    static char why[AST_MAX_NAME + 200];
+    const char *reserved = check_name_reserved(name);
+    if (reserved && !in_list(name, language_words, COUNT(language_words))) return reserved;
+    if (in_list(name, c_cxx_cuda_words, COUNT(c_cxx_cuda_words)) ||
+        in_list(name, language_words, COUNT(language_words)))
+        return "it is a keyword or built-in name of C, C++ or CUDA";
+    if (in_sorted(name, reserved_header_identifiers, COUNT(reserved_header_identifiers)))
+        return "the headers that generated code includes declare it";
+    if (in_sorted(name, reserved_header_files, COUNT(reserved_header_files))) {
+        snprintf(why, sizeof why,
+                 "its header '%s.h' would hide the system header of that name from generated "
+                 "code",
+                 name);
+        return why;
+    }
+    char upper[AST_MAX_NAME + 1];
+    size_t n = strlen(name);
+    if (n > AST_MAX_NAME) return NULL; /* reported as too long by the scanner */
+    for (size_t k = 0; k <= n; k++)
+        upper[k] = (char)toupper((unsigned char)name[k]);
+    for (size_t k = 0; k < COUNT(derived_lower) + COUNT(derived_upper); k++) {
+        char id[AST_MAX_NAME + 40];
+        int lower = k < COUNT(derived_lower);
+        snprintf(id, sizeof id, lower ? derived_lower[k] : derived_upper[k - COUNT(derived_lower)],
+                 lower ? name : upper);
+        if (in_sorted(id, reserved_header_identifiers, COUNT(reserved_header_identifiers))) {
+            snprintf(why, sizeof why,
+                     "generated code would declare '%s', which the headers it includes declare "
+                     "too",
+                     id);
+            return why;
+        }
+    }
+    return NULL;
 }
 
 static int lookup_index(const char *name) {
@@ -156,6 +183,127 @@ static void pop_lets(checker *c, int mark) {
             diag_warning(c->d, c->lets[n]->u.let.name_loc, "'%s' is defined but never used",
                          c->lets[n]->u.let.name);
     c->nlets = mark;
+}
+
+/* One identifier (or lower-cased file name) a stencil claims in a build. */
+typedef struct claim {
+    char *text;
+    int owner;   /* index of the stencil */
+    int is_file; /* the file name, compared without case */
+} claim;
+
+static int compare_claims(const void *pa, const void *pb) {
+    const claim *a = pa, *b = pb;
+    int c = strcmp(a->text, b->text);
+    if (c) return c;
+    if (a->is_file != b->is_file) return a->is_file - b->is_file;
+    return a->owner - b->owner;
+}
+
+static char *xstrdup(const char *text) {
+    char *copy = strdup(text);
+    if (!copy) {
+        fputs("stenc: out of memory\n", stderr);
+        abort();
+    }
+    return copy;
+}
+
+void check_stencil_clashes(const char *const *names, int n, check_clash_fn report, void *ctx) {
+    enum { PER = sizeof derived_lower / sizeof derived_lower[0] + 4 };
+    claim *claims = calloc((size_t)n * PER + 1, sizeof *claims);
+    if (!claims) {
+        fputs("stenc: out of memory\n", stderr);
+        abort();
+    }
+    int count = 0;
+    for (int k = 0; k < n; k++) {
+        size_t len = strlen(names[k]);
+        if (len > AST_MAX_NAME) continue;
+        char upper[AST_MAX_NAME + 1], lower[AST_MAX_NAME + 1], id[AST_MAX_NAME + 40];
+        for (size_t c = 0; c <= len; c++) {
+            upper[c] = (char)toupper((unsigned char)names[k][c]);
+            lower[c] = (char)tolower((unsigned char)names[k][c]);
+        }
+        /* What a program sees of a stencil: its functions, its header's macros (the guard is
+         * the upper-case name), and its file names (case-blind file systems exist). */
+        const char *const exported[] = {"%s", "%s_variant", "%s_variant_name", "%s_cuda_variants"};
+        for (size_t e = 0; e < sizeof exported / sizeof exported[0]; e++) {
+            snprintf(id, sizeof id, exported[e], names[k]);
+            claims[count++] = (claim){xstrdup(id), k, 0};
+        }
+        snprintf(id, sizeof id, "%s_HALO", upper);
+        claims[count++] = (claim){xstrdup(id), k, 0};
+        claims[count++] = (claim){xstrdup(lower), k, 1};
+    }
+    qsort(claims, (size_t)count, sizeof *claims, compare_claims);
+    /* Each clashing pair is reported once, for the first identifier found. */
+    int *reported = calloc((size_t)n + 1, sizeof *reported); /* later -> first + 1 */
+    if (!reported) {
+        fputs("stenc: out of memory\n", stderr);
+        abort();
+    }
+    for (int a = 0; a + 1 < count; a++) {
+        for (int b = a + 1; b < count && strcmp(claims[a].text, claims[b].text) == 0; b++) {
+            if (claims[a].is_file != claims[b].is_file || claims[a].owner == claims[b].owner)
+                continue;
+            int first = claims[a].owner < claims[b].owner ? claims[a].owner : claims[b].owner;
+            int later = claims[a].owner < claims[b].owner ? claims[b].owner : claims[a].owner;
+            const char *x = names[first], *y = names[later];
+            if (strcmp(x, y) == 0 || reported[later] == first + 1) continue;
+            reported[later] = first + 1;
+            char what[2 * AST_MAX_NAME + 120];
+            if (claims[a].is_file)
+                snprintf(what, sizeof what,
+                         "its files differ from those of stencil '%s' only in case", x);
+            else
+                snprintf(what, sizeof what, "it and stencil '%s' would both declare '%s'", x,
+                         claims[a].text);
+            report(ctx, first, later, what);
+        }
+    }
+    free(reported);
+    for (int k = 0; k < count; k++)
+        free(claims[k].text);
+    free(claims);
+}
+
+/* ---- suggestions and notes -------------------------------------------------------------- */
+
+/* "'u' declared here" after an error about declaration `d`. */
+static void note_declared(checker *c, const ast_decl *d) {
+    diag_note(c->d, d->loc, "'%s' declared here", d->name);
+}
+
+/* A visible name close to `name` (a declaration, a let in scope, an index variable the
+ * stencil's dims allow), or NULL. */
+static const char *suggest_name(const checker *c, const char *name) {
+    int n = c->st->ndecls + c->nlets + AST_INDEX_COUNT;
+    const char **candidates = malloc((size_t)n * sizeof *candidates);
+    if (!candidates) return NULL;
+    int k = 0;
+    for (int m = 0; m < c->st->ndecls; m++)
+        candidates[k++] = c->st->decls[m]->name;
+    for (int m = 0; m < c->nlets; m++)
+        candidates[k++] = c->lets[m]->u.let.name;
+    for (int x = 0; x < AST_INDEX_COUNT; x++)
+        if (c->dims == 0 || x % 3 < c->dims) candidates[k++] = ast_index_name((ast_index)x);
+    const char *best = diag_closest(name, candidates, k);
+    free(candidates);
+    return best;
+}
+
+/* "'xx' is not declared in stencil 's' (did you mean 'x'?)" */
+static void report_undeclared(checker *c, ast_loc loc, const char *name) {
+    const char *close = suggest_name(c, name);
+    if (close) {
+        diag_error(c->d, loc, "'%s' is not declared in stencil '%s'; did you mean '%s'?", name,
+                   c->st->name, close);
+        const ast_decl *d = ast_find_decl(c->st, close);
+        if (d) note_declared(c, d);
+    } else {
+        diag_error(c->d, loc, "'%s' is not declared in stencil '%s'", name, c->st->name);
+    }
 }
 
 /* ---- offsets ----------------------------------------------------------------------------- */
@@ -297,10 +445,12 @@ static void check_ref(checker *c, ast_expr *e) {
                            "output '%s' can only be read at the centre point (offset 0), after "
                            "it is assigned",
                            name);
+                note_declared(c, d);
                 return;
             }
             if (!c->assigned[d->position]) {
                 diag_error(c->d, e->loc, "output '%s' is read before it is assigned", name);
+                note_declared(c, d);
                 return;
             }
             e->u.ref.sym = AST_SYM_OUTPUT;
@@ -340,7 +490,7 @@ static void check_ref(checker *c, ast_expr *e) {
         diag_error(c->d, e->loc, "'%s' is a function: call it as %s(...)", name, name);
         return;
     }
-    diag_error(c->d, e->loc, "'%s' is not declared in stencil '%s'", name, c->st->name);
+    report_undeclared(c, e->loc, name);
 }
 
 static void check_call(checker *c, ast_expr *e) {
@@ -349,10 +499,18 @@ static void check_call(checker *c, ast_expr *e) {
     const char *name = e->u.call.name;
     int f = ast_func_lookup(name);
     if (f < 0) {
-        diag_error(c->d, e->u.call.name_loc,
-                   "unknown function '%s' (the functions are sqrt exp log sin cos tan fabs abs "
-                   "min max pow floor ceil)",
-                   name);
+        const char *names[AST_FUNC_COUNT];
+        for (int k = 0; k < AST_FUNC_COUNT; k++)
+            names[k] = ast_func_get((ast_func)k)->name;
+        const char *close = diag_closest(name, names, AST_FUNC_COUNT);
+        if (close)
+            diag_error(c->d, e->u.call.name_loc, "unknown function '%s'; did you mean '%s'?", name,
+                       close);
+        else
+            diag_error(c->d, e->u.call.name_loc,
+                       "unknown function '%s' (the functions are sqrt exp log sin cos tan fabs "
+                       "abs min max pow floor ceil)",
+                       name);
         return;
     }
     const ast_func_info *info = ast_func_get((ast_func)f);
@@ -364,9 +522,33 @@ static void check_call(checker *c, ast_expr *e) {
     e->u.call.func = f;
 }
 
+/* A literal must be finite in the type it is computed in: the stencil's, or float for a
+ * literal with an f suffix (as in C). One that rounds to zero there is a warning. */
+static void check_number(checker *c, const ast_expr *e) {
+    const char *text = e->u.number.text;
+    int in_float = c->type == AST_TYPE_FLOAT || e->u.number.is_float;
+    double exact = strtod(text, NULL); /* the decimal, as near as a double gets */
+    if (in_float && !e->u.number.is_float && isinf(strtof(text, NULL)) && isfinite(exact)) {
+        diag_error(c->d, e->loc,
+                   "number '%.40s' is out of range for float (largest %.9g), the type of "
+                   "stencil '%s'",
+                   text, (double)FLT_MAX, c->st->name);
+        return;
+    }
+    double value = in_float ? (double)strtof(text, NULL) : exact;
+    int nonzero_text = strpbrk(text, "123456789") != NULL &&
+                       strpbrk(text, "123456789") < text + strcspn(text, "eE");
+    if (value == 0 && nonzero_text)
+        diag_warning(c->d, e->loc, "number '%.40s' rounds to zero in %s", text,
+                     in_float ? "float" : "double");
+}
+
+/* Check `e` and set its value type (see ast_vtype). */
 static void check_expr(checker *c, ast_expr *e) {
+    e->vtype = AST_VT_REAL;
     switch (e->kind) {
     case AST_EXPR_NUMBER:
+        if (c->type != AST_TYPE_NONE || e->u.number.is_float) check_number(c, e);
         return;
     case AST_EXPR_REF:
         check_ref(c, e);
@@ -376,17 +558,22 @@ static void check_expr(checker *c, ast_expr *e) {
         return;
     case AST_EXPR_UNARY:
         check_expr(c, e->u.unary.operand);
+        if (e->u.unary.op == AST_OP_NOT) e->vtype = AST_VT_BOOL;
         return;
     case AST_EXPR_BINARY:
         check_expr(c, e->u.binary.lhs);
         check_expr(c, e->u.binary.rhs);
         if (e->u.binary.op == AST_OP_MOD)
             diag_error(c->d, e->loc, "'%%' is only allowed in colour expressions");
+        if (ast_op_is_bool(e->u.binary.op)) e->vtype = AST_VT_BOOL;
         return;
     case AST_EXPR_TERNARY:
         check_expr(c, e->u.ternary.cond);
         check_expr(c, e->u.ternary.then_expr);
         check_expr(c, e->u.ternary.else_expr);
+        if (e->u.ternary.then_expr->vtype == AST_VT_BOOL &&
+            e->u.ternary.else_expr->vtype == AST_VT_BOOL)
+            e->vtype = AST_VT_BOOL;
         return;
     }
 }
@@ -400,14 +587,17 @@ static void check_let(checker *c, ast_stmt *s) {
     check_expr(c, s->u.let.init); /* before the let is visible: `let t = t` is an error */
     const ast_decl *d = ast_find_decl(c->st, name);
     const ast_stmt *other = lookup_let(c, name);
-    if (check_reserved_name(name)) {
-        diag_error(c->d, s->u.let.name_loc, "'%s' is a reserved name", name);
+    const char *reserved = check_name_reserved(name);
+    if (reserved) {
+        diag_error(c->d, s->u.let.name_loc, "'%s' is a reserved name: %s", name, reserved);
     } else if (d) {
         diag_error(c->d, s->u.let.name_loc, "let '%s' shadows the %s '%s' declared at %d:%d", name,
                    ast_decl_kind_name(d->kind), name, d->loc.first_line, d->loc.first_col);
+        note_declared(c, d);
     } else if (other) {
         diag_error(c->d, s->u.let.name_loc, "'%s' is already defined at %d:%d", name,
                    other->u.let.name_loc.first_line, other->u.let.name_loc.first_col);
+        diag_note(c->d, other->u.let.name_loc, "'%s' first defined here", name);
     }
     s->u.let.id = c->st->nlets++;
     push_let(c, s);
@@ -417,8 +607,10 @@ static void check_assign(checker *c, ast_stmt *s) {
     const char *name = s->u.assign.name;
     ast_loc at = s->u.assign.name_loc;
     check_expr(c, s->u.assign.value);
-    if (lookup_let(c, name)) {
+    const ast_stmt *let = lookup_let(c, name);
+    if (let) {
         diag_error(c->d, at, "cannot assign to '%s': let temporaries are read-only", name);
+        diag_note(c->d, let->u.let.name_loc, "'%s' defined here", name);
         return;
     }
     const ast_decl *d = ast_find_decl(c->st, name);
@@ -426,12 +618,13 @@ static void check_assign(checker *c, ast_stmt *s) {
         if (lookup_index(name) >= 0 || ast_func_lookup(name) >= 0)
             diag_error(c->d, at, "cannot assign to '%s'", name);
         else
-            diag_error(c->d, at, "'%s' is not declared in stencil '%s'", name, c->st->name);
+            report_undeclared(c, at, name);
         return;
     }
     if (d->kind == AST_DECL_INPUT || d->kind == AST_DECL_SCALAR) {
         diag_error(c->d, at, "cannot assign to %s '%s': only outputs and inouts are written",
                    ast_decl_kind_name(d->kind), name);
+        note_declared(c, d);
         return;
     }
     if (d->kind == AST_DECL_INOUT) {
@@ -442,6 +635,7 @@ static void check_assign(checker *c, ast_stmt *s) {
         if (!is_centre(offset)) {
             diag_error(c->d, at, "inout '%s' can only be written at the centre point (offset 0)",
                        name);
+            note_declared(c, d);
             return;
         }
         s->u.assign.decl = d;
@@ -455,6 +649,7 @@ static void check_assign(checker *c, ast_stmt *s) {
     if (!is_centre(offset)) {
         diag_error(c->d, at, "output '%s' can only be written at the centre point (offset 0)",
                    name);
+        note_declared(c, d);
         return;
     }
     s->u.assign.decl = d;
@@ -475,8 +670,10 @@ static void check_if(checker *c, ast_stmt *s) {
     memcpy(after_then, c->assigned, n);
     memcpy(c->assigned, before, n);
     if (s->u.if_.else_block) check_block(c, s->u.if_.else_block);
-    for (size_t o = 0; o < n; o++)
+    for (size_t o = 0; o < n; o++) {
+        if (!before[o] && c->assigned[o] != after_then[o]) c->lost_at[o] = s;
         c->assigned[o] = c->assigned[o] && after_then[o];
+    }
     free(before);
     free(after_then);
 }
@@ -492,20 +689,27 @@ static void check_reduce(checker *c, ast_stmt *s) {
     if (s->u.reduce.rop == AST_REDUCE_NONE)
         diag_error(c->d, s->u.reduce.op_loc, "unknown reduction '%s' (sum, max or min)", op);
     s->u.reduce.id = c->st->nreduces++;
+    if (s->u.reduce.id == AST_MAX_REDUCES)
+        diag_error(c->d, at, "stencil '%s' has more than %d reductions", c->st->name,
+                   AST_MAX_REDUCES);
     const ast_decl *d = ast_find_decl(c->st, name);
     const ast_stmt *let = lookup_let(c, name);
     const ast_stmt *first = find_reduce(c->st, name);
-    if (check_reserved_name(name)) {
-        diag_error(c->d, at, "'%s' is a reserved name", name);
+    const char *reserved = check_name_reserved(name);
+    if (reserved) {
+        diag_error(c->d, at, "'%s' is a reserved name: %s", name, reserved);
     } else if (d) {
         diag_error(c->d, at, "reduction '%s' has the name of the %s declared at %d:%d", name,
                    ast_decl_kind_name(d->kind), d->loc.first_line, d->loc.first_col);
+        note_declared(c, d);
     } else if (let) {
         diag_error(c->d, at, "'%s' is already defined at %d:%d", name,
                    let->u.let.name_loc.first_line, let->u.let.name_loc.first_col);
+        diag_note(c->d, let->u.let.name_loc, "'%s' first defined here", name);
     } else if (first && first != s) {
         diag_error(c->d, at, "reduction '%s' is already defined at %d:%d", name,
                    first->u.reduce.name_loc.first_line, first->u.reduce.name_loc.first_col);
+        diag_note(c->d, first->u.reduce.name_loc, "'%s' first defined here", name);
     }
 }
 
@@ -547,20 +751,27 @@ static void check_decls(checker *c) {
     ast_stencil *st = c->st;
     for (int n = 0; n < st->ndecls; n++) {
         ast_decl *d = st->decls[n];
-        if (check_reserved_name(d->name)) {
-            diag_error(c->d, d->loc, "'%s' is a reserved name", d->name);
+        /* Counted whatever its name: the parser gave it a position among its kind. */
+        if (d->kind == AST_DECL_OUTPUT) c->noutputs++;
+        if (d->kind == AST_DECL_INOUT) c->ninouts++;
+        const char *reserved = check_name_reserved(d->name);
+        if (reserved) {
+            diag_error(c->d, d->loc, "'%s' is a reserved name: %s", d->name, reserved);
             continue;
         }
         for (int m = 0; m < n; m++) {
             if (strcmp(st->decls[m]->name, d->name) == 0) {
                 diag_error(c->d, d->loc, "'%s' is already declared at %d:%d", d->name,
                            st->decls[m]->loc.first_line, st->decls[m]->loc.first_col);
+                diag_note(c->d, st->decls[m]->loc, "'%s' first declared here", d->name);
                 break;
             }
         }
-        if (d->kind == AST_DECL_OUTPUT) c->noutputs++;
-        if (d->kind == AST_DECL_INOUT) c->ninouts++;
     }
+    if (st->ndecls > AST_MAX_DECLS)
+        diag_error(c->d, st->decls[AST_MAX_DECLS]->loc,
+                   "stencil '%s' declares %d scalars and arrays; at most %d are supported",
+                   st->name, st->ndecls, AST_MAX_DECLS);
     if (st->dims == 0)
         diag_error(c->d, st->loc, "stencil '%s' has no 'dims' declaration (dims 1, 2 or 3;)",
                    st->name);
@@ -628,8 +839,11 @@ static void check_colors(checker *c, ast_arena *arena) {
     }
 }
 
-static void check_stencil(diag *d, ast_stencil *st, ast_arena *arena) {
-    checker c = {.d = d, .st = st, .dims = st->dims > 0 ? st->dims : 0};
+static void check_stencil(diag *d, ast_stencil *st, ast_arena *arena, ast_type precision) {
+    checker c = {.d = d,
+                 .st = st,
+                 .dims = st->dims > 0 ? st->dims : 0,
+                 .type = precision != AST_TYPE_NONE ? precision : st->type};
     st->nlets = 0;
     st->nreduces = 0;
     st->color = NULL;
@@ -641,7 +855,8 @@ static void check_stencil(diag *d, ast_stencil *st, ast_arena *arena) {
     c.assigned = calloc((size_t)c.noutputs + 1, 1);
     c.ever = calloc((size_t)c.noutputs + 1, 1);
     c.inout_assigned = calloc((size_t)c.ninouts + 1, 1);
-    if (!c.assigned || !c.ever || !c.inout_assigned) {
+    c.lost_at = calloc((size_t)c.noutputs + 1, sizeof *c.lost_at);
+    if (!c.assigned || !c.ever || !c.inout_assigned || !c.lost_at) {
         fputs("stenc: out of memory\n", stderr);
         abort();
     }
@@ -651,11 +866,23 @@ static void check_stencil(diag *d, ast_stencil *st, ast_arena *arena) {
      * consequence, not news. */
     for (int n = 0; n < st->ndecls && !st->has_error; n++) {
         const ast_decl *dc = st->decls[n];
-        if (dc->kind == AST_DECL_OUTPUT && !c.assigned[dc->position])
-            diag_error(d, dc->loc,
-                       c.ever[dc->position] ? "output '%s' is not assigned on every path"
-                                            : "output '%s' is never assigned",
-                       dc->name);
+        if (dc->kind == AST_DECL_OUTPUT && !c.assigned[dc->position]) {
+            const ast_stmt *lost = c.lost_at[dc->position];
+            if (lost) {
+                /* The if where some paths assign it and others do not: its keyword. */
+                ast_loc at = {lost->loc.first_line, lost->loc.first_col, lost->loc.first_line,
+                              lost->loc.first_col + 1};
+                diag_error(
+                    d, at, "output '%s' is not assigned on every path: this 'if' assigns it %s",
+                    dc->name,
+                    lost->u.if_.else_block ? "in one branch only" : "but has no 'else' that does");
+                diag_note(d, dc->loc, "'%s' declared here", dc->name);
+            } else if (c.ever[dc->position]) {
+                diag_error(d, dc->loc, "output '%s' is not assigned on every path", dc->name);
+            } else {
+                diag_error(d, dc->loc, "output '%s' is never assigned", dc->name);
+            }
+        }
         if ((dc->kind == AST_DECL_INPUT || dc->kind == AST_DECL_SCALAR) && dc->reads == 0)
             diag_warning(d, dc->loc, "%s '%s' is never used", ast_decl_kind_name(dc->kind),
                          dc->name);
@@ -668,9 +895,14 @@ static void check_stencil(diag *d, ast_stencil *st, ast_arena *arena) {
     free(c.inout_assigned);
     free(c.assigned);
     free(c.ever);
+    free(c.lost_at);
 }
 
 int check_file(ast_file *file, diag *d) {
+    return check_file_as(file, d, AST_TYPE_NONE);
+}
+
+int check_file_as(ast_file *file, diag *d, ast_type precision) {
     int before = d->errors;
     for (int n = 0; n < file->nstencils; n++) {
         ast_stencil *st = file->stencils[n];
@@ -681,9 +913,9 @@ int check_file(ast_file *file, diag *d) {
                 break;
             }
         }
-        if (check_reserved_name(st->name))
-            diag_error(d, st->loc, "'%s' is a reserved name", st->name);
-        check_stencil(d, st, file->arena);
+        const char *conflict = check_stencil_name_conflict(st->name);
+        if (conflict) diag_error(d, st->loc, "'%s' cannot name a stencil: %s", st->name, conflict);
+        check_stencil(d, st, file->arena, precision);
     }
     if (file->nstencils == 0 && d->errors == before) {
         ast_loc start = {1, 1, 1, 0};

@@ -45,23 +45,19 @@ enum { WRAP_COLUMN = 100 };
  * file; replaced after rendering by "#line N \"file\"". */
 #define RESUME_MARKER "#line STENC_RESUME"
 
+static char *str_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
 /* ---- names --------------------------------------------------------------------------------- */
 
-/* Identifiers that user names must not take: C keywords, names from the headers the generated
- * code includes, and the identifiers the templates declare themselves. */
-static const char *const reserved_names[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict",
-    "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-    "unsigned", "void", "volatile", "while", "_Bool", "_Complex", "_Imaginary", "_Alignas",
-    "_Alignof", "_Atomic", "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "bool",
-    "true", "false", "NULL", "size_t", "ptrdiff_t", "offsetof", "main", "errno", "INFINITY", "NAN",
-    "HUGE_VAL", "HUGE_VALF", "isnan", "isinf", "isfinite", "signbit", "fpclassify", "isnormal",
-    "math_errhandling",
-    /* the templates' own identifiers */
-    "ctx", "fields", "views", "shape", "status", "i", "j", "k", "ni", "nj", "nk", "it", "jt", "kt",
-    "i_end", "j_end", "k_end", "color", "free", "malloc"};
-
+/* Every identifier generated code derives from a user's name (a scalar, an array, a let, a
+ * reduction) ends in '_': x becomes x_, its row pointer x_row_, its read at offset -1 x_m1_.
+ * User names cannot end in '_' or start with '_' or stenc_ (check.c), no identifier of the
+ * templates or of the headers they include does (besides stenc_/STENC_/__ ones), so no user
+ * name can clash with C, C++, CUDA, a library or the templates, whatever it is. */
 typedef struct names {
     char **items;
     size_t count, cap;
@@ -73,21 +69,14 @@ static int names_has(const names *n, const char *s) {
     return 0;
 }
 
-static int is_reserved(const char *s) {
-    if (strncmp(s, "stenc_", 6) == 0 || strncmp(s, "STENC_", 6) == 0 || s[0] == '_') return 1;
-    for (size_t i = 0; i < sizeof reserved_names / sizeof reserved_names[0]; i++)
-        if (strcmp(reserved_names[i], s) == 0) return 1;
-    return 0;
-}
-
-/* Claim an identifier based on `base`: base itself if free, else base_2, base_3, ...
- * The result is owned by `n`. */
+/* Claim the identifier for `base`: base_, or base_2_, base_3_, ... when two derivations meet
+ * (the read of x at offset -1 and a user's own x_m1 both want x_m1_). Owned by `n`. */
 static const char *claim(names *n, const char *base) {
     tmpl_buf b = {0};
-    tmpl_buf_puts(&b, base);
-    for (int suffix = 2; is_reserved(b.data) || names_has(n, b.data); suffix++) {
+    tmpl_buf_printf(&b, "%s_", base);
+    for (int suffix = 2; names_has(n, b.data); suffix++) {
         tmpl_buf_free(&b);
-        tmpl_buf_printf(&b, "%s_%d", base, suffix);
+        tmpl_buf_printf(&b, "%s_%d_", base, suffix);
     }
     if (n->count == n->cap) {
         n->cap = n->cap ? 2 * n->cap : 64;
@@ -99,6 +88,21 @@ static const char *claim(names *n, const char *base) {
     }
     n->items[n->count++] = b.data;
     return b.data;
+}
+
+/* Keep `id` (malloc'd) with the names, unchanged: identifiers derived from the stencil's name,
+ * which check.c vets instead. */
+static const char *keep_name(names *n, char *id) {
+    if (n->count == n->cap) {
+        n->cap = n->cap ? 2 * n->cap : 64;
+        n->items = realloc(n->items, n->cap * sizeof *n->items);
+        if (!n->items) {
+            fputs("stenc: out of memory\n", stderr);
+            exit(2);
+        }
+    }
+    n->items[n->count++] = id;
+    return id;
 }
 
 static void names_free(names *n) {
@@ -174,16 +178,9 @@ static void assign_names(emitter *e) {
     e->reduce_out = xcalloc((size_t)km->nreduces, sizeof *e->reduce_out);
 
     tmpl_buf b = {0};
-    tmpl_buf_printf(&b, "%s_c", km->name);
-    e->kernel_name = claim(&e->names, b.data);
-    tmpl_buf_free(&b);
-    tmpl_buf_printf(&b, "%s_args", km->name);
-    e->args_name = claim(&e->names, b.data);
-    tmpl_buf_free(&b);
-    tmpl_buf_printf(&b, "%s_desc", km->name);
-    e->desc_name = claim(&e->names, b.data);
-    tmpl_buf_free(&b);
-    (void)claim(&e->names, km->name); /* the launcher itself */
+    e->kernel_name = keep_name(&e->names, str_printf("%s_c", km->name));
+    e->args_name = keep_name(&e->names, str_printf("%s_args", km->name));
+    e->desc_name = keep_name(&e->names, str_printf("%s_desc", km->name));
 
     for (int a = 0; a < n; a++)
         e->value_name[a] = claim(&e->names, km->arrays[a].name);
@@ -301,11 +298,21 @@ static int operand_prec(ast_op op, const ast_expr *operand, int min_prec) {
     return min_prec;
 }
 
+/* A literal as written, made a floating constant of the stencil's type ("2" -> "2.0f" in a
+ * float stencil; an f suffix stays, as in C). One that rounds to zero in its type (the checker
+ * warned) is printed as zero, which C compilers would otherwise warn about. */
 static void print_number(emitter *e, tmpl_buf *b, const ast_expr *x) {
     const char *text = x->u.number.text;
+    int in_float = e->is_float || x->u.number.is_float;
+    double value = in_float ? (double)strtof(text, NULL) : strtod(text, NULL);
+    const char *digit = strpbrk(text, "123456789");
+    if (value == 0 && digit && digit < text + strcspn(text, "eE")) {
+        tmpl_buf_puts(b, e->is_float ? "0.0f" : "0.0");
+        return;
+    }
     tmpl_buf_puts(b, text);
     if (x->u.number.is_integer) tmpl_buf_puts(b, ".0");
-    if (e->is_float) tmpl_buf_puts(b, "f");
+    if (e->is_float && !x->u.number.is_float) tmpl_buf_puts(b, "f");
 }
 
 /* An index variable as a value of the stencil's type; outside the stencil's dims a position
@@ -343,6 +350,28 @@ static void print_ref(emitter *e, tmpl_buf *b, const ast_expr *x) {
     emit_error(e, x->loc, "internal error: an unresolved name reached the emitter");
 }
 
+/* Print `x` as a value of type `want`, stating the conversion the language implies: a truth
+ * value (BOOL) used as a number is cast to the stencil's type, and a number used as a truth
+ * value is compared with zero. C would convert implicitly, but gcc's -Wint-in-bool-context and
+ * CUDA's overloads of sqrt & co. (host-only for int) make the explicit form the portable one. */
+static void print_as(emitter *e, tmpl_buf *b, const ast_expr *x, ast_vtype want, int min_prec) {
+    if (x->vtype == want) {
+        print_expr(e, b, x, min_prec);
+        return;
+    }
+    int prec = want == AST_VT_REAL ? PREC_UNARY : PREC_EQ;
+    int paren = prec < min_prec;
+    if (paren) tmpl_buf_puts(b, "(");
+    if (want == AST_VT_REAL) {
+        tmpl_buf_printf(b, "(%s)", e->ctype);
+        print_expr(e, b, x, PREC_PRIMARY);
+    } else {
+        print_expr(e, b, x, PREC_REL);
+        tmpl_buf_puts(b, " != 0");
+    }
+    if (paren) tmpl_buf_puts(b, ")");
+}
+
 static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec) {
     int prec = expr_prec(x);
     int paren = prec < min_prec;
@@ -359,26 +388,30 @@ static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec)
         const ast_expr *operand = x->u.unary.operand;
         /* "- -x" must not become "--x". */
         int nested = operand->kind == AST_EXPR_UNARY;
-        print_expr(e, b, operand, nested ? PREC_PRIMARY : PREC_UNARY);
+        print_as(e, b, operand, x->u.unary.op == AST_OP_NOT ? AST_VT_BOOL : AST_VT_REAL,
+                 nested ? PREC_PRIMARY : PREC_UNARY);
         break;
     }
     case AST_EXPR_BINARY: {
-        if (x->u.binary.op == AST_OP_MOD) {
+        ast_op op = x->u.binary.op;
+        if (op == AST_OP_MOD) {
             emit_error(e, x->loc, "'%' is not supported in expressions");
             break;
         }
-        print_expr(e, b, x->u.binary.lhs, operand_prec(x->u.binary.op, x->u.binary.lhs, prec));
-        tmpl_buf_printf(b, " %s ", ast_op_text(x->u.binary.op));
-        print_expr(e, b, x->u.binary.rhs, operand_prec(x->u.binary.op, x->u.binary.rhs, prec + 1));
+        /* && and || take truth values; arithmetic and comparisons take numbers. */
+        ast_vtype want = op == AST_OP_AND || op == AST_OP_OR ? AST_VT_BOOL : AST_VT_REAL;
+        print_as(e, b, x->u.binary.lhs, want, operand_prec(op, x->u.binary.lhs, prec));
+        tmpl_buf_printf(b, " %s ", ast_op_text(op));
+        print_as(e, b, x->u.binary.rhs, want, operand_prec(op, x->u.binary.rhs, prec + 1));
         break;
     }
     case AST_EXPR_TERNARY:
         /* A compound condition keeps its parentheses, for the reader. */
-        print_expr(e, b, x->u.ternary.cond, PREC_UNARY);
+        print_as(e, b, x->u.ternary.cond, AST_VT_BOOL, PREC_UNARY);
         tmpl_buf_puts(b, " ? ");
-        print_expr(e, b, x->u.ternary.then_expr, PREC_TERNARY);
+        print_as(e, b, x->u.ternary.then_expr, x->vtype, PREC_TERNARY);
         tmpl_buf_puts(b, " : ");
-        print_expr(e, b, x->u.ternary.else_expr, PREC_TERNARY);
+        print_as(e, b, x->u.ternary.else_expr, x->vtype, PREC_TERNARY);
         break;
     case AST_EXPR_CALL: {
         const ast_func_info *fn = ast_func_get((ast_func)x->u.call.func);
@@ -389,7 +422,7 @@ static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec)
         tmpl_buf_printf(b, "%s%s(", fn->c_name, e->is_float ? "f" : "");
         for (int a = 0; a < x->u.call.nargs; a++) {
             if (a) tmpl_buf_puts(b, ", ");
-            print_expr(e, b, x->u.call.args[a], PREC_TERNARY);
+            print_as(e, b, x->u.call.args[a], AST_VT_REAL, PREC_TERNARY);
         }
         tmpl_buf_puts(b, ")");
         break;
@@ -424,7 +457,7 @@ static void print_block(emitter *e, tmpl_buf *b, const ast_block *blk, int depth
 static void print_if(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth, int is_else_if) {
     if (!is_else_if) begin_line(e, b, depth, s->loc.first_line);
     tmpl_buf_puts(b, "if (");
-    print_expr(e, b, s->u.if_.cond, PREC_TERNARY);
+    print_as(e, b, s->u.if_.cond, AST_VT_BOOL, PREC_TERNARY);
     tmpl_buf_puts(b, ") {");
     end_line(e, b);
     print_block(e, b, &s->u.if_.then_block, depth + 1);
@@ -450,14 +483,16 @@ static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
     case AST_STMT_LET:
         begin_line(e, b, depth, s->loc.first_line);
         tmpl_buf_printf(b, "const %s %s = ", e->ctype, let_name(e, s));
-        print_expr(e, b, s->u.let.init, PREC_TERNARY);
+        print_as(e, b, s->u.let.init, AST_VT_REAL, PREC_TERNARY);
         tmpl_buf_puts(b, ";");
+        /* An unused let (the checker warned) must not fail -Wunused-variable. */
+        if (s->u.let.reads == 0) tmpl_buf_printf(b, " (void)%s;", let_name(e, s));
         end_line(e, b);
         return;
     case AST_STMT_ASSIGN:
         begin_line(e, b, depth, s->loc.first_line);
         tmpl_buf_printf(b, "%s = ", e->value_name[km_find_array(e->km, s->u.assign.decl->name)]);
-        print_expr(e, b, s->u.assign.value, PREC_TERNARY);
+        print_as(e, b, s->u.assign.value, AST_VT_REAL, PREC_TERNARY);
         tmpl_buf_puts(b, ";");
         end_line(e, b);
         return;
@@ -470,7 +505,7 @@ static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
         /* the value at this point; point.tmpl adds it to the tile's accumulator */
         begin_line(e, b, depth, s->loc.first_line);
         tmpl_buf_printf(b, "const %s %s = ", e->ctype, e->reduce_name[s->u.reduce.id]);
-        print_expr(e, b, s->u.reduce.value, PREC_TERNARY);
+        print_as(e, b, s->u.reduce.value, AST_VT_REAL, PREC_TERNARY);
         tmpl_buf_puts(b, ";");
         end_line(e, b);
         return;
@@ -561,11 +596,6 @@ static void wrap_list(tmpl_buf *b, const char *const *items, int count, int colu
     }
 }
 
-static char *str_printf(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
 static char *str_printf(const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);

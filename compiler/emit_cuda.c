@@ -73,6 +73,14 @@ static const cuda_variant sweep2_reduce[] = {{'w', 1, 8, 256, 1, 0},
 static const cuda_variant sweep1[] = {
     {'w', 8, 1, 256, 1, 0}, {'w', 4, 1, 128, 1, 0}, {'w', 1, 1, 256, 1, 0}};
 
+/* Static shared memory one block may declare (the CUDA limit without opt-in), and the size of
+ * a reduction's partial (stenc_acc: a sum and its compensation). A variant that would need more
+ * is not emitted: ptxas would reject it. */
+enum { CUDA_STATIC_SHARED = 48 * 1024, CUDA_ACC_BYTES = 16 };
+
+/* The last resort of a reducing sweep with many reductions: one warp per block. */
+static const cuda_variant sweep_one_warp = {'w', 1, 1, 32, 1, 0};
+
 #define POLICY(list)                                                                               \
     { list, (int)(sizeof list / sizeof list[0]) }
 
@@ -239,6 +247,20 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
     tmpl_set_str(d, "cu_cell_start", tmpl_buf_str(&start));
     tmpl_buf_free(&start);
     tmpl_set_fmt(d, "cu_ncells", "%d", ncells);
+}
+
+/* Static shared memory of variant `cv`: the stream kernel's ring of planes per input (with the
+ * input's rim), the reducing sweep's partials; 0 for the others. */
+static long variant_shared_bytes(const km_kernel *km, const input_info *info,
+                                 const cuda_variant *cv) {
+    long bytes = 0;
+    if (cv->strategy == 's')
+        for (int a = 0; a < km->narrays; a++)
+            if (info[a].has_plane)
+                bytes += (long)(info[a].phi - info[a].plo + 1) * (cv->by + 2 * info[a].ry) *
+                         (cv->bx + 2 * info[a].rx) * km->type_size;
+    if (cv->strategy == 'w') bytes = (long)km->nreduces * cv->bx * cv->by * CUDA_ACC_BYTES;
+    return bytes;
 }
 
 void emit_cuda_data(const km_kernel *km, const char *const *read_name,
@@ -417,11 +439,25 @@ void emit_cuda_data(const km_kernel *km, const char *const *read_name,
     tmpl_set_bool(d, "cu_use_nj", km->uses_index[AST_INDEX_NJ]);
     tmpl_set_bool(d, "cu_use_nk", km->uses_index[AST_INDEX_NK]);
 
-    /* The variants. */
+    /* The variants that fit the device: those whose shared memory stays within the static
+     * limit (the stream kernel's planes, the sweep's per-thread partials). Direct variants and
+     * sweeps without reductions use none, so every stencil keeps at least one. */
     cuda_policy pol = choose_policy(km);
+    const cuda_variant **fitting = xmalloc((size_t)(pol.count + 1) * sizeof *fitting);
+    int nfit = 0;
+    for (int v = 0; v < pol.count; v++)
+        if (variant_shared_bytes(km, info, &pol.list[v]) <= CUDA_STATIC_SHARED)
+            fitting[nfit++] = &pol.list[v];
+    if (nfit == 0) fitting[nfit++] = &sweep_one_warp; /* only reducing sweeps get here */
+    /* The pass combining the blocks' partials: 256 threads, fewer when the partials of many
+     * reductions would not fit shared memory (a power of two, at least one warp). */
+    int combine = 256;
+    while (combine > 32 && (long)km->nreduces * combine * CUDA_ACC_BYTES > CUDA_STATIC_SHARED)
+        combine /= 2;
+    tmpl_set_fmt(d, "cu_combine_threads", "%d", combine);
     tmpl_value *vars = tmpl_set_list(d, "cu_variants");
-    for (int v = 0; v < pol.count; v++) {
-        const cuda_variant *cv = &pol.list[v];
+    for (int v = 0; v < nfit; v++) {
+        const cuda_variant *cv = fitting[v];
         tmpl_value *vv = tmpl_append_map(vars);
         int minb = cv->minb > 1 ? cv->minb : 1;
         tmpl_buf name = {0};
@@ -440,7 +476,8 @@ void emit_cuda_data(const km_kernel *km, const char *const *read_name,
                                            : "stenc_run_stream",
                      cv->v, cv->k, cv->bx, cv->by, minb);
     }
-    tmpl_set_fmt(d, "cu_nvariants", "%d", pol.count);
+    tmpl_set_fmt(d, "cu_nvariants", "%d", nfit);
+    free(fitting);
     tmpl_set_str(d, "cu_flags", needs_sweep(km) ? "STENC_VARIANTS_FIXED" : "0u");
 
     for (int a = 0; a < km->narrays; a++)

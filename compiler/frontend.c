@@ -49,10 +49,20 @@ int fe_read_file(const char *path, char **text, size_t *len, FILE *err) {
 
 int fe_check_source(const char *path, const char *text, size_t len, FILE *err, ast_file **file,
                     int *warnings) {
+    return fe_check_source_with(path, text, len, err, NULL, file, warnings);
+}
+
+int fe_check_source_with(const char *path, const char *text, size_t len, FILE *err,
+                         const fe_options *opt, ast_file **file, int *warnings) {
+    static const fe_options defaults = {0};
+    if (!opt) opt = &defaults;
     diag d;
     diag_init(&d, path, text, len, err);
+    d.werror = opt->warnings_as_errors;
+    d.no_warnings = opt->no_warnings;
+    d.color = opt->color;
     ast_file *f = parse_source(path, text, len, &d);
-    check_file(f, &d);
+    check_file_as(f, &d, opt->precision);
     diag_flush(&d);
     *file = f;
     if (warnings) *warnings = d.warnings;

@@ -11,6 +11,7 @@
 
 #include "analyze.h"
 #include "ast.h"
+#include "check.h"
 #include "diag.h"
 #include "frontend.h"
 #include "info.h"
@@ -24,6 +25,8 @@ typedef struct options {
     unsigned targets;
     ast_type precision; /* AST_TYPE_NONE: each stencil's own */
     int info, check, line_directives, list_outputs;
+    fe_options fe; /* -Werror, -w, colour, --precision */
+    int color;     /* --color: -1 auto (a terminal and no NO_COLOR), 0 never, 1 always */
     const char **files;
     int nfiles;
 } options;
@@ -40,6 +43,10 @@ static void usage(FILE *out) {
           "  --check              parse and check only; no output\n"
           "  --list-outputs       print the names of the files that would be written\n"
           "  --no-line            no #line directives in the generated code\n"
+          "  -Werror              treat warnings as errors\n"
+          "  -w                   do not report warnings\n"
+          "  --color=WHEN         colour diagnostics: auto (default: on a terminal, unless\n"
+          "                       NO_COLOR is set), always or never\n"
           "  --version            print the version\n"
           "  --help               print this help\n"
           "\n"
@@ -78,6 +85,7 @@ static int parse_targets(const char *list, unsigned *targets) {
 /* Parse argv into *opt; returns 0, or the exit status (2 bad usage, -1 done: help/version). */
 static int parse_args(int argc, char **argv, options *opt) {
     opt->out_dir = ".";
+    opt->color = -1;
     opt->targets = TARGET_C;
     opt->line_directives = 1;
     opt->files = calloc((size_t)argc, sizeof *opt->files);
@@ -123,9 +131,9 @@ static int parse_args(int argc, char **argv, options *opt) {
         }
         case 3:
             if (strcmp(value, "float") == 0)
-                opt->precision = AST_TYPE_FLOAT;
+                opt->precision = opt->fe.precision = AST_TYPE_FLOAT;
             else if (strcmp(value, "double") == 0)
-                opt->precision = AST_TYPE_DOUBLE;
+                opt->precision = opt->fe.precision = AST_TYPE_DOUBLE;
             else
                 return bad_usage("--precision is float or double, not '%s'", value);
             continue;
@@ -143,6 +151,16 @@ static int parse_args(int argc, char **argv, options *opt) {
             opt->list_outputs = 1;
         } else if (strcmp(arg, "--no-line") == 0) {
             opt->line_directives = 0;
+        } else if (strcmp(arg, "-Werror") == 0) {
+            opt->fe.warnings_as_errors = 1;
+        } else if (strcmp(arg, "-w") == 0) {
+            opt->fe.no_warnings = 1;
+        } else if (strcmp(arg, "--color") == 0 || strcmp(arg, "--color=always") == 0) {
+            opt->color = 1;
+        } else if (strcmp(arg, "--color=never") == 0) {
+            opt->color = 0;
+        } else if (strcmp(arg, "--color=auto") == 0) {
+            opt->color = -1;
         } else if (strcmp(arg, "--version") == 0) {
             printf("stenc %s\n", STENC_VERSION);
             return -1;
@@ -154,6 +172,11 @@ static int parse_args(int argc, char **argv, options *opt) {
         }
     }
     if (opt->nfiles == 0) return bad_usage("%s", "no input files");
+    if (opt->color < 0) {
+        const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty */
+        opt->color = isatty(fileno(stderr)) && !(no_color && no_color[0]);
+    }
+    opt->fe.color = opt->color;
     return 0;
 }
 
@@ -164,28 +187,65 @@ typedef struct unit {
     ast_file *file;
 } unit;
 
-/* Stencil names must be unique across all files: each becomes a C function and file names. */
-static int check_unique_names(unit *units, int nunits) {
-    int errors = 0;
-    for (int u = 0; u < nunits; u++) {
-        if (!units[u].file) continue;
-        diag d;
-        diag_init(&d, units[u].path, units[u].text, units[u].len, stderr);
-        for (int s = 0; s < units[u].file->nstencils; s++) {
-            const ast_stencil *st = units[u].file->stencils[s];
-            for (int v = 0; v < u; v++) {
-                for (int t = 0; units[v].file && t < units[v].file->nstencils; t++) {
-                    const ast_stencil *other = units[v].file->stencils[t];
-                    if (strcmp(other->name, st->name) == 0)
-                        diag_error(&d, st->loc, "stencil '%s' is already defined in %s:%d:%d",
-                                   st->name, units[v].path, other->loc.first_line,
-                                   other->loc.first_col);
-                }
-            }
-        }
-        diag_flush(&d);
-        errors += d.errors;
+/* The stencils of one run, in order, for the checks across files. */
+typedef struct run_stencils {
+    unit *units;
+    const ast_stencil **st;
+    int *unit_of;
+    diag *diags; /* one per unit */
+    int n;
+} run_stencils;
+
+static void report_clash(void *ctx, int first, int later, const char *what) {
+    run_stencils *r = ctx;
+    const ast_stencil *a = r->st[first], *b = r->st[later];
+    diag *d = &r->diags[r->unit_of[later]];
+    diag_error(d, b->loc, "stencil '%s' cannot be built with stencil '%s': %s", b->name, a->name,
+               what);
+    diag_note(d, a->loc, "stencil '%s' defined here%s%s", a->name,
+              r->unit_of[first] == r->unit_of[later] ? "" : " in ",
+              r->unit_of[first] == r->unit_of[later] ? "" : r->units[r->unit_of[first]].path);
+}
+
+/* Stencil names must be unique across all files (each becomes a C function and file names),
+ * and no two may claim the same identifier or file name (check_stencil_clashes). */
+static int check_unique_names(unit *units, int nunits, int color) {
+    int errors = 0, total = 0;
+    for (int u = 0; u < nunits; u++)
+        total += units[u].file ? units[u].file->nstencils : 0;
+    run_stencils r = {.units = units};
+    r.st = calloc((size_t)total + 1, sizeof *r.st);
+    r.unit_of = calloc((size_t)total + 1, sizeof *r.unit_of);
+    r.diags = calloc((size_t)nunits + 1, sizeof *r.diags);
+    const char **names = calloc((size_t)total + 1, sizeof *names);
+    if (!r.st || !r.unit_of || !r.diags || !names) {
+        fputs("stenc: error: out of memory\n", stderr);
+        free(r.st), free(r.unit_of), free(r.diags), free(names);
+        return 1;
     }
+    for (int u = 0; u < nunits; u++) {
+        diag_init(&r.diags[u], units[u].path, units[u].text, units[u].len, stderr);
+        r.diags[u].color = color;
+        for (int s = 0; units[u].file && s < units[u].file->nstencils; s++) {
+            const ast_stencil *st = units[u].file->stencils[s];
+            for (int t = 0; t < r.n; t++) {
+                const ast_stencil *other = r.st[t];
+                if (r.unit_of[t] != u && strcmp(other->name, st->name) == 0)
+                    diag_error(&r.diags[u], st->loc, "stencil '%s' is already defined in %s:%d:%d",
+                               st->name, units[r.unit_of[t]].path, other->loc.first_line,
+                               other->loc.first_col);
+            }
+            r.st[r.n] = st;
+            r.unit_of[r.n] = u;
+            names[r.n++] = st->name;
+        }
+    }
+    check_stencil_clashes(names, r.n, report_clash, &r);
+    for (int u = 0; u < nunits; u++) {
+        diag_flush(&r.diags[u]);
+        errors += r.diags[u].errors;
+    }
+    free(r.st), free(r.unit_of), free(r.diags), free(names);
     return errors;
 }
 
@@ -239,11 +299,11 @@ int main(int argc, char **argv) {
             errors++;
             continue;
         }
-        errors += fe_check_source(units[u].path, units[u].text, units[u].len, stderr,
-                                  &units[u].file, NULL);
+        errors += fe_check_source_with(units[u].path, units[u].text, units[u].len, stderr, &opt.fe,
+                                       &units[u].file, NULL);
         nstencils += units[u].file->nstencils;
     }
-    errors += check_unique_names(units, opt.nfiles);
+    errors += check_unique_names(units, opt.nfiles, opt.color);
 
     km_kernel *kms = calloc((size_t)nstencils + 1, sizeof *kms);
     int nkms = 0;

@@ -9,11 +9,15 @@ typedef struct parse_state {
     ast_file *file;
     ast_arena *arena;
     diag *d;
-    int line, col;       /* position of the next byte the scanner reads */
-    ast_loc tok;         /* the token returned last (the parser's lookahead) */
-    ast_loc prev_tok;    /* the token before it */
-    int tok_kind;        /* 0 none, 1 identifier, 2 number, 3 other, 4 end of file */
-    char tok_text[48];   /* the text of `tok`, shortened */
+    int line, col;     /* position of the next byte the scanner reads */
+    ast_loc tok;       /* the token returned last (the parser's lookahead) */
+    ast_loc prev_tok;  /* the token before it */
+    int tok_kind;      /* 0 none, 1 identifier, 2 number, 3 other, 4 end of file */
+    char tok_text[48]; /* the text of `tok`, shortened */
+    int prev_tok_kind; /* the same for `prev_tok` */
+    char prev_tok_text[48];
+    int tok_starts_item; /* `tok` follows ';', '{', '}' or nothing: it starts an item */
+    int prev_starts_item;
     ast_loc comment_loc; /* where the open block comment started */
     ast_stencil *cur;    /* the stencil being parsed */
     int depth_reported;  /* the nesting limit was reported */

@@ -44,7 +44,6 @@ typedef struct parse_list {
 }
 
 %code {
-#include <errno.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
@@ -289,6 +288,39 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, pars
     if (ps->cur) ps->cur->has_error = 1; /* its later errors may be consequences */
     if (la == YYSYMBOL_YYEOF && ps->eof_in_comment) return 0; /* already reported */
     if (ps->bad_before_tok) return 0; /* the scanner just reported the real problem */
+    /* A misspelt keyword: where a keyword was expected (`stencl s {`), or an identifier that
+     * starts an item and is followed by a name or number (`inpt u;`, `dim 3;`). */
+    static const char *const keywords[] = {"stencil", "dims",  "type", "scalar",
+                                           "input",   "output", "inout", "let",
+                                           "if",      "else",  "color", "reduce"};
+    enum { NKEYWORDS = sizeof keywords / sizeof keywords[0] };
+    if (la == YYSYMBOL_IDENT && ps->tok_starts_item) {
+        const char *close = diag_closest(ps->tok_text, keywords, NKEYWORDS);
+        if (close && yypcontext_expected_tokens(ctx, NULL, 0) >= 0) {
+            int expected_keyword = 0;
+            yysymbol_kind_t exp[YYNTOKENS];
+            int nexp = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
+            for (int e = 0; e < nexp; e++) {
+                char want[64];
+                snprintf(want, sizeof want, "'%s'", close);
+                if (strcmp(yysymbol_name(exp[e]), want) == 0) expected_keyword = 1;
+            }
+            if (expected_keyword) {
+                diag_error(ps->d, loc, "unknown keyword '%s'; did you mean '%s'?", ps->tok_text,
+                           close);
+                return 0;
+            }
+        }
+    }
+    if ((la == YYSYMBOL_IDENT || la == YYSYMBOL_NUMBER) && ps->prev_tok_kind == 1 &&
+        ps->prev_starts_item) {
+        const char *close = diag_closest(ps->prev_tok_text, keywords, NKEYWORDS);
+        if (close) {
+            diag_error(ps->d, ps->prev_tok, "unknown keyword '%s'; did you mean '%s'?",
+                       ps->prev_tok_text, close);
+            return 0;
+        }
+    }
     /* Look at every expected token, not only the few that are listed in the message. */
     yysymbol_kind_t all[YYNTOKENS];
     int nall = yypcontext_expected_tokens(ctx, all, YYNTOKENS);
@@ -383,12 +415,23 @@ static int max_depth(ast_expr **items, int n) {
     return depth;
 }
 
+/* A literal's value: any finite double, subnormals included (strtod reports their underflow
+ * with ERANGE too); with an f suffix the float nearest the decimal, as C reads 0.1f. Whether it
+ * fits the stencil's type is the checker's question, once --precision is known. */
 static ast_expr *mk_number(parse_state *ps, char *text, ast_loc loc) {
     ast_expr *e = mk_expr(ps, AST_EXPR_NUMBER, loc, 1);
-    errno = 0;
-    double v = strtod(text, NULL);
-    if (errno == ERANGE || !isfinite(v)) {
-        diag_error(ps->d, loc, "number '%.40s' is out of range for a double", text);
+    size_t len = strlen(text);
+    int is_float = len > 1 && (text[len - 1] == 'f' || text[len - 1] == 'F');
+    double v;
+    if (is_float) {
+        float f = strtof(text, NULL);
+        v = isfinite(f) ? (double)f : HUGE_VAL;
+    } else {
+        v = strtod(text, NULL);
+    }
+    if (!isfinite(v)) {
+        diag_error(ps->d, loc, "number '%.40s' is out of range for a %s", text,
+                   is_float ? "float" : "double");
         v = 0;
     }
     int is_integer = strpbrk(text, ".eE") == NULL;
@@ -397,6 +440,7 @@ static ast_expr *mk_number(parse_state *ps, char *text, ast_loc loc) {
     e->u.number.value = v;
     e->u.number.text = text;
     e->u.number.is_integer = is_integer;
+    e->u.number.is_float = is_float;
     return e;
 }
 

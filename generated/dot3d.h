@@ -30,15 +30,15 @@ extern "C" {
  *   xmin: min
  *   xmax: max
  */
-stenc_status dot3d(stenc_ctx *ctx, const stenc_field *x, const stenc_field *y, double *dot,
-                   double *xmin, double *xmax);
+stenc_status dot3d(stenc_ctx *ctx, const stenc_field *x_, const stenc_field *y_, double *dot_,
+                   double *xmin_, double *xmax_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * dot3d_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x,
-                           const stenc_field *y, double *dot, double *xmin, double *xmax);
+stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x_,
+                           const stenc_field *y_, double *dot_, double *xmin_, double *xmax_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

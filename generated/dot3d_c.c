@@ -3,6 +3,11 @@
  * Edit the .stencil file, not this file. */
 #include "dot3d.h"
 
+#if defined(__clang__)
+/* `omp simd` asks for vectorisation; clang reports a loop it could not vectorise as a warning
+ * (-Wpass-failed), which -Werror would make an error. */
+#pragma clang diagnostic ignored "-Wpass-failed"
+#endif
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -30,16 +35,16 @@ static const stenc_launch_desc dot3d_desc = {
  * stenc_parts; the slots are combined in tile order, so the results depend on the size only,
  * not on the number of threads. */
 static stenc_status dot3d_c(const stenc_launch_shape *shape, const stenc_launch_field *views,
-                            double *dot_out, double *xmin_out, double *xmax_out) {
+                            double *dot_out_, double *xmin_out_, double *xmax_out_) {
     const ptrdiff_t ni = (ptrdiff_t)shape->n[0];
     const ptrdiff_t nj = (ptrdiff_t)shape->n[1];
     const ptrdiff_t nk = (ptrdiff_t)shape->n[2];
-    const float *const x_data = views[0].origin;
-    const float *const y_data = views[1].origin;
-    const ptrdiff_t x_sj = views[0].stride[1];
-    const ptrdiff_t x_sk = views[0].stride[2];
-    const ptrdiff_t y_sj = views[1].stride[1];
-    const ptrdiff_t y_sk = views[1].stride[2];
+    const float *const x_data_ = views[0].origin;
+    const float *const y_data_ = views[1].origin;
+    const ptrdiff_t x_sj_ = views[0].stride[1];
+    const ptrdiff_t x_sk_ = views[0].stride[2];
+    const ptrdiff_t y_sj_ = views[1].stride[1];
+    const ptrdiff_t y_sk_ = views[1].stride[2];
     const size_t stenc_ntiles = (size_t)((nk + DOT3D_TILE_K - 1) / DOT3D_TILE_K) * (size_t)((nj + DOT3D_TILE_J - 1) / DOT3D_TILE_J);
     stenc_acc *const stenc_parts =
         malloc((stenc_ntiles ? stenc_ntiles : 1) * 3 * sizeof *stenc_parts);
@@ -53,68 +58,68 @@ static stenc_status dot3d_c(const stenc_launch_shape *shape, const stenc_launch_
         for (ptrdiff_t jt = 0; jt < nj; jt += DOT3D_TILE_J) {
             const ptrdiff_t k_end = kt + DOT3D_TILE_K < nk ? kt + DOT3D_TILE_K : nk;
             const ptrdiff_t j_end = jt + DOT3D_TILE_J < nj ? jt + DOT3D_TILE_J : nj;
-            stenc_acc dot_acc = STENC_ACC_SUM_INIT;
-            stenc_acc xmin_acc = STENC_ACC_MIN_INIT;
-            stenc_acc xmax_acc = STENC_ACC_MAX_INIT;
+            stenc_acc dot_acc_ = STENC_ACC_SUM_INIT;
+            stenc_acc xmin_acc_ = STENC_ACC_MIN_INIT;
+            stenc_acc xmax_acc_ = STENC_ACC_MAX_INIT;
             for (ptrdiff_t k = kt; k < k_end; k++) {
                 for (ptrdiff_t j = jt; j < j_end; j++) {
-                    const float *restrict x_row =
-                        STENC_ASSUME_ALIGNED(x_data + j * x_sj + k * x_sk);
-                    const float *restrict y_row =
-                        STENC_ASSUME_ALIGNED(y_data + j * y_sj + k * y_sk);
+                    const float *restrict x_row_ =
+                        STENC_ASSUME_ALIGNED(x_data_ + j * x_sj_ + k * x_sk_);
+                    const float *restrict y_row_ =
+                        STENC_ASSUME_ALIGNED(y_data_ + j * y_sj_ + k * y_sk_);
                     for (ptrdiff_t i = 0; i < ni; i++) {
-                        const float x = x_row[i];
-                        const float y = y_row[i];
+                        const float x_ = x_row_[i];
+                        const float y_ = y_row_[i];
                         #line 8 "stencils/dot3d.stencil"
-                        const float dot = x * y;
-                        const float xmin = x;
-                        const float xmax = x;
-#line 73 "dot3d_c.c"
-                        stenc_acc_sum_add(&dot_acc, (double)dot);
-                        stenc_acc_min_add(&xmin_acc, (double)xmin);
-                        stenc_acc_max_add(&xmax_acc, (double)xmax);
+                        const float dot_ = x_ * y_;
+                        const float xmin_ = x_;
+                        const float xmax_ = x_;
+#line 78 "dot3d_c.c"
+                        stenc_acc_sum_add(&dot_acc_, (double)dot_);
+                        stenc_acc_min_add(&xmin_acc_, (double)xmin_);
+                        stenc_acc_max_add(&xmax_acc_, (double)xmax_);
                     }
                 }
             }
-            stenc_parts[((size_t)(kt / DOT3D_TILE_K) * (size_t)((nj + DOT3D_TILE_J - 1) / DOT3D_TILE_J) + (size_t)(jt / DOT3D_TILE_J)) * 3 + 0] = dot_acc;
-            stenc_parts[((size_t)(kt / DOT3D_TILE_K) * (size_t)((nj + DOT3D_TILE_J - 1) / DOT3D_TILE_J) + (size_t)(jt / DOT3D_TILE_J)) * 3 + 1] = xmin_acc;
-            stenc_parts[((size_t)(kt / DOT3D_TILE_K) * (size_t)((nj + DOT3D_TILE_J - 1) / DOT3D_TILE_J) + (size_t)(jt / DOT3D_TILE_J)) * 3 + 2] = xmax_acc;
+            stenc_parts[((size_t)(kt / DOT3D_TILE_K) * (size_t)((nj + DOT3D_TILE_J - 1) / DOT3D_TILE_J) + (size_t)(jt / DOT3D_TILE_J)) * 3 + 0] = dot_acc_;
+            stenc_parts[((size_t)(kt / DOT3D_TILE_K) * (size_t)((nj + DOT3D_TILE_J - 1) / DOT3D_TILE_J) + (size_t)(jt / DOT3D_TILE_J)) * 3 + 1] = xmin_acc_;
+            stenc_parts[((size_t)(kt / DOT3D_TILE_K) * (size_t)((nj + DOT3D_TILE_J - 1) / DOT3D_TILE_J) + (size_t)(jt / DOT3D_TILE_J)) * 3 + 2] = xmax_acc_;
         }
     }
 
     /* Combine the tiles in order. */
-    stenc_acc dot_acc = STENC_ACC_SUM_INIT;
-    stenc_acc xmin_acc = STENC_ACC_MIN_INIT;
-    stenc_acc xmax_acc = STENC_ACC_MAX_INIT;
+    stenc_acc dot_acc_ = STENC_ACC_SUM_INIT;
+    stenc_acc xmin_acc_ = STENC_ACC_MIN_INIT;
+    stenc_acc xmax_acc_ = STENC_ACC_MAX_INIT;
     for (size_t stenc_t = 0; stenc_t < stenc_ntiles; stenc_t++) {
-        stenc_acc_sum_merge(&dot_acc, &stenc_parts[stenc_t * 3 + 0]);
-        stenc_acc_min_merge(&xmin_acc, &stenc_parts[stenc_t * 3 + 1]);
-        stenc_acc_max_merge(&xmax_acc, &stenc_parts[stenc_t * 3 + 2]);
+        stenc_acc_sum_merge(&dot_acc_, &stenc_parts[stenc_t * 3 + 0]);
+        stenc_acc_min_merge(&xmin_acc_, &stenc_parts[stenc_t * 3 + 1]);
+        stenc_acc_max_merge(&xmax_acc_, &stenc_parts[stenc_t * 3 + 2]);
     }
     free(stenc_parts);
-    *dot_out = stenc_acc_sum_result(&dot_acc);
-    *xmin_out = stenc_acc_min_result(&xmin_acc);
-    *xmax_out = stenc_acc_max_result(&xmax_acc);
+    *dot_out_ = stenc_acc_sum_result(&dot_acc_);
+    *xmin_out_ = stenc_acc_min_result(&xmin_acc_);
+    *xmax_out_ = stenc_acc_max_result(&xmax_acc_);
     return STENC_OK;
 }
 
 /* The CUDA kernels' variants, defined in dot3d_cuda.cu. */
 extern const stenc_launch_variants dot3d_cuda_variants;
 
-stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x,
-                           const stenc_field *y, double *dot, double *xmin, double *xmax) {
-    const stenc_field *const fields[2] = {x, y};
+stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x_,
+                           const stenc_field *y_, double *dot_, double *xmin_, double *xmax_) {
+    const stenc_field *const fields[2] = {x_, y_};
     stenc_launch_field views[2];
     stenc_launch_shape shape;
     stenc_status status = stenc_launch_check(&dot3d_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
-    if (!dot)
+    if (!dot_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "dot3d: the result pointer of reduction 'dot' is NULL");
-    if (!xmin)
+    if (!xmin_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "dot3d: the result pointer of reduction 'xmin' is NULL");
-    if (!xmax)
+    if (!xmax_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "dot3d: the result pointer of reduction 'xmax' is NULL");
     if (shape.location == STENC_ON_DEVICE) {
@@ -123,9 +128,9 @@ stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const sten
         status = stenc_launch_select(ctx, &dot3d_cuda_variants, stenc_variant, &shape, views,
                                      NULL, &stenc_op);
         if (status != STENC_OK) return status;
-        *dot = stenc_results[0];
-        *xmin = stenc_results[1];
-        *xmax = stenc_results[2];
+        *dot_ = stenc_results[0];
+        *xmin_ = stenc_results[1];
+        *xmax_ = stenc_results[2];
         return status;
     }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
@@ -133,12 +138,12 @@ stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const sten
                                "dot3d: no variant '%s' on the host (the fields live on the "
                                "host: use \"c\" or NULL)",
                                stenc_variant);
-    return dot3d_c(&shape, views, dot, xmin, xmax);
+    return dot3d_c(&shape, views, dot_, xmin_, xmax_);
 }
 
-stenc_status dot3d(stenc_ctx *ctx, const stenc_field *x, const stenc_field *y, double *dot,
-                   double *xmin, double *xmax) {
-    return dot3d_variant(ctx, NULL, x, y, dot, xmin, xmax);
+stenc_status dot3d(stenc_ctx *ctx, const stenc_field *x_, const stenc_field *y_, double *dot_,
+                   double *xmin_, double *xmax_) {
+    return dot3d_variant(ctx, NULL, x_, y_, dot_, xmin_, xmax_);
 }
 
 const char *dot3d_variant_name(int index) {

@@ -110,9 +110,9 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     dot3d_sweep(const stenc_args stenc_a, const stenc_sweep_args stenc_w) {
     const int stenc_b = (int)blockIdx.y * BY + (int)threadIdx.y;
     const int stenc_a0 = (int)blockIdx.x * (V * BX) + (int)threadIdx.x;
-    stenc_acc dot_acc = STENC_ACC_SUM_INIT;
-    stenc_acc xmin_acc = STENC_ACC_MIN_INIT;
-    stenc_acc xmax_acc = STENC_ACC_MAX_INIT;
+    stenc_acc dot_acc_ = STENC_ACC_SUM_INIT;
+    stenc_acc xmin_acc_ = STENC_ACC_MIN_INIT;
+    stenc_acc xmax_acc_ = STENC_ACC_MAX_INIT;
     for (int stenc_z = (int)blockIdx.z; stenc_z < stenc_w.nz; stenc_z += (int)gridDim.z) {
         const int stenc_cell = stenc_w.first + stenc_z % stenc_w.ncells;
         const int stenc_c0 = stenc_z / stenc_w.ncells * K;
@@ -130,25 +130,25 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                                                 (ptrdiff_t)stenc_o * stenc_a.sk[0];
                 const ptrdiff_t stenc_q1 = stenc_i + stenc_m * stenc_a.sj[1] +
                                                 (ptrdiff_t)stenc_o * stenc_a.sk[1];
-                const stenc_T x = __ldg(stenc_a.f[0] + stenc_q0);
-                const stenc_T y = __ldg(stenc_a.f[1] + stenc_q1);
+                const stenc_T x_ = __ldg(stenc_a.f[0] + stenc_q0);
+                const stenc_T y_ = __ldg(stenc_a.f[1] + stenc_q1);
                 #line 8 "stencils/dot3d.stencil"
-                const float dot = x * y;
-                const float xmin = x;
-                const float xmax = x;
+                const float dot_ = x_ * y_;
+                const float xmin_ = x_;
+                const float xmax_ = x_;
 #line 140 "dot3d_cuda.cu"
-                stenc_acc_sum_add(&dot_acc, (double)dot);
-                stenc_acc_min_add(&xmin_acc, (double)xmin);
-                stenc_acc_max_add(&xmax_acc, (double)xmax);
+                stenc_acc_sum_add(&dot_acc_, (double)dot_);
+                stenc_acc_min_add(&xmin_acc_, (double)xmin_);
+                stenc_acc_max_add(&xmax_acc_, (double)xmax_);
             }
         }
     }
     /* The block's partials, combined in a fixed order: thread order within the block. */
     __shared__ stenc_acc stenc_red[STENC_NREDUCES][BX * BY];
     const int stenc_t = (int)threadIdx.x + BX * (int)threadIdx.y;
-    stenc_red[0][stenc_t] = dot_acc;
-    stenc_red[1][stenc_t] = xmin_acc;
-    stenc_red[2][stenc_t] = xmax_acc;
+    stenc_red[0][stenc_t] = dot_acc_;
+    stenc_red[1][stenc_t] = xmin_acc_;
+    stenc_red[2][stenc_t] = xmax_acc_;
     stenc_block_reduce<BX * BY>(stenc_red, stenc_t);
     if (stenc_t == 0) {
         const size_t stenc_block =
@@ -165,17 +165,17 @@ __global__ void __launch_bounds__(STENC_COMBINE_THREADS)
     dot3d_combine(stenc_acc *stenc_parts, size_t stenc_nblocks) {
     __shared__ stenc_acc stenc_red[STENC_NREDUCES][STENC_COMBINE_THREADS];
     const int stenc_t = (int)threadIdx.x;
-    stenc_acc dot_acc = STENC_ACC_SUM_INIT;
-    stenc_acc xmin_acc = STENC_ACC_MIN_INIT;
-    stenc_acc xmax_acc = STENC_ACC_MAX_INIT;
+    stenc_acc dot_acc_ = STENC_ACC_SUM_INIT;
+    stenc_acc xmin_acc_ = STENC_ACC_MIN_INIT;
+    stenc_acc xmax_acc_ = STENC_ACC_MAX_INIT;
     for (size_t stenc_b = (size_t)stenc_t; stenc_b < stenc_nblocks; stenc_b += STENC_COMBINE_THREADS) {
-        stenc_acc_sum_merge(&dot_acc, &stenc_parts[stenc_b * STENC_NREDUCES + 0]);
-        stenc_acc_min_merge(&xmin_acc, &stenc_parts[stenc_b * STENC_NREDUCES + 1]);
-        stenc_acc_max_merge(&xmax_acc, &stenc_parts[stenc_b * STENC_NREDUCES + 2]);
+        stenc_acc_sum_merge(&dot_acc_, &stenc_parts[stenc_b * STENC_NREDUCES + 0]);
+        stenc_acc_min_merge(&xmin_acc_, &stenc_parts[stenc_b * STENC_NREDUCES + 1]);
+        stenc_acc_max_merge(&xmax_acc_, &stenc_parts[stenc_b * STENC_NREDUCES + 2]);
     }
-    stenc_red[0][stenc_t] = dot_acc;
-    stenc_red[1][stenc_t] = xmin_acc;
-    stenc_red[2][stenc_t] = xmax_acc;
+    stenc_red[0][stenc_t] = dot_acc_;
+    stenc_red[1][stenc_t] = xmin_acc_;
+    stenc_red[2][stenc_t] = xmax_acc_;
     stenc_block_reduce<STENC_COMBINE_THREADS>(stenc_red, stenc_t);
     if (stenc_t == 0)
         for (int stenc_r = 0; stenc_r < STENC_NREDUCES; stenc_r++)

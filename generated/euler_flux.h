@@ -27,20 +27,21 @@ extern "C" {
  * EULER_FLUX_HALO. Scalars are converted to float. Runs where the fields live; on failure
  * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
  */
-stenc_status euler_flux(stenc_ctx *ctx, double gm1, double dt_dx, double k2, double sensor_min,
-                        const stenc_field *ro, const stenc_field *rovx, const stenc_field *rovy,
-                        const stenc_field *roe, stenc_field *dro, stenc_field *drovx,
-                        stenc_field *drovy, stenc_field *droe);
+stenc_status euler_flux(stenc_ctx *ctx, double gm1_, double dt_dx_, double k2_,
+                        double sensor_min_, const stenc_field *ro_, const stenc_field *rovx_,
+                        const stenc_field *rovy_, const stenc_field *roe_, stenc_field *dro_,
+                        stenc_field *drovx_, stenc_field *drovy_, stenc_field *droe_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * euler_flux_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, double gm1,
-                                double dt_dx, double k2, double sensor_min, const stenc_field *ro,
-                                const stenc_field *rovx, const stenc_field *rovy,
-                                const stenc_field *roe, stenc_field *dro, stenc_field *drovx,
-                                stenc_field *drovy, stenc_field *droe);
+stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, double gm1_,
+                                double dt_dx_, double k2_, double sensor_min_,
+                                const stenc_field *ro_, const stenc_field *rovx_,
+                                const stenc_field *rovy_, const stenc_field *roe_,
+                                stenc_field *dro_, stenc_field *drovx_, stenc_field *drovy_,
+                                stenc_field *droe_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

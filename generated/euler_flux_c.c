@@ -3,6 +3,11 @@
  * Edit the .stencil file, not this file. */
 #include "euler_flux.h"
 
+#if defined(__clang__)
+/* `omp simd` asks for vectorisation; clang reports a loop it could not vectorise as a warning
+ * (-Wpass-failed), which -Werror would make an error. */
+#pragma clang diagnostic ignored "-Wpass-failed"
+#endif
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -32,34 +37,34 @@ static const stenc_launch_desc euler_flux_desc = {
 
 /* One sweep over the interior, on the host. */
 static void euler_flux_c(const stenc_launch_shape *shape, const stenc_launch_field *views,
-                         float gm1, float dt_dx, float k2, float sensor_min) {
+                         float gm1_, float dt_dx_, float k2_, float sensor_min_) {
     const ptrdiff_t ni = (ptrdiff_t)shape->n[0];
     const ptrdiff_t nj = (ptrdiff_t)shape->n[1];
     const ptrdiff_t nk = (ptrdiff_t)shape->n[2];
-    const float *const ro_data = views[0].origin;
-    const float *const rovx_data = views[1].origin;
-    const float *const rovy_data = views[2].origin;
-    const float *const roe_data = views[3].origin;
-    float *const dro_data = views[4].origin;
-    float *const drovx_data = views[5].origin;
-    float *const drovy_data = views[6].origin;
-    float *const droe_data = views[7].origin;
-    const ptrdiff_t ro_sj = views[0].stride[1];
-    const ptrdiff_t ro_sk = views[0].stride[2];
-    const ptrdiff_t rovx_sj = views[1].stride[1];
-    const ptrdiff_t rovx_sk = views[1].stride[2];
-    const ptrdiff_t rovy_sj = views[2].stride[1];
-    const ptrdiff_t rovy_sk = views[2].stride[2];
-    const ptrdiff_t roe_sj = views[3].stride[1];
-    const ptrdiff_t roe_sk = views[3].stride[2];
-    const ptrdiff_t dro_sj = views[4].stride[1];
-    const ptrdiff_t dro_sk = views[4].stride[2];
-    const ptrdiff_t drovx_sj = views[5].stride[1];
-    const ptrdiff_t drovx_sk = views[5].stride[2];
-    const ptrdiff_t drovy_sj = views[6].stride[1];
-    const ptrdiff_t drovy_sk = views[6].stride[2];
-    const ptrdiff_t droe_sj = views[7].stride[1];
-    const ptrdiff_t droe_sk = views[7].stride[2];
+    const float *const ro_data_ = views[0].origin;
+    const float *const rovx_data_ = views[1].origin;
+    const float *const rovy_data_ = views[2].origin;
+    const float *const roe_data_ = views[3].origin;
+    float *const dro_data_ = views[4].origin;
+    float *const drovx_data_ = views[5].origin;
+    float *const drovy_data_ = views[6].origin;
+    float *const droe_data_ = views[7].origin;
+    const ptrdiff_t ro_sj_ = views[0].stride[1];
+    const ptrdiff_t ro_sk_ = views[0].stride[2];
+    const ptrdiff_t rovx_sj_ = views[1].stride[1];
+    const ptrdiff_t rovx_sk_ = views[1].stride[2];
+    const ptrdiff_t rovy_sj_ = views[2].stride[1];
+    const ptrdiff_t rovy_sk_ = views[2].stride[2];
+    const ptrdiff_t roe_sj_ = views[3].stride[1];
+    const ptrdiff_t roe_sk_ = views[3].stride[2];
+    const ptrdiff_t dro_sj_ = views[4].stride[1];
+    const ptrdiff_t dro_sk_ = views[4].stride[2];
+    const ptrdiff_t drovx_sj_ = views[5].stride[1];
+    const ptrdiff_t drovx_sk_ = views[5].stride[2];
+    const ptrdiff_t drovy_sj_ = views[6].stride[1];
+    const ptrdiff_t drovy_sk_ = views[6].stride[2];
+    const ptrdiff_t droe_sj_ = views[7].stride[1];
+    const ptrdiff_t droe_sk_ = views[7].stride[2];
 
 #pragma omp parallel for collapse(2) schedule(static)
     for (ptrdiff_t kt = 0; kt < nk; kt += EULER_FLUX_TILE_K) {
@@ -68,105 +73,105 @@ static void euler_flux_c(const stenc_launch_shape *shape, const stenc_launch_fie
             const ptrdiff_t j_end = jt + EULER_FLUX_TILE_J < nj ? jt + EULER_FLUX_TILE_J : nj;
             for (ptrdiff_t k = kt; k < k_end; k++) {
                 for (ptrdiff_t j = jt; j < j_end; j++) {
-                    const float *restrict ro_row =
-                        STENC_ASSUME_ALIGNED(ro_data + j * ro_sj + k * ro_sk);
-                    const float *restrict rovx_row =
-                        STENC_ASSUME_ALIGNED(rovx_data + j * rovx_sj + k * rovx_sk);
-                    const float *restrict rovy_row =
-                        STENC_ASSUME_ALIGNED(rovy_data + j * rovy_sj + k * rovy_sk);
-                    const float *restrict roe_row =
-                        STENC_ASSUME_ALIGNED(roe_data + j * roe_sj + k * roe_sk);
-                    float *restrict dro_row =
-                        STENC_ASSUME_ALIGNED(dro_data + j * dro_sj + k * dro_sk);
-                    float *restrict drovx_row =
-                        STENC_ASSUME_ALIGNED(drovx_data + j * drovx_sj + k * drovx_sk);
-                    float *restrict drovy_row =
-                        STENC_ASSUME_ALIGNED(drovy_data + j * drovy_sj + k * drovy_sk);
-                    float *restrict droe_row =
-                        STENC_ASSUME_ALIGNED(droe_data + j * droe_sj + k * droe_sk);
+                    const float *restrict ro_row_ =
+                        STENC_ASSUME_ALIGNED(ro_data_ + j * ro_sj_ + k * ro_sk_);
+                    const float *restrict rovx_row_ =
+                        STENC_ASSUME_ALIGNED(rovx_data_ + j * rovx_sj_ + k * rovx_sk_);
+                    const float *restrict rovy_row_ =
+                        STENC_ASSUME_ALIGNED(rovy_data_ + j * rovy_sj_ + k * rovy_sk_);
+                    const float *restrict roe_row_ =
+                        STENC_ASSUME_ALIGNED(roe_data_ + j * roe_sj_ + k * roe_sk_);
+                    float *restrict dro_row_ =
+                        STENC_ASSUME_ALIGNED(dro_data_ + j * dro_sj_ + k * dro_sk_);
+                    float *restrict drovx_row_ =
+                        STENC_ASSUME_ALIGNED(drovx_data_ + j * drovx_sj_ + k * drovx_sk_);
+                    float *restrict drovy_row_ =
+                        STENC_ASSUME_ALIGNED(drovy_data_ + j * drovy_sj_ + k * drovy_sk_);
+                    float *restrict droe_row_ =
+                        STENC_ASSUME_ALIGNED(droe_data_ + j * droe_sj_ + k * droe_sk_);
                     #pragma omp simd
                     for (ptrdiff_t i = 0; i < ni; i++) {
-                        const float roe = roe_row[i];
-                        const float rovx = rovx_row[i];
-                        const float rovy = rovy_row[i];
-                        const float ro = ro_row[i];
-                        const float roe_p1_0_0 = roe_row[i + 1];
-                        const float rovx_p1_0_0 = rovx_row[i + 1];
-                        const float rovy_p1_0_0 = rovy_row[i + 1];
-                        const float ro_p1_0_0 = ro_row[i + 1];
-                        const float roe_m1_0_0 = roe_row[i - 1];
-                        const float rovx_m1_0_0 = rovx_row[i - 1];
-                        const float rovy_m1_0_0 = rovy_row[i - 1];
-                        const float ro_m1_0_0 = ro_row[i - 1];
-                        const float roe_0_p1_0 = roe_row[i + roe_sj];
-                        const float rovx_0_p1_0 = rovx_row[i + rovx_sj];
-                        const float rovy_0_p1_0 = rovy_row[i + rovy_sj];
-                        const float ro_0_p1_0 = ro_row[i + ro_sj];
-                        const float roe_0_m1_0 = roe_row[i - roe_sj];
-                        const float rovx_0_m1_0 = rovx_row[i - rovx_sj];
-                        const float rovy_0_m1_0 = rovy_row[i - rovy_sj];
-                        const float ro_0_m1_0 = ro_row[i - ro_sj];
-                        float dro = 0;
-                        float drovx = 0;
-                        float drovy = 0;
-                        float droe = 0;
+                        const float roe_ = roe_row_[i];
+                        const float rovx_ = rovx_row_[i];
+                        const float rovy_ = rovy_row_[i];
+                        const float ro_ = ro_row_[i];
+                        const float roe_p1_0_0_ = roe_row_[i + 1];
+                        const float rovx_p1_0_0_ = rovx_row_[i + 1];
+                        const float rovy_p1_0_0_ = rovy_row_[i + 1];
+                        const float ro_p1_0_0_ = ro_row_[i + 1];
+                        const float roe_m1_0_0_ = roe_row_[i - 1];
+                        const float rovx_m1_0_0_ = rovx_row_[i - 1];
+                        const float rovy_m1_0_0_ = rovy_row_[i - 1];
+                        const float ro_m1_0_0_ = ro_row_[i - 1];
+                        const float roe_0_p1_0_ = roe_row_[i + roe_sj_];
+                        const float rovx_0_p1_0_ = rovx_row_[i + rovx_sj_];
+                        const float rovy_0_p1_0_ = rovy_row_[i + rovy_sj_];
+                        const float ro_0_p1_0_ = ro_row_[i + ro_sj_];
+                        const float roe_0_m1_0_ = roe_row_[i - roe_sj_];
+                        const float rovx_0_m1_0_ = rovx_row_[i - rovx_sj_];
+                        const float rovy_0_m1_0_ = rovy_row_[i - rovy_sj_];
+                        const float ro_0_m1_0_ = ro_row_[i - ro_sj_];
+                        float dro_ = 0;
+                        float drovx_ = 0;
+                        float drovy_ = 0;
+                        float droe_ = 0;
                         #line 17 "stencils/euler_flux.stencil"
-                        const float p = gm1 * (roe - 0.5f * (rovx * rovx + rovy * rovy) / ro);
-                        const float pe = gm1 * (roe_p1_0_0 - 0.5f * (rovx_p1_0_0 * rovx_p1_0_0 + rovy_p1_0_0 * rovy_p1_0_0) / ro_p1_0_0);
-                        const float pw = gm1 * (roe_m1_0_0 - 0.5f * (rovx_m1_0_0 * rovx_m1_0_0 + rovy_m1_0_0 * rovy_m1_0_0) / ro_m1_0_0);
-                        const float pn = gm1 * (roe_0_p1_0 - 0.5f * (rovx_0_p1_0 * rovx_0_p1_0 + rovy_0_p1_0 * rovy_0_p1_0) / ro_0_p1_0);
-                        const float ps = gm1 * (roe_0_m1_0 - 0.5f * (rovx_0_m1_0 * rovx_0_m1_0 + rovy_0_m1_0 * rovy_0_m1_0) / ro_0_m1_0);
-                        const float vx = rovx / ro;
+                        const float p_ = gm1_ * (roe_ - 0.5f * (rovx_ * rovx_ + rovy_ * rovy_) / ro_);
+                        const float pe_ = gm1_ * (roe_p1_0_0_ - 0.5f * (rovx_p1_0_0_ * rovx_p1_0_0_ + rovy_p1_0_0_ * rovy_p1_0_0_) / ro_p1_0_0_);
+                        const float pw_ = gm1_ * (roe_m1_0_0_ - 0.5f * (rovx_m1_0_0_ * rovx_m1_0_0_ + rovy_m1_0_0_ * rovy_m1_0_0_) / ro_m1_0_0_);
+                        const float pn_ = gm1_ * (roe_0_p1_0_ - 0.5f * (rovx_0_p1_0_ * rovx_0_p1_0_ + rovy_0_p1_0_ * rovy_0_p1_0_) / ro_0_p1_0_);
+                        const float ps_ = gm1_ * (roe_0_m1_0_ - 0.5f * (rovx_0_m1_0_ * rovx_0_m1_0_ + rovy_0_m1_0_ * rovy_0_m1_0_) / ro_0_m1_0_);
+                        const float vx_ = rovx_ / ro_;
                         #line 22 "stencils/euler_flux.stencil"
-                        const float vy = rovy / ro;
-                        const float vxe = rovx_p1_0_0 / ro_p1_0_0;
+                        const float vy_ = rovy_ / ro_;
+                        const float vxe_ = rovx_p1_0_0_ / ro_p1_0_0_;
                         #line 23 "stencils/euler_flux.stencil"
-                        const float vxw = rovx_m1_0_0 / ro_m1_0_0;
-                        const float vyn = rovy_0_p1_0 / ro_0_p1_0;
+                        const float vxw_ = rovx_m1_0_0_ / ro_m1_0_0_;
+                        const float vyn_ = rovy_0_p1_0_ / ro_0_p1_0_;
                         #line 24 "stencils/euler_flux.stencil"
-                        const float vys = rovy_0_m1_0 / ro_0_m1_0;
+                        const float vys_ = rovy_0_m1_0_ / ro_0_m1_0_;
                         #line 27 "stencils/euler_flux.stencil"
-                        const float fe_ro = 0.5f * (rovx + rovx_p1_0_0);
-                        const float fw_ro = 0.5f * (rovx_m1_0_0 + rovx);
-                        const float fn_ro = 0.5f * (rovy + rovy_0_p1_0);
-                        const float fs_ro = 0.5f * (rovy_0_m1_0 + rovy);
-                        const float fe_mx = 0.5f * (rovx * vx + p + rovx_p1_0_0 * vxe + pe);
-                        const float fw_mx = 0.5f * (rovx_m1_0_0 * vxw + pw + rovx * vx + p);
-                        const float fn_mx = 0.5f * (rovx * vy + rovx_0_p1_0 * vyn);
-                        const float fs_mx = 0.5f * (rovx_0_m1_0 * vys + rovx * vy);
-                        const float fe_my = 0.5f * (rovy * vx + rovy_p1_0_0 * vxe);
-                        const float fw_my = 0.5f * (rovy_m1_0_0 * vxw + rovy * vx);
-                        const float fn_my = 0.5f * (rovy * vy + p + rovy_0_p1_0 * vyn + pn);
-                        const float fs_my = 0.5f * (rovy_0_m1_0 * vys + ps + rovy * vy + p);
-                        const float fe_e = 0.5f * ((roe + p) * vx + (roe_p1_0_0 + pe) * vxe);
-                        const float fw_e = 0.5f * ((roe_m1_0_0 + pw) * vxw + (roe + p) * vx);
-                        const float fn_e = 0.5f * ((roe + p) * vy + (roe_0_p1_0 + pn) * vyn);
-                        const float fs_e = 0.5f * ((roe_0_m1_0 + ps) * vys + (roe + p) * vy);
+                        const float fe_ro_ = 0.5f * (rovx_ + rovx_p1_0_0_);
+                        const float fw_ro_ = 0.5f * (rovx_m1_0_0_ + rovx_);
+                        const float fn_ro_ = 0.5f * (rovy_ + rovy_0_p1_0_);
+                        const float fs_ro_ = 0.5f * (rovy_0_m1_0_ + rovy_);
+                        const float fe_mx_ = 0.5f * (rovx_ * vx_ + p_ + rovx_p1_0_0_ * vxe_ + pe_);
+                        const float fw_mx_ = 0.5f * (rovx_m1_0_0_ * vxw_ + pw_ + rovx_ * vx_ + p_);
+                        const float fn_mx_ = 0.5f * (rovx_ * vy_ + rovx_0_p1_0_ * vyn_);
+                        const float fs_mx_ = 0.5f * (rovx_0_m1_0_ * vys_ + rovx_ * vy_);
+                        const float fe_my_ = 0.5f * (rovy_ * vx_ + rovy_p1_0_0_ * vxe_);
+                        const float fw_my_ = 0.5f * (rovy_m1_0_0_ * vxw_ + rovy_ * vx_);
+                        const float fn_my_ = 0.5f * (rovy_ * vy_ + p_ + rovy_0_p1_0_ * vyn_ + pn_);
+                        const float fs_my_ = 0.5f * (rovy_0_m1_0_ * vys_ + ps_ + rovy_ * vy_ + p_);
+                        const float fe_e_ = 0.5f * ((roe_ + p_) * vx_ + (roe_p1_0_0_ + pe_) * vxe_);
+                        const float fw_e_ = 0.5f * ((roe_m1_0_0_ + pw_) * vxw_ + (roe_ + p_) * vx_);
+                        const float fn_e_ = 0.5f * ((roe_ + p_) * vy_ + (roe_0_p1_0_ + pn_) * vyn_);
+                        const float fs_e_ = 0.5f * ((roe_0_m1_0_ + ps_) * vys_ + (roe_ + p_) * vy_);
                         #line 45 "stencils/euler_flux.stencil"
-                        const float sensor = fmaxf(fabsf(pe - 2.0f * p + pw) / (pe + 2.0f * p + pw), fabsf(pn - 2.0f * p + ps) / (pn + 2.0f * p + ps));
+                        const float sensor_ = fmaxf(fabsf(pe_ - 2.0f * p_ + pw_) / (pe_ + 2.0f * p_ + pw_), fabsf(pn_ - 2.0f * p_ + ps_) / (pn_ + 2.0f * p_ + ps_));
                         #line 47 "stencils/euler_flux.stencil"
-                        const float flux_ro = fe_ro - fw_ro + (fn_ro - fs_ro);
-                        const float flux_mx = fe_mx - fw_mx + (fn_mx - fs_mx);
-                        const float flux_my = fe_my - fw_my + (fn_my - fs_my);
-                        const float flux_e = fe_e - fw_e + (fn_e - fs_e);
+                        const float flux_ro_ = fe_ro_ - fw_ro_ + (fn_ro_ - fs_ro_);
+                        const float flux_mx_ = fe_mx_ - fw_mx_ + (fn_mx_ - fs_mx_);
+                        const float flux_my_ = fe_my_ - fw_my_ + (fn_my_ - fs_my_);
+                        const float flux_e_ = fe_e_ - fw_e_ + (fn_e_ - fs_e_);
                         #line 52 "stencils/euler_flux.stencil"
-                        if (sensor > sensor_min) {
-                            const float eps = k2 * sensor;
-                            dro = -dt_dx * flux_ro + eps * (ro_p1_0_0 + ro_m1_0_0 + ro_0_p1_0 + ro_0_m1_0 - 4.0f * ro);
-                            drovx = -dt_dx * flux_mx + eps * (rovx_p1_0_0 + rovx_m1_0_0 + rovx_0_p1_0 + rovx_0_m1_0 - 4.0f * rovx);
-                            drovy = -dt_dx * flux_my + eps * (rovy_p1_0_0 + rovy_m1_0_0 + rovy_0_p1_0 + rovy_0_m1_0 - 4.0f * rovy);
-                            droe = -dt_dx * flux_e + eps * (roe_p1_0_0 + roe_m1_0_0 + roe_0_p1_0 + roe_0_m1_0 - 4.0f * roe);
+                        if (sensor_ > sensor_min_) {
+                            const float eps_ = k2_ * sensor_;
+                            dro_ = -dt_dx_ * flux_ro_ + eps_ * (ro_p1_0_0_ + ro_m1_0_0_ + ro_0_p1_0_ + ro_0_m1_0_ - 4.0f * ro_);
+                            drovx_ = -dt_dx_ * flux_mx_ + eps_ * (rovx_p1_0_0_ + rovx_m1_0_0_ + rovx_0_p1_0_ + rovx_0_m1_0_ - 4.0f * rovx_);
+                            drovy_ = -dt_dx_ * flux_my_ + eps_ * (rovy_p1_0_0_ + rovy_m1_0_0_ + rovy_0_p1_0_ + rovy_0_m1_0_ - 4.0f * rovy_);
+                            droe_ = -dt_dx_ * flux_e_ + eps_ * (roe_p1_0_0_ + roe_m1_0_0_ + roe_0_p1_0_ + roe_0_m1_0_ - 4.0f * roe_);
                         } else {
-                            dro = -dt_dx * flux_ro;
-                            drovx = -dt_dx * flux_mx;
-                            drovy = -dt_dx * flux_my;
-                            droe = -dt_dx * flux_e;
+                            dro_ = -dt_dx_ * flux_ro_;
+                            drovx_ = -dt_dx_ * flux_mx_;
+                            drovy_ = -dt_dx_ * flux_my_;
+                            droe_ = -dt_dx_ * flux_e_;
                         }
-#line 166 "euler_flux_c.c"
-                        dro_row[i] = dro;
-                        drovx_row[i] = drovx;
-                        drovy_row[i] = drovy;
-                        droe_row[i] = droe;
+#line 171 "euler_flux_c.c"
+                        dro_row_[i] = dro_;
+                        drovx_row_[i] = drovx_;
+                        drovy_row_[i] = drovy_;
+                        droe_row_[i] = droe_;
                     }
                 }
             }
@@ -177,19 +182,20 @@ static void euler_flux_c(const stenc_launch_shape *shape, const stenc_launch_fie
 /* The CUDA kernels' variants, defined in euler_flux_cuda.cu. */
 extern const stenc_launch_variants euler_flux_cuda_variants;
 
-stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, double gm1,
-                                double dt_dx, double k2, double sensor_min, const stenc_field *ro,
-                                const stenc_field *rovx, const stenc_field *rovy,
-                                const stenc_field *roe, stenc_field *dro, stenc_field *drovx,
-                                stenc_field *drovy, stenc_field *droe) {
-    const stenc_field *const fields[8] = {ro, rovx, rovy, roe, dro, drovx, drovy, droe};
+stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, double gm1_,
+                                double dt_dx_, double k2_, double sensor_min_,
+                                const stenc_field *ro_, const stenc_field *rovx_,
+                                const stenc_field *rovy_, const stenc_field *roe_,
+                                stenc_field *dro_, stenc_field *drovx_, stenc_field *drovy_,
+                                stenc_field *droe_) {
+    const stenc_field *const fields[8] = {ro_, rovx_, rovy_, roe_, dro_, drovx_, drovy_, droe_};
     stenc_launch_field views[8];
     stenc_launch_shape shape;
     stenc_status status = stenc_launch_check(&euler_flux_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
         const stenc_launch_op stenc_op = {0, NULL};
-        const double stenc_scalars[] = {gm1, dt_dx, k2, sensor_min};
+        const double stenc_scalars[] = {gm1_, dt_dx_, k2_, sensor_min_};
         status = stenc_launch_select(ctx, &euler_flux_cuda_variants, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
         return status;
@@ -199,16 +205,16 @@ stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, doubl
                                "euler_flux: no variant '%s' on the host (the fields live on the "
                                "host: use \"c\" or NULL)",
                                stenc_variant);
-    euler_flux_c(&shape, views, (float)gm1, (float)dt_dx, (float)k2, (float)sensor_min);
+    euler_flux_c(&shape, views, (float)gm1_, (float)dt_dx_, (float)k2_, (float)sensor_min_);
     return STENC_OK;
 }
 
-stenc_status euler_flux(stenc_ctx *ctx, double gm1, double dt_dx, double k2, double sensor_min,
-                        const stenc_field *ro, const stenc_field *rovx, const stenc_field *rovy,
-                        const stenc_field *roe, stenc_field *dro, stenc_field *drovx,
-                        stenc_field *drovy, stenc_field *droe) {
-    return euler_flux_variant(ctx, NULL, gm1, dt_dx, k2, sensor_min, ro, rovx, rovy, roe, dro,
-                                  drovx, drovy, droe);
+stenc_status euler_flux(stenc_ctx *ctx, double gm1_, double dt_dx_, double k2_,
+                        double sensor_min_, const stenc_field *ro_, const stenc_field *rovx_,
+                        const stenc_field *rovy_, const stenc_field *roe_, stenc_field *dro_,
+                        stenc_field *drovx_, stenc_field *drovy_, stenc_field *droe_) {
+    return euler_flux_variant(ctx, NULL, gm1_, dt_dx_, k2_, sensor_min_, ro_, rovx_, rovy_, roe_,
+                                  dro_, drovx_, drovy_, droe_);
 }
 
 const char *euler_flux_variant_name(int index) {

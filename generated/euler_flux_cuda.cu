@@ -65,14 +65,14 @@ __global__ void __launch_bounds__(BX * BY, MINB) euler_flux_direct(const stenc_a
     const int stenc_i0 = (int)(blockIdx.x * BX + threadIdx.x) * V;
     const int stenc_j = (int)(blockIdx.y * BY + threadIdx.y);
     if (stenc_i0 >= stenc_a.n[0] || stenc_j >= stenc_a.n[1]) return;
-    const stenc_T gm1 = stenc_a.s[0];
-    (void)gm1;
-    const stenc_T dt_dx = stenc_a.s[1];
-    (void)dt_dx;
-    const stenc_T k2 = stenc_a.s[2];
-    (void)k2;
-    const stenc_T sensor_min = stenc_a.s[3];
-    (void)sensor_min;
+    const stenc_T gm1_ = stenc_a.s[0];
+    (void)gm1_;
+    const stenc_T dt_dx_ = stenc_a.s[1];
+    (void)dt_dx_;
+    const stenc_T k2_ = stenc_a.s[2];
+    (void)k2_;
+    const stenc_T sensor_min_ = stenc_a.s[3];
+    (void)sensor_min_;
     const int stenc_nkb = (stenc_a.n[2] + K - 1) / K;
     for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
         const int stenc_k0 = stenc_kb * K;
@@ -125,87 +125,87 @@ __global__ void __launch_bounds__(BX * BY, MINB) euler_flux_direct(const stenc_a
                 stenc_T stenc_w3[V];
 #pragma unroll
                 for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                    const stenc_T roe = stenc_r3_0_0[stenc_e + 1];
-                    const stenc_T rovx = stenc_r1_0_0[stenc_e + 1];
-                    const stenc_T rovy = stenc_r2_0_0[stenc_e + 1];
-                    const stenc_T ro = stenc_r0_0_0[stenc_e + 1];
-                    const stenc_T roe_p1_0_0 = stenc_r3_0_0[stenc_e + 2];
-                    const stenc_T rovx_p1_0_0 = stenc_r1_0_0[stenc_e + 2];
-                    const stenc_T rovy_p1_0_0 = stenc_r2_0_0[stenc_e + 2];
-                    const stenc_T ro_p1_0_0 = stenc_r0_0_0[stenc_e + 2];
-                    const stenc_T roe_m1_0_0 = stenc_r3_0_0[stenc_e];
-                    const stenc_T rovx_m1_0_0 = stenc_r1_0_0[stenc_e];
-                    const stenc_T rovy_m1_0_0 = stenc_r2_0_0[stenc_e];
-                    const stenc_T ro_m1_0_0 = stenc_r0_0_0[stenc_e];
-                    const stenc_T roe_0_p1_0 = stenc_r3_p1_0[stenc_e];
-                    const stenc_T rovx_0_p1_0 = stenc_r1_p1_0[stenc_e];
-                    const stenc_T rovy_0_p1_0 = stenc_r2_p1_0[stenc_e];
-                    const stenc_T ro_0_p1_0 = stenc_r0_p1_0[stenc_e];
-                    const stenc_T roe_0_m1_0 = stenc_r3_m1_0[stenc_e];
-                    const stenc_T rovx_0_m1_0 = stenc_r1_m1_0[stenc_e];
-                    const stenc_T rovy_0_m1_0 = stenc_r2_m1_0[stenc_e];
-                    const stenc_T ro_0_m1_0 = stenc_r0_m1_0[stenc_e];
-                    stenc_T dro = 0;
-                    stenc_T drovx = 0;
-                    stenc_T drovy = 0;
-                    stenc_T droe = 0;
+                    const stenc_T roe_ = stenc_r3_0_0[stenc_e + 1];
+                    const stenc_T rovx_ = stenc_r1_0_0[stenc_e + 1];
+                    const stenc_T rovy_ = stenc_r2_0_0[stenc_e + 1];
+                    const stenc_T ro_ = stenc_r0_0_0[stenc_e + 1];
+                    const stenc_T roe_p1_0_0_ = stenc_r3_0_0[stenc_e + 2];
+                    const stenc_T rovx_p1_0_0_ = stenc_r1_0_0[stenc_e + 2];
+                    const stenc_T rovy_p1_0_0_ = stenc_r2_0_0[stenc_e + 2];
+                    const stenc_T ro_p1_0_0_ = stenc_r0_0_0[stenc_e + 2];
+                    const stenc_T roe_m1_0_0_ = stenc_r3_0_0[stenc_e];
+                    const stenc_T rovx_m1_0_0_ = stenc_r1_0_0[stenc_e];
+                    const stenc_T rovy_m1_0_0_ = stenc_r2_0_0[stenc_e];
+                    const stenc_T ro_m1_0_0_ = stenc_r0_0_0[stenc_e];
+                    const stenc_T roe_0_p1_0_ = stenc_r3_p1_0[stenc_e];
+                    const stenc_T rovx_0_p1_0_ = stenc_r1_p1_0[stenc_e];
+                    const stenc_T rovy_0_p1_0_ = stenc_r2_p1_0[stenc_e];
+                    const stenc_T ro_0_p1_0_ = stenc_r0_p1_0[stenc_e];
+                    const stenc_T roe_0_m1_0_ = stenc_r3_m1_0[stenc_e];
+                    const stenc_T rovx_0_m1_0_ = stenc_r1_m1_0[stenc_e];
+                    const stenc_T rovy_0_m1_0_ = stenc_r2_m1_0[stenc_e];
+                    const stenc_T ro_0_m1_0_ = stenc_r0_m1_0[stenc_e];
+                    stenc_T dro_ = 0;
+                    stenc_T drovx_ = 0;
+                    stenc_T drovy_ = 0;
+                    stenc_T droe_ = 0;
                     #line 17 "stencils/euler_flux.stencil"
-                    const float p = gm1 * (roe - 0.5f * (rovx * rovx + rovy * rovy) / ro);
-                    const float pe = gm1 * (roe_p1_0_0 - 0.5f * (rovx_p1_0_0 * rovx_p1_0_0 + rovy_p1_0_0 * rovy_p1_0_0) / ro_p1_0_0);
-                    const float pw = gm1 * (roe_m1_0_0 - 0.5f * (rovx_m1_0_0 * rovx_m1_0_0 + rovy_m1_0_0 * rovy_m1_0_0) / ro_m1_0_0);
-                    const float pn = gm1 * (roe_0_p1_0 - 0.5f * (rovx_0_p1_0 * rovx_0_p1_0 + rovy_0_p1_0 * rovy_0_p1_0) / ro_0_p1_0);
-                    const float ps = gm1 * (roe_0_m1_0 - 0.5f * (rovx_0_m1_0 * rovx_0_m1_0 + rovy_0_m1_0 * rovy_0_m1_0) / ro_0_m1_0);
-                    const float vx = rovx / ro;
+                    const float p_ = gm1_ * (roe_ - 0.5f * (rovx_ * rovx_ + rovy_ * rovy_) / ro_);
+                    const float pe_ = gm1_ * (roe_p1_0_0_ - 0.5f * (rovx_p1_0_0_ * rovx_p1_0_0_ + rovy_p1_0_0_ * rovy_p1_0_0_) / ro_p1_0_0_);
+                    const float pw_ = gm1_ * (roe_m1_0_0_ - 0.5f * (rovx_m1_0_0_ * rovx_m1_0_0_ + rovy_m1_0_0_ * rovy_m1_0_0_) / ro_m1_0_0_);
+                    const float pn_ = gm1_ * (roe_0_p1_0_ - 0.5f * (rovx_0_p1_0_ * rovx_0_p1_0_ + rovy_0_p1_0_ * rovy_0_p1_0_) / ro_0_p1_0_);
+                    const float ps_ = gm1_ * (roe_0_m1_0_ - 0.5f * (rovx_0_m1_0_ * rovx_0_m1_0_ + rovy_0_m1_0_ * rovy_0_m1_0_) / ro_0_m1_0_);
+                    const float vx_ = rovx_ / ro_;
                     #line 22 "stencils/euler_flux.stencil"
-                    const float vy = rovy / ro;
-                    const float vxe = rovx_p1_0_0 / ro_p1_0_0;
+                    const float vy_ = rovy_ / ro_;
+                    const float vxe_ = rovx_p1_0_0_ / ro_p1_0_0_;
                     #line 23 "stencils/euler_flux.stencil"
-                    const float vxw = rovx_m1_0_0 / ro_m1_0_0;
-                    const float vyn = rovy_0_p1_0 / ro_0_p1_0;
+                    const float vxw_ = rovx_m1_0_0_ / ro_m1_0_0_;
+                    const float vyn_ = rovy_0_p1_0_ / ro_0_p1_0_;
                     #line 24 "stencils/euler_flux.stencil"
-                    const float vys = rovy_0_m1_0 / ro_0_m1_0;
+                    const float vys_ = rovy_0_m1_0_ / ro_0_m1_0_;
                     #line 27 "stencils/euler_flux.stencil"
-                    const float fe_ro = 0.5f * (rovx + rovx_p1_0_0);
-                    const float fw_ro = 0.5f * (rovx_m1_0_0 + rovx);
-                    const float fn_ro = 0.5f * (rovy + rovy_0_p1_0);
-                    const float fs_ro = 0.5f * (rovy_0_m1_0 + rovy);
-                    const float fe_mx = 0.5f * (rovx * vx + p + rovx_p1_0_0 * vxe + pe);
-                    const float fw_mx = 0.5f * (rovx_m1_0_0 * vxw + pw + rovx * vx + p);
-                    const float fn_mx = 0.5f * (rovx * vy + rovx_0_p1_0 * vyn);
-                    const float fs_mx = 0.5f * (rovx_0_m1_0 * vys + rovx * vy);
-                    const float fe_my = 0.5f * (rovy * vx + rovy_p1_0_0 * vxe);
-                    const float fw_my = 0.5f * (rovy_m1_0_0 * vxw + rovy * vx);
-                    const float fn_my = 0.5f * (rovy * vy + p + rovy_0_p1_0 * vyn + pn);
-                    const float fs_my = 0.5f * (rovy_0_m1_0 * vys + ps + rovy * vy + p);
-                    const float fe_e = 0.5f * ((roe + p) * vx + (roe_p1_0_0 + pe) * vxe);
-                    const float fw_e = 0.5f * ((roe_m1_0_0 + pw) * vxw + (roe + p) * vx);
-                    const float fn_e = 0.5f * ((roe + p) * vy + (roe_0_p1_0 + pn) * vyn);
-                    const float fs_e = 0.5f * ((roe_0_m1_0 + ps) * vys + (roe + p) * vy);
+                    const float fe_ro_ = 0.5f * (rovx_ + rovx_p1_0_0_);
+                    const float fw_ro_ = 0.5f * (rovx_m1_0_0_ + rovx_);
+                    const float fn_ro_ = 0.5f * (rovy_ + rovy_0_p1_0_);
+                    const float fs_ro_ = 0.5f * (rovy_0_m1_0_ + rovy_);
+                    const float fe_mx_ = 0.5f * (rovx_ * vx_ + p_ + rovx_p1_0_0_ * vxe_ + pe_);
+                    const float fw_mx_ = 0.5f * (rovx_m1_0_0_ * vxw_ + pw_ + rovx_ * vx_ + p_);
+                    const float fn_mx_ = 0.5f * (rovx_ * vy_ + rovx_0_p1_0_ * vyn_);
+                    const float fs_mx_ = 0.5f * (rovx_0_m1_0_ * vys_ + rovx_ * vy_);
+                    const float fe_my_ = 0.5f * (rovy_ * vx_ + rovy_p1_0_0_ * vxe_);
+                    const float fw_my_ = 0.5f * (rovy_m1_0_0_ * vxw_ + rovy_ * vx_);
+                    const float fn_my_ = 0.5f * (rovy_ * vy_ + p_ + rovy_0_p1_0_ * vyn_ + pn_);
+                    const float fs_my_ = 0.5f * (rovy_0_m1_0_ * vys_ + ps_ + rovy_ * vy_ + p_);
+                    const float fe_e_ = 0.5f * ((roe_ + p_) * vx_ + (roe_p1_0_0_ + pe_) * vxe_);
+                    const float fw_e_ = 0.5f * ((roe_m1_0_0_ + pw_) * vxw_ + (roe_ + p_) * vx_);
+                    const float fn_e_ = 0.5f * ((roe_ + p_) * vy_ + (roe_0_p1_0_ + pn_) * vyn_);
+                    const float fs_e_ = 0.5f * ((roe_0_m1_0_ + ps_) * vys_ + (roe_ + p_) * vy_);
                     #line 45 "stencils/euler_flux.stencil"
-                    const float sensor = fmaxf(fabsf(pe - 2.0f * p + pw) / (pe + 2.0f * p + pw), fabsf(pn - 2.0f * p + ps) / (pn + 2.0f * p + ps));
+                    const float sensor_ = fmaxf(fabsf(pe_ - 2.0f * p_ + pw_) / (pe_ + 2.0f * p_ + pw_), fabsf(pn_ - 2.0f * p_ + ps_) / (pn_ + 2.0f * p_ + ps_));
                     #line 47 "stencils/euler_flux.stencil"
-                    const float flux_ro = fe_ro - fw_ro + (fn_ro - fs_ro);
-                    const float flux_mx = fe_mx - fw_mx + (fn_mx - fs_mx);
-                    const float flux_my = fe_my - fw_my + (fn_my - fs_my);
-                    const float flux_e = fe_e - fw_e + (fn_e - fs_e);
+                    const float flux_ro_ = fe_ro_ - fw_ro_ + (fn_ro_ - fs_ro_);
+                    const float flux_mx_ = fe_mx_ - fw_mx_ + (fn_mx_ - fs_mx_);
+                    const float flux_my_ = fe_my_ - fw_my_ + (fn_my_ - fs_my_);
+                    const float flux_e_ = fe_e_ - fw_e_ + (fn_e_ - fs_e_);
                     #line 52 "stencils/euler_flux.stencil"
-                    if (sensor > sensor_min) {
-                        const float eps = k2 * sensor;
-                        dro = -dt_dx * flux_ro + eps * (ro_p1_0_0 + ro_m1_0_0 + ro_0_p1_0 + ro_0_m1_0 - 4.0f * ro);
-                        drovx = -dt_dx * flux_mx + eps * (rovx_p1_0_0 + rovx_m1_0_0 + rovx_0_p1_0 + rovx_0_m1_0 - 4.0f * rovx);
-                        drovy = -dt_dx * flux_my + eps * (rovy_p1_0_0 + rovy_m1_0_0 + rovy_0_p1_0 + rovy_0_m1_0 - 4.0f * rovy);
-                        droe = -dt_dx * flux_e + eps * (roe_p1_0_0 + roe_m1_0_0 + roe_0_p1_0 + roe_0_m1_0 - 4.0f * roe);
+                    if (sensor_ > sensor_min_) {
+                        const float eps_ = k2_ * sensor_;
+                        dro_ = -dt_dx_ * flux_ro_ + eps_ * (ro_p1_0_0_ + ro_m1_0_0_ + ro_0_p1_0_ + ro_0_m1_0_ - 4.0f * ro_);
+                        drovx_ = -dt_dx_ * flux_mx_ + eps_ * (rovx_p1_0_0_ + rovx_m1_0_0_ + rovx_0_p1_0_ + rovx_0_m1_0_ - 4.0f * rovx_);
+                        drovy_ = -dt_dx_ * flux_my_ + eps_ * (rovy_p1_0_0_ + rovy_m1_0_0_ + rovy_0_p1_0_ + rovy_0_m1_0_ - 4.0f * rovy_);
+                        droe_ = -dt_dx_ * flux_e_ + eps_ * (roe_p1_0_0_ + roe_m1_0_0_ + roe_0_p1_0_ + roe_0_m1_0_ - 4.0f * roe_);
                     } else {
-                        dro = -dt_dx * flux_ro;
-                        drovx = -dt_dx * flux_mx;
-                        drovy = -dt_dx * flux_my;
-                        droe = -dt_dx * flux_e;
+                        dro_ = -dt_dx_ * flux_ro_;
+                        drovx_ = -dt_dx_ * flux_mx_;
+                        drovy_ = -dt_dx_ * flux_my_;
+                        droe_ = -dt_dx_ * flux_e_;
                     }
 #line 205 "euler_flux_cuda.cu"
-                    stenc_w0[stenc_e] = dro;
-                    stenc_w1[stenc_e] = drovx;
-                    stenc_w2[stenc_e] = drovy;
-                    stenc_w3[stenc_e] = droe;
+                    stenc_w0[stenc_e] = dro_;
+                    stenc_w1[stenc_e] = drovx_;
+                    stenc_w2[stenc_e] = drovy_;
+                    stenc_w3[stenc_e] = droe_;
                 }
                 stenc_store_row<V>(stenc_a.f[4] + stenc_o4 +
                                        (ptrdiff_t)stenc_kk * stenc_a.sk[4],
@@ -239,87 +239,87 @@ __global__ void __launch_bounds__(BX * BY, MINB) euler_flux_direct(const stenc_a
                         stenc_o6 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[6];
                     const ptrdiff_t stenc_q7 =
                         stenc_o7 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[7];
-                    const stenc_T roe = __ldg(stenc_a.f[3] + stenc_q3);
-                    const stenc_T rovx = __ldg(stenc_a.f[1] + stenc_q1);
-                    const stenc_T rovy = __ldg(stenc_a.f[2] + stenc_q2);
-                    const stenc_T ro = __ldg(stenc_a.f[0] + stenc_q0);
-                    const stenc_T roe_p1_0_0 = __ldg(stenc_a.f[3] + stenc_q3 + 1);
-                    const stenc_T rovx_p1_0_0 = __ldg(stenc_a.f[1] + stenc_q1 + 1);
-                    const stenc_T rovy_p1_0_0 = __ldg(stenc_a.f[2] + stenc_q2 + 1);
-                    const stenc_T ro_p1_0_0 = __ldg(stenc_a.f[0] + stenc_q0 + 1);
-                    const stenc_T roe_m1_0_0 = __ldg(stenc_a.f[3] + stenc_q3 - 1);
-                    const stenc_T rovx_m1_0_0 = __ldg(stenc_a.f[1] + stenc_q1 - 1);
-                    const stenc_T rovy_m1_0_0 = __ldg(stenc_a.f[2] + stenc_q2 - 1);
-                    const stenc_T ro_m1_0_0 = __ldg(stenc_a.f[0] + stenc_q0 - 1);
-                    const stenc_T roe_0_p1_0 = __ldg(stenc_a.f[3] + stenc_q3 + stenc_a.sj[3]);
-                    const stenc_T rovx_0_p1_0 = __ldg(stenc_a.f[1] + stenc_q1 + stenc_a.sj[1]);
-                    const stenc_T rovy_0_p1_0 = __ldg(stenc_a.f[2] + stenc_q2 + stenc_a.sj[2]);
-                    const stenc_T ro_0_p1_0 = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sj[0]);
-                    const stenc_T roe_0_m1_0 = __ldg(stenc_a.f[3] + stenc_q3 - stenc_a.sj[3]);
-                    const stenc_T rovx_0_m1_0 = __ldg(stenc_a.f[1] + stenc_q1 - stenc_a.sj[1]);
-                    const stenc_T rovy_0_m1_0 = __ldg(stenc_a.f[2] + stenc_q2 - stenc_a.sj[2]);
-                    const stenc_T ro_0_m1_0 = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sj[0]);
-                    stenc_T dro = 0;
-                    stenc_T drovx = 0;
-                    stenc_T drovy = 0;
-                    stenc_T droe = 0;
+                    const stenc_T roe_ = __ldg(stenc_a.f[3] + stenc_q3);
+                    const stenc_T rovx_ = __ldg(stenc_a.f[1] + stenc_q1);
+                    const stenc_T rovy_ = __ldg(stenc_a.f[2] + stenc_q2);
+                    const stenc_T ro_ = __ldg(stenc_a.f[0] + stenc_q0);
+                    const stenc_T roe_p1_0_0_ = __ldg(stenc_a.f[3] + stenc_q3 + 1);
+                    const stenc_T rovx_p1_0_0_ = __ldg(stenc_a.f[1] + stenc_q1 + 1);
+                    const stenc_T rovy_p1_0_0_ = __ldg(stenc_a.f[2] + stenc_q2 + 1);
+                    const stenc_T ro_p1_0_0_ = __ldg(stenc_a.f[0] + stenc_q0 + 1);
+                    const stenc_T roe_m1_0_0_ = __ldg(stenc_a.f[3] + stenc_q3 - 1);
+                    const stenc_T rovx_m1_0_0_ = __ldg(stenc_a.f[1] + stenc_q1 - 1);
+                    const stenc_T rovy_m1_0_0_ = __ldg(stenc_a.f[2] + stenc_q2 - 1);
+                    const stenc_T ro_m1_0_0_ = __ldg(stenc_a.f[0] + stenc_q0 - 1);
+                    const stenc_T roe_0_p1_0_ = __ldg(stenc_a.f[3] + stenc_q3 + stenc_a.sj[3]);
+                    const stenc_T rovx_0_p1_0_ = __ldg(stenc_a.f[1] + stenc_q1 + stenc_a.sj[1]);
+                    const stenc_T rovy_0_p1_0_ = __ldg(stenc_a.f[2] + stenc_q2 + stenc_a.sj[2]);
+                    const stenc_T ro_0_p1_0_ = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sj[0]);
+                    const stenc_T roe_0_m1_0_ = __ldg(stenc_a.f[3] + stenc_q3 - stenc_a.sj[3]);
+                    const stenc_T rovx_0_m1_0_ = __ldg(stenc_a.f[1] + stenc_q1 - stenc_a.sj[1]);
+                    const stenc_T rovy_0_m1_0_ = __ldg(stenc_a.f[2] + stenc_q2 - stenc_a.sj[2]);
+                    const stenc_T ro_0_m1_0_ = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sj[0]);
+                    stenc_T dro_ = 0;
+                    stenc_T drovx_ = 0;
+                    stenc_T drovy_ = 0;
+                    stenc_T droe_ = 0;
                     #line 17 "stencils/euler_flux.stencil"
-                    const float p = gm1 * (roe - 0.5f * (rovx * rovx + rovy * rovy) / ro);
-                    const float pe = gm1 * (roe_p1_0_0 - 0.5f * (rovx_p1_0_0 * rovx_p1_0_0 + rovy_p1_0_0 * rovy_p1_0_0) / ro_p1_0_0);
-                    const float pw = gm1 * (roe_m1_0_0 - 0.5f * (rovx_m1_0_0 * rovx_m1_0_0 + rovy_m1_0_0 * rovy_m1_0_0) / ro_m1_0_0);
-                    const float pn = gm1 * (roe_0_p1_0 - 0.5f * (rovx_0_p1_0 * rovx_0_p1_0 + rovy_0_p1_0 * rovy_0_p1_0) / ro_0_p1_0);
-                    const float ps = gm1 * (roe_0_m1_0 - 0.5f * (rovx_0_m1_0 * rovx_0_m1_0 + rovy_0_m1_0 * rovy_0_m1_0) / ro_0_m1_0);
-                    const float vx = rovx / ro;
+                    const float p_ = gm1_ * (roe_ - 0.5f * (rovx_ * rovx_ + rovy_ * rovy_) / ro_);
+                    const float pe_ = gm1_ * (roe_p1_0_0_ - 0.5f * (rovx_p1_0_0_ * rovx_p1_0_0_ + rovy_p1_0_0_ * rovy_p1_0_0_) / ro_p1_0_0_);
+                    const float pw_ = gm1_ * (roe_m1_0_0_ - 0.5f * (rovx_m1_0_0_ * rovx_m1_0_0_ + rovy_m1_0_0_ * rovy_m1_0_0_) / ro_m1_0_0_);
+                    const float pn_ = gm1_ * (roe_0_p1_0_ - 0.5f * (rovx_0_p1_0_ * rovx_0_p1_0_ + rovy_0_p1_0_ * rovy_0_p1_0_) / ro_0_p1_0_);
+                    const float ps_ = gm1_ * (roe_0_m1_0_ - 0.5f * (rovx_0_m1_0_ * rovx_0_m1_0_ + rovy_0_m1_0_ * rovy_0_m1_0_) / ro_0_m1_0_);
+                    const float vx_ = rovx_ / ro_;
                     #line 22 "stencils/euler_flux.stencil"
-                    const float vy = rovy / ro;
-                    const float vxe = rovx_p1_0_0 / ro_p1_0_0;
+                    const float vy_ = rovy_ / ro_;
+                    const float vxe_ = rovx_p1_0_0_ / ro_p1_0_0_;
                     #line 23 "stencils/euler_flux.stencil"
-                    const float vxw = rovx_m1_0_0 / ro_m1_0_0;
-                    const float vyn = rovy_0_p1_0 / ro_0_p1_0;
+                    const float vxw_ = rovx_m1_0_0_ / ro_m1_0_0_;
+                    const float vyn_ = rovy_0_p1_0_ / ro_0_p1_0_;
                     #line 24 "stencils/euler_flux.stencil"
-                    const float vys = rovy_0_m1_0 / ro_0_m1_0;
+                    const float vys_ = rovy_0_m1_0_ / ro_0_m1_0_;
                     #line 27 "stencils/euler_flux.stencil"
-                    const float fe_ro = 0.5f * (rovx + rovx_p1_0_0);
-                    const float fw_ro = 0.5f * (rovx_m1_0_0 + rovx);
-                    const float fn_ro = 0.5f * (rovy + rovy_0_p1_0);
-                    const float fs_ro = 0.5f * (rovy_0_m1_0 + rovy);
-                    const float fe_mx = 0.5f * (rovx * vx + p + rovx_p1_0_0 * vxe + pe);
-                    const float fw_mx = 0.5f * (rovx_m1_0_0 * vxw + pw + rovx * vx + p);
-                    const float fn_mx = 0.5f * (rovx * vy + rovx_0_p1_0 * vyn);
-                    const float fs_mx = 0.5f * (rovx_0_m1_0 * vys + rovx * vy);
-                    const float fe_my = 0.5f * (rovy * vx + rovy_p1_0_0 * vxe);
-                    const float fw_my = 0.5f * (rovy_m1_0_0 * vxw + rovy * vx);
-                    const float fn_my = 0.5f * (rovy * vy + p + rovy_0_p1_0 * vyn + pn);
-                    const float fs_my = 0.5f * (rovy_0_m1_0 * vys + ps + rovy * vy + p);
-                    const float fe_e = 0.5f * ((roe + p) * vx + (roe_p1_0_0 + pe) * vxe);
-                    const float fw_e = 0.5f * ((roe_m1_0_0 + pw) * vxw + (roe + p) * vx);
-                    const float fn_e = 0.5f * ((roe + p) * vy + (roe_0_p1_0 + pn) * vyn);
-                    const float fs_e = 0.5f * ((roe_0_m1_0 + ps) * vys + (roe + p) * vy);
+                    const float fe_ro_ = 0.5f * (rovx_ + rovx_p1_0_0_);
+                    const float fw_ro_ = 0.5f * (rovx_m1_0_0_ + rovx_);
+                    const float fn_ro_ = 0.5f * (rovy_ + rovy_0_p1_0_);
+                    const float fs_ro_ = 0.5f * (rovy_0_m1_0_ + rovy_);
+                    const float fe_mx_ = 0.5f * (rovx_ * vx_ + p_ + rovx_p1_0_0_ * vxe_ + pe_);
+                    const float fw_mx_ = 0.5f * (rovx_m1_0_0_ * vxw_ + pw_ + rovx_ * vx_ + p_);
+                    const float fn_mx_ = 0.5f * (rovx_ * vy_ + rovx_0_p1_0_ * vyn_);
+                    const float fs_mx_ = 0.5f * (rovx_0_m1_0_ * vys_ + rovx_ * vy_);
+                    const float fe_my_ = 0.5f * (rovy_ * vx_ + rovy_p1_0_0_ * vxe_);
+                    const float fw_my_ = 0.5f * (rovy_m1_0_0_ * vxw_ + rovy_ * vx_);
+                    const float fn_my_ = 0.5f * (rovy_ * vy_ + p_ + rovy_0_p1_0_ * vyn_ + pn_);
+                    const float fs_my_ = 0.5f * (rovy_0_m1_0_ * vys_ + ps_ + rovy_ * vy_ + p_);
+                    const float fe_e_ = 0.5f * ((roe_ + p_) * vx_ + (roe_p1_0_0_ + pe_) * vxe_);
+                    const float fw_e_ = 0.5f * ((roe_m1_0_0_ + pw_) * vxw_ + (roe_ + p_) * vx_);
+                    const float fn_e_ = 0.5f * ((roe_ + p_) * vy_ + (roe_0_p1_0_ + pn_) * vyn_);
+                    const float fs_e_ = 0.5f * ((roe_0_m1_0_ + ps_) * vys_ + (roe_ + p_) * vy_);
                     #line 45 "stencils/euler_flux.stencil"
-                    const float sensor = fmaxf(fabsf(pe - 2.0f * p + pw) / (pe + 2.0f * p + pw), fabsf(pn - 2.0f * p + ps) / (pn + 2.0f * p + ps));
+                    const float sensor_ = fmaxf(fabsf(pe_ - 2.0f * p_ + pw_) / (pe_ + 2.0f * p_ + pw_), fabsf(pn_ - 2.0f * p_ + ps_) / (pn_ + 2.0f * p_ + ps_));
                     #line 47 "stencils/euler_flux.stencil"
-                    const float flux_ro = fe_ro - fw_ro + (fn_ro - fs_ro);
-                    const float flux_mx = fe_mx - fw_mx + (fn_mx - fs_mx);
-                    const float flux_my = fe_my - fw_my + (fn_my - fs_my);
-                    const float flux_e = fe_e - fw_e + (fn_e - fs_e);
+                    const float flux_ro_ = fe_ro_ - fw_ro_ + (fn_ro_ - fs_ro_);
+                    const float flux_mx_ = fe_mx_ - fw_mx_ + (fn_mx_ - fs_mx_);
+                    const float flux_my_ = fe_my_ - fw_my_ + (fn_my_ - fs_my_);
+                    const float flux_e_ = fe_e_ - fw_e_ + (fn_e_ - fs_e_);
                     #line 52 "stencils/euler_flux.stencil"
-                    if (sensor > sensor_min) {
-                        const float eps = k2 * sensor;
-                        dro = -dt_dx * flux_ro + eps * (ro_p1_0_0 + ro_m1_0_0 + ro_0_p1_0 + ro_0_m1_0 - 4.0f * ro);
-                        drovx = -dt_dx * flux_mx + eps * (rovx_p1_0_0 + rovx_m1_0_0 + rovx_0_p1_0 + rovx_0_m1_0 - 4.0f * rovx);
-                        drovy = -dt_dx * flux_my + eps * (rovy_p1_0_0 + rovy_m1_0_0 + rovy_0_p1_0 + rovy_0_m1_0 - 4.0f * rovy);
-                        droe = -dt_dx * flux_e + eps * (roe_p1_0_0 + roe_m1_0_0 + roe_0_p1_0 + roe_0_m1_0 - 4.0f * roe);
+                    if (sensor_ > sensor_min_) {
+                        const float eps_ = k2_ * sensor_;
+                        dro_ = -dt_dx_ * flux_ro_ + eps_ * (ro_p1_0_0_ + ro_m1_0_0_ + ro_0_p1_0_ + ro_0_m1_0_ - 4.0f * ro_);
+                        drovx_ = -dt_dx_ * flux_mx_ + eps_ * (rovx_p1_0_0_ + rovx_m1_0_0_ + rovx_0_p1_0_ + rovx_0_m1_0_ - 4.0f * rovx_);
+                        drovy_ = -dt_dx_ * flux_my_ + eps_ * (rovy_p1_0_0_ + rovy_m1_0_0_ + rovy_0_p1_0_ + rovy_0_m1_0_ - 4.0f * rovy_);
+                        droe_ = -dt_dx_ * flux_e_ + eps_ * (roe_p1_0_0_ + roe_m1_0_0_ + roe_0_p1_0_ + roe_0_m1_0_ - 4.0f * roe_);
                     } else {
-                        dro = -dt_dx * flux_ro;
-                        drovx = -dt_dx * flux_mx;
-                        drovy = -dt_dx * flux_my;
-                        droe = -dt_dx * flux_e;
+                        dro_ = -dt_dx_ * flux_ro_;
+                        drovx_ = -dt_dx_ * flux_mx_;
+                        drovy_ = -dt_dx_ * flux_my_;
+                        droe_ = -dt_dx_ * flux_e_;
                     }
 #line 319 "euler_flux_cuda.cu"
-                    stenc_a.f[4][stenc_q4] = dro;
-                    stenc_a.f[5][stenc_q5] = drovx;
-                    stenc_a.f[6][stenc_q6] = drovy;
-                    stenc_a.f[7][stenc_q7] = droe;
+                    stenc_a.f[4][stenc_q4] = dro_;
+                    stenc_a.f[5][stenc_q5] = drovx_;
+                    stenc_a.f[6][stenc_q6] = drovy_;
+                    stenc_a.f[7][stenc_q7] = droe_;
                 }
             }
         }
@@ -343,14 +343,14 @@ __global__ void __launch_bounds__(BX * BY, MINB) euler_flux_stream(const stenc_a
     __shared__ stenc_T stenc_p1[1][BY + 2][BX + 2];
     __shared__ stenc_T stenc_p2[1][BY + 2][BX + 2];
     __shared__ stenc_T stenc_p3[1][BY + 2][BX + 2];
-    const stenc_T gm1 = stenc_a.s[0];
-    (void)gm1;
-    const stenc_T dt_dx = stenc_a.s[1];
-    (void)dt_dx;
-    const stenc_T k2 = stenc_a.s[2];
-    (void)k2;
-    const stenc_T sensor_min = stenc_a.s[3];
-    (void)sensor_min;
+    const stenc_T gm1_ = stenc_a.s[0];
+    (void)gm1_;
+    const stenc_T dt_dx_ = stenc_a.s[1];
+    (void)dt_dx_;
+    const stenc_T k2_ = stenc_a.s[2];
+    (void)k2_;
+    const stenc_T sensor_min_ = stenc_a.s[3];
+    (void)sensor_min_;
     const int stenc_nkb = (stenc_a.n[2] + KC - 1) / KC;
     for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
         const int stenc_k0 = stenc_kb * KC;
@@ -455,91 +455,91 @@ __global__ void __launch_bounds__(BX * BY, MINB) euler_flux_stream(const stenc_a
             }
             __syncthreads();
             if (stenc_k >= stenc_k0 && stenc_inside) {
-                const stenc_T roe = stenc_c3[0];
-                const stenc_T rovx = stenc_c1[0];
-                const stenc_T rovy = stenc_c2[0];
-                const stenc_T ro = stenc_c0[0];
-                const stenc_T roe_p1_0_0 = stenc_p3[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
-                const stenc_T rovx_p1_0_0 = stenc_p1[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
-                const stenc_T rovy_p1_0_0 = stenc_p2[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
-                const stenc_T ro_p1_0_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
-                const stenc_T roe_m1_0_0 = stenc_p3[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
-                const stenc_T rovx_m1_0_0 = stenc_p1[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
-                const stenc_T rovy_m1_0_0 = stenc_p2[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
-                const stenc_T ro_m1_0_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
-                const stenc_T roe_0_p1_0 = stenc_p3[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
-                const stenc_T rovx_0_p1_0 = stenc_p1[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
-                const stenc_T rovy_0_p1_0 = stenc_p2[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
-                const stenc_T ro_0_p1_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
-                const stenc_T roe_0_m1_0 = stenc_p3[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
-                const stenc_T rovx_0_m1_0 = stenc_p1[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
-                const stenc_T rovy_0_m1_0 = stenc_p2[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
-                const stenc_T ro_0_m1_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
-                stenc_T dro = 0;
-                stenc_T drovx = 0;
-                stenc_T drovy = 0;
-                stenc_T droe = 0;
+                const stenc_T roe_ = stenc_c3[0];
+                const stenc_T rovx_ = stenc_c1[0];
+                const stenc_T rovy_ = stenc_c2[0];
+                const stenc_T ro_ = stenc_c0[0];
+                const stenc_T roe_p1_0_0_ = stenc_p3[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
+                const stenc_T rovx_p1_0_0_ = stenc_p1[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
+                const stenc_T rovy_p1_0_0_ = stenc_p2[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
+                const stenc_T ro_p1_0_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
+                const stenc_T roe_m1_0_0_ = stenc_p3[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
+                const stenc_T rovx_m1_0_0_ = stenc_p1[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
+                const stenc_T rovy_m1_0_0_ = stenc_p2[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
+                const stenc_T ro_m1_0_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
+                const stenc_T roe_0_p1_0_ = stenc_p3[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
+                const stenc_T rovx_0_p1_0_ = stenc_p1[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
+                const stenc_T rovy_0_p1_0_ = stenc_p2[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
+                const stenc_T ro_0_p1_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
+                const stenc_T roe_0_m1_0_ = stenc_p3[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
+                const stenc_T rovx_0_m1_0_ = stenc_p1[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
+                const stenc_T rovy_0_m1_0_ = stenc_p2[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
+                const stenc_T ro_0_m1_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
+                stenc_T dro_ = 0;
+                stenc_T drovx_ = 0;
+                stenc_T drovy_ = 0;
+                stenc_T droe_ = 0;
                 #line 17 "stencils/euler_flux.stencil"
-                const float p = gm1 * (roe - 0.5f * (rovx * rovx + rovy * rovy) / ro);
-                const float pe = gm1 * (roe_p1_0_0 - 0.5f * (rovx_p1_0_0 * rovx_p1_0_0 + rovy_p1_0_0 * rovy_p1_0_0) / ro_p1_0_0);
-                const float pw = gm1 * (roe_m1_0_0 - 0.5f * (rovx_m1_0_0 * rovx_m1_0_0 + rovy_m1_0_0 * rovy_m1_0_0) / ro_m1_0_0);
-                const float pn = gm1 * (roe_0_p1_0 - 0.5f * (rovx_0_p1_0 * rovx_0_p1_0 + rovy_0_p1_0 * rovy_0_p1_0) / ro_0_p1_0);
-                const float ps = gm1 * (roe_0_m1_0 - 0.5f * (rovx_0_m1_0 * rovx_0_m1_0 + rovy_0_m1_0 * rovy_0_m1_0) / ro_0_m1_0);
-                const float vx = rovx / ro;
+                const float p_ = gm1_ * (roe_ - 0.5f * (rovx_ * rovx_ + rovy_ * rovy_) / ro_);
+                const float pe_ = gm1_ * (roe_p1_0_0_ - 0.5f * (rovx_p1_0_0_ * rovx_p1_0_0_ + rovy_p1_0_0_ * rovy_p1_0_0_) / ro_p1_0_0_);
+                const float pw_ = gm1_ * (roe_m1_0_0_ - 0.5f * (rovx_m1_0_0_ * rovx_m1_0_0_ + rovy_m1_0_0_ * rovy_m1_0_0_) / ro_m1_0_0_);
+                const float pn_ = gm1_ * (roe_0_p1_0_ - 0.5f * (rovx_0_p1_0_ * rovx_0_p1_0_ + rovy_0_p1_0_ * rovy_0_p1_0_) / ro_0_p1_0_);
+                const float ps_ = gm1_ * (roe_0_m1_0_ - 0.5f * (rovx_0_m1_0_ * rovx_0_m1_0_ + rovy_0_m1_0_ * rovy_0_m1_0_) / ro_0_m1_0_);
+                const float vx_ = rovx_ / ro_;
                 #line 22 "stencils/euler_flux.stencil"
-                const float vy = rovy / ro;
-                const float vxe = rovx_p1_0_0 / ro_p1_0_0;
+                const float vy_ = rovy_ / ro_;
+                const float vxe_ = rovx_p1_0_0_ / ro_p1_0_0_;
                 #line 23 "stencils/euler_flux.stencil"
-                const float vxw = rovx_m1_0_0 / ro_m1_0_0;
-                const float vyn = rovy_0_p1_0 / ro_0_p1_0;
+                const float vxw_ = rovx_m1_0_0_ / ro_m1_0_0_;
+                const float vyn_ = rovy_0_p1_0_ / ro_0_p1_0_;
                 #line 24 "stencils/euler_flux.stencil"
-                const float vys = rovy_0_m1_0 / ro_0_m1_0;
+                const float vys_ = rovy_0_m1_0_ / ro_0_m1_0_;
                 #line 27 "stencils/euler_flux.stencil"
-                const float fe_ro = 0.5f * (rovx + rovx_p1_0_0);
-                const float fw_ro = 0.5f * (rovx_m1_0_0 + rovx);
-                const float fn_ro = 0.5f * (rovy + rovy_0_p1_0);
-                const float fs_ro = 0.5f * (rovy_0_m1_0 + rovy);
-                const float fe_mx = 0.5f * (rovx * vx + p + rovx_p1_0_0 * vxe + pe);
-                const float fw_mx = 0.5f * (rovx_m1_0_0 * vxw + pw + rovx * vx + p);
-                const float fn_mx = 0.5f * (rovx * vy + rovx_0_p1_0 * vyn);
-                const float fs_mx = 0.5f * (rovx_0_m1_0 * vys + rovx * vy);
-                const float fe_my = 0.5f * (rovy * vx + rovy_p1_0_0 * vxe);
-                const float fw_my = 0.5f * (rovy_m1_0_0 * vxw + rovy * vx);
-                const float fn_my = 0.5f * (rovy * vy + p + rovy_0_p1_0 * vyn + pn);
-                const float fs_my = 0.5f * (rovy_0_m1_0 * vys + ps + rovy * vy + p);
-                const float fe_e = 0.5f * ((roe + p) * vx + (roe_p1_0_0 + pe) * vxe);
-                const float fw_e = 0.5f * ((roe_m1_0_0 + pw) * vxw + (roe + p) * vx);
-                const float fn_e = 0.5f * ((roe + p) * vy + (roe_0_p1_0 + pn) * vyn);
-                const float fs_e = 0.5f * ((roe_0_m1_0 + ps) * vys + (roe + p) * vy);
+                const float fe_ro_ = 0.5f * (rovx_ + rovx_p1_0_0_);
+                const float fw_ro_ = 0.5f * (rovx_m1_0_0_ + rovx_);
+                const float fn_ro_ = 0.5f * (rovy_ + rovy_0_p1_0_);
+                const float fs_ro_ = 0.5f * (rovy_0_m1_0_ + rovy_);
+                const float fe_mx_ = 0.5f * (rovx_ * vx_ + p_ + rovx_p1_0_0_ * vxe_ + pe_);
+                const float fw_mx_ = 0.5f * (rovx_m1_0_0_ * vxw_ + pw_ + rovx_ * vx_ + p_);
+                const float fn_mx_ = 0.5f * (rovx_ * vy_ + rovx_0_p1_0_ * vyn_);
+                const float fs_mx_ = 0.5f * (rovx_0_m1_0_ * vys_ + rovx_ * vy_);
+                const float fe_my_ = 0.5f * (rovy_ * vx_ + rovy_p1_0_0_ * vxe_);
+                const float fw_my_ = 0.5f * (rovy_m1_0_0_ * vxw_ + rovy_ * vx_);
+                const float fn_my_ = 0.5f * (rovy_ * vy_ + p_ + rovy_0_p1_0_ * vyn_ + pn_);
+                const float fs_my_ = 0.5f * (rovy_0_m1_0_ * vys_ + ps_ + rovy_ * vy_ + p_);
+                const float fe_e_ = 0.5f * ((roe_ + p_) * vx_ + (roe_p1_0_0_ + pe_) * vxe_);
+                const float fw_e_ = 0.5f * ((roe_m1_0_0_ + pw_) * vxw_ + (roe_ + p_) * vx_);
+                const float fn_e_ = 0.5f * ((roe_ + p_) * vy_ + (roe_0_p1_0_ + pn_) * vyn_);
+                const float fs_e_ = 0.5f * ((roe_0_m1_0_ + ps_) * vys_ + (roe_ + p_) * vy_);
                 #line 45 "stencils/euler_flux.stencil"
-                const float sensor = fmaxf(fabsf(pe - 2.0f * p + pw) / (pe + 2.0f * p + pw), fabsf(pn - 2.0f * p + ps) / (pn + 2.0f * p + ps));
+                const float sensor_ = fmaxf(fabsf(pe_ - 2.0f * p_ + pw_) / (pe_ + 2.0f * p_ + pw_), fabsf(pn_ - 2.0f * p_ + ps_) / (pn_ + 2.0f * p_ + ps_));
                 #line 47 "stencils/euler_flux.stencil"
-                const float flux_ro = fe_ro - fw_ro + (fn_ro - fs_ro);
-                const float flux_mx = fe_mx - fw_mx + (fn_mx - fs_mx);
-                const float flux_my = fe_my - fw_my + (fn_my - fs_my);
-                const float flux_e = fe_e - fw_e + (fn_e - fs_e);
+                const float flux_ro_ = fe_ro_ - fw_ro_ + (fn_ro_ - fs_ro_);
+                const float flux_mx_ = fe_mx_ - fw_mx_ + (fn_mx_ - fs_mx_);
+                const float flux_my_ = fe_my_ - fw_my_ + (fn_my_ - fs_my_);
+                const float flux_e_ = fe_e_ - fw_e_ + (fn_e_ - fs_e_);
                 #line 52 "stencils/euler_flux.stencil"
-                if (sensor > sensor_min) {
-                    const float eps = k2 * sensor;
-                    dro = -dt_dx * flux_ro + eps * (ro_p1_0_0 + ro_m1_0_0 + ro_0_p1_0 + ro_0_m1_0 - 4.0f * ro);
-                    drovx = -dt_dx * flux_mx + eps * (rovx_p1_0_0 + rovx_m1_0_0 + rovx_0_p1_0 + rovx_0_m1_0 - 4.0f * rovx);
-                    drovy = -dt_dx * flux_my + eps * (rovy_p1_0_0 + rovy_m1_0_0 + rovy_0_p1_0 + rovy_0_m1_0 - 4.0f * rovy);
-                    droe = -dt_dx * flux_e + eps * (roe_p1_0_0 + roe_m1_0_0 + roe_0_p1_0 + roe_0_m1_0 - 4.0f * roe);
+                if (sensor_ > sensor_min_) {
+                    const float eps_ = k2_ * sensor_;
+                    dro_ = -dt_dx_ * flux_ro_ + eps_ * (ro_p1_0_0_ + ro_m1_0_0_ + ro_0_p1_0_ + ro_0_m1_0_ - 4.0f * ro_);
+                    drovx_ = -dt_dx_ * flux_mx_ + eps_ * (rovx_p1_0_0_ + rovx_m1_0_0_ + rovx_0_p1_0_ + rovx_0_m1_0_ - 4.0f * rovx_);
+                    drovy_ = -dt_dx_ * flux_my_ + eps_ * (rovy_p1_0_0_ + rovy_m1_0_0_ + rovy_0_p1_0_ + rovy_0_m1_0_ - 4.0f * rovy_);
+                    droe_ = -dt_dx_ * flux_e_ + eps_ * (roe_p1_0_0_ + roe_m1_0_0_ + roe_0_p1_0_ + roe_0_m1_0_ - 4.0f * roe_);
                 } else {
-                    dro = -dt_dx * flux_ro;
-                    drovx = -dt_dx * flux_mx;
-                    drovy = -dt_dx * flux_my;
-                    droe = -dt_dx * flux_e;
+                    dro_ = -dt_dx_ * flux_ro_;
+                    drovx_ = -dt_dx_ * flux_mx_;
+                    drovy_ = -dt_dx_ * flux_my_;
+                    droe_ = -dt_dx_ * flux_e_;
                 }
 #line 535 "euler_flux_cuda.cu"
                 stenc_a.f[4][stenc_i + stenc_j * stenc_a.sj[4] +
-                                     (ptrdiff_t)stenc_k * stenc_a.sk[4]] = dro;
+                                     (ptrdiff_t)stenc_k * stenc_a.sk[4]] = dro_;
                 stenc_a.f[5][stenc_i + stenc_j * stenc_a.sj[5] +
-                                     (ptrdiff_t)stenc_k * stenc_a.sk[5]] = drovx;
+                                     (ptrdiff_t)stenc_k * stenc_a.sk[5]] = drovx_;
                 stenc_a.f[6][stenc_i + stenc_j * stenc_a.sj[6] +
-                                     (ptrdiff_t)stenc_k * stenc_a.sk[6]] = drovy;
+                                     (ptrdiff_t)stenc_k * stenc_a.sk[6]] = drovy_;
                 stenc_a.f[7][stenc_i + stenc_j * stenc_a.sj[7] +
-                                     (ptrdiff_t)stenc_k * stenc_a.sk[7]] = droe;
+                                     (ptrdiff_t)stenc_k * stenc_a.sk[7]] = droe_;
             }
         }
     }

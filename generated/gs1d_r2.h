@@ -32,16 +32,16 @@ extern "C" {
  *   change: max
  *   change2: sum
  */
-stenc_status gs1d_r2(stenc_ctx *ctx, int color, double h2, stenc_field *u, const stenc_field *f,
-                     double *change, double *change2);
+stenc_status gs1d_r2(stenc_ctx *ctx, int color, double h2_, stenc_field *u_,
+                     const stenc_field *f_, double *change_, double *change2_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * gs1d_r2_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2,
-                             stenc_field *u, const stenc_field *f, double *change,
-                             double *change2);
+stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2_,
+                             stenc_field *u_, const stenc_field *f_, double *change_,
+                             double *change2_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

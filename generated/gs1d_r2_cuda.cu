@@ -110,10 +110,10 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     gs1d_r2_sweep(const stenc_args stenc_a, const stenc_sweep_args stenc_w) {
     const int stenc_b = (int)blockIdx.y * BY + (int)threadIdx.y;
     const int stenc_a0 = (int)blockIdx.x * (V * BX) + (int)threadIdx.x;
-    const stenc_T h2 = stenc_a.s[0];
-    (void)h2;
-    stenc_acc change_acc = STENC_ACC_MAX_INIT;
-    stenc_acc change2_acc = STENC_ACC_SUM_INIT;
+    const stenc_T h2_ = stenc_a.s[0];
+    (void)h2_;
+    stenc_acc change_acc_ = STENC_ACC_MAX_INIT;
+    stenc_acc change2_acc_ = STENC_ACC_SUM_INIT;
     for (int stenc_z = (int)blockIdx.z; stenc_z < stenc_w.nz; stenc_z += (int)gridDim.z) {
         const int stenc_cell = stenc_w.first + stenc_z % stenc_w.ncells;
         const int stenc_c0 = stenc_z / stenc_w.ncells * K;
@@ -131,29 +131,29 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                                                 (ptrdiff_t)stenc_o * stenc_a.sk[0];
                 const ptrdiff_t stenc_q1 = stenc_i + stenc_m * stenc_a.sj[1] +
                                                 (ptrdiff_t)stenc_o * stenc_a.sk[1];
-                const stenc_T f = __ldg(stenc_a.f[1] + stenc_q1);
-                const stenc_T u_m2 = *(stenc_a.f[0] + stenc_q0 - 2);
-                const stenc_T u_m1 = *(stenc_a.f[0] + stenc_q0 - 1);
-                const stenc_T u_p1 = *(stenc_a.f[0] + stenc_q0 + 1);
-                const stenc_T u_p2 = *(stenc_a.f[0] + stenc_q0 + 2);
-                stenc_T u = stenc_a.f[0][stenc_q0];
+                const stenc_T f_ = __ldg(stenc_a.f[1] + stenc_q1);
+                const stenc_T u_m2_ = *(stenc_a.f[0] + stenc_q0 - 2);
+                const stenc_T u_m1_ = *(stenc_a.f[0] + stenc_q0 - 1);
+                const stenc_T u_p1_ = *(stenc_a.f[0] + stenc_q0 + 1);
+                const stenc_T u_p2_ = *(stenc_a.f[0] + stenc_q0 + 2);
+                stenc_T u_ = stenc_a.f[0][stenc_q0];
                 #line 13 "stencils/gs1d_r2.stencil"
-                const double old = u;
-                u = (12.0 * h2 * f - u_m2 + 16.0 * u_m1 + 16.0 * u_p1 - u_p2) / 30.0;
-                const double change = fabs(u - old);
-                const double change2 = (u - old) * (u - old);
+                const double old_ = u_;
+                u_ = (12.0 * h2_ * f_ - u_m2_ + 16.0 * u_m1_ + 16.0 * u_p1_ - u_p2_) / 30.0;
+                const double change_ = fabs(u_ - old_);
+                const double change2_ = (u_ - old_) * (u_ - old_);
 #line 146 "gs1d_r2_cuda.cu"
-                stenc_a.f[0][stenc_q0] = u;
-                stenc_acc_max_add(&change_acc, (double)change);
-                stenc_acc_sum_add(&change2_acc, (double)change2);
+                stenc_a.f[0][stenc_q0] = u_;
+                stenc_acc_max_add(&change_acc_, (double)change_);
+                stenc_acc_sum_add(&change2_acc_, (double)change2_);
             }
         }
     }
     /* The block's partials, combined in a fixed order: thread order within the block. */
     __shared__ stenc_acc stenc_red[STENC_NREDUCES][BX * BY];
     const int stenc_t = (int)threadIdx.x + BX * (int)threadIdx.y;
-    stenc_red[0][stenc_t] = change_acc;
-    stenc_red[1][stenc_t] = change2_acc;
+    stenc_red[0][stenc_t] = change_acc_;
+    stenc_red[1][stenc_t] = change2_acc_;
     stenc_block_reduce<BX * BY>(stenc_red, stenc_t);
     if (stenc_t == 0) {
         const size_t stenc_block =
@@ -170,14 +170,14 @@ __global__ void __launch_bounds__(STENC_COMBINE_THREADS)
     gs1d_r2_combine(stenc_acc *stenc_parts, size_t stenc_nblocks) {
     __shared__ stenc_acc stenc_red[STENC_NREDUCES][STENC_COMBINE_THREADS];
     const int stenc_t = (int)threadIdx.x;
-    stenc_acc change_acc = STENC_ACC_MAX_INIT;
-    stenc_acc change2_acc = STENC_ACC_SUM_INIT;
+    stenc_acc change_acc_ = STENC_ACC_MAX_INIT;
+    stenc_acc change2_acc_ = STENC_ACC_SUM_INIT;
     for (size_t stenc_b = (size_t)stenc_t; stenc_b < stenc_nblocks; stenc_b += STENC_COMBINE_THREADS) {
-        stenc_acc_max_merge(&change_acc, &stenc_parts[stenc_b * STENC_NREDUCES + 0]);
-        stenc_acc_sum_merge(&change2_acc, &stenc_parts[stenc_b * STENC_NREDUCES + 1]);
+        stenc_acc_max_merge(&change_acc_, &stenc_parts[stenc_b * STENC_NREDUCES + 0]);
+        stenc_acc_sum_merge(&change2_acc_, &stenc_parts[stenc_b * STENC_NREDUCES + 1]);
     }
-    stenc_red[0][stenc_t] = change_acc;
-    stenc_red[1][stenc_t] = change2_acc;
+    stenc_red[0][stenc_t] = change_acc_;
+    stenc_red[1][stenc_t] = change2_acc_;
     stenc_block_reduce<STENC_COMBINE_THREADS>(stenc_red, stenc_t);
     if (stenc_t == 0)
         for (int stenc_r = 0; stenc_r < STENC_NREDUCES; stenc_r++)

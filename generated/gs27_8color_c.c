@@ -3,6 +3,11 @@
  * Edit the .stencil file, not this file. */
 #include "gs27_8color.h"
 
+#if defined(__clang__)
+/* `omp simd` asks for vectorisation; clang reports a loop it could not vectorise as a warning
+ * (-Wpass-failed), which -Werror would make an error. */
+#pragma clang diagnostic ignored "-Wpass-failed"
+#endif
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -70,93 +75,93 @@ static void gs27_8color_c(const stenc_launch_shape *shape, const stenc_launch_fi
     const ptrdiff_t ni = (ptrdiff_t)shape->n[0];
     const ptrdiff_t nj = (ptrdiff_t)shape->n[1];
     const ptrdiff_t nk = (ptrdiff_t)shape->n[2];
-    double *const u_data = views[0].origin;
-    const double *const cmmm_data = views[1].origin;
-    const double *const c0mm_data = views[2].origin;
-    const double *const cpmm_data = views[3].origin;
-    const double *const cm0m_data = views[4].origin;
-    const double *const c00m_data = views[5].origin;
-    const double *const cp0m_data = views[6].origin;
-    const double *const cmpm_data = views[7].origin;
-    const double *const c0pm_data = views[8].origin;
-    const double *const cppm_data = views[9].origin;
-    const double *const cmm0_data = views[10].origin;
-    const double *const c0m0_data = views[11].origin;
-    const double *const cpm0_data = views[12].origin;
-    const double *const cm00_data = views[13].origin;
-    const double *const c000_data = views[14].origin;
-    const double *const cp00_data = views[15].origin;
-    const double *const cmp0_data = views[16].origin;
-    const double *const c0p0_data = views[17].origin;
-    const double *const cpp0_data = views[18].origin;
-    const double *const cmmp_data = views[19].origin;
-    const double *const c0mp_data = views[20].origin;
-    const double *const cpmp_data = views[21].origin;
-    const double *const cm0p_data = views[22].origin;
-    const double *const c00p_data = views[23].origin;
-    const double *const cp0p_data = views[24].origin;
-    const double *const cmpp_data = views[25].origin;
-    const double *const c0pp_data = views[26].origin;
-    const double *const cppp_data = views[27].origin;
-    const double *const f_data = views[28].origin;
-    const ptrdiff_t u_sj = views[0].stride[1];
-    const ptrdiff_t u_sk = views[0].stride[2];
-    const ptrdiff_t cmmm_sj = views[1].stride[1];
-    const ptrdiff_t cmmm_sk = views[1].stride[2];
-    const ptrdiff_t c0mm_sj = views[2].stride[1];
-    const ptrdiff_t c0mm_sk = views[2].stride[2];
-    const ptrdiff_t cpmm_sj = views[3].stride[1];
-    const ptrdiff_t cpmm_sk = views[3].stride[2];
-    const ptrdiff_t cm0m_sj = views[4].stride[1];
-    const ptrdiff_t cm0m_sk = views[4].stride[2];
-    const ptrdiff_t c00m_sj = views[5].stride[1];
-    const ptrdiff_t c00m_sk = views[5].stride[2];
-    const ptrdiff_t cp0m_sj = views[6].stride[1];
-    const ptrdiff_t cp0m_sk = views[6].stride[2];
-    const ptrdiff_t cmpm_sj = views[7].stride[1];
-    const ptrdiff_t cmpm_sk = views[7].stride[2];
-    const ptrdiff_t c0pm_sj = views[8].stride[1];
-    const ptrdiff_t c0pm_sk = views[8].stride[2];
-    const ptrdiff_t cppm_sj = views[9].stride[1];
-    const ptrdiff_t cppm_sk = views[9].stride[2];
-    const ptrdiff_t cmm0_sj = views[10].stride[1];
-    const ptrdiff_t cmm0_sk = views[10].stride[2];
-    const ptrdiff_t c0m0_sj = views[11].stride[1];
-    const ptrdiff_t c0m0_sk = views[11].stride[2];
-    const ptrdiff_t cpm0_sj = views[12].stride[1];
-    const ptrdiff_t cpm0_sk = views[12].stride[2];
-    const ptrdiff_t cm00_sj = views[13].stride[1];
-    const ptrdiff_t cm00_sk = views[13].stride[2];
-    const ptrdiff_t c000_sj = views[14].stride[1];
-    const ptrdiff_t c000_sk = views[14].stride[2];
-    const ptrdiff_t cp00_sj = views[15].stride[1];
-    const ptrdiff_t cp00_sk = views[15].stride[2];
-    const ptrdiff_t cmp0_sj = views[16].stride[1];
-    const ptrdiff_t cmp0_sk = views[16].stride[2];
-    const ptrdiff_t c0p0_sj = views[17].stride[1];
-    const ptrdiff_t c0p0_sk = views[17].stride[2];
-    const ptrdiff_t cpp0_sj = views[18].stride[1];
-    const ptrdiff_t cpp0_sk = views[18].stride[2];
-    const ptrdiff_t cmmp_sj = views[19].stride[1];
-    const ptrdiff_t cmmp_sk = views[19].stride[2];
-    const ptrdiff_t c0mp_sj = views[20].stride[1];
-    const ptrdiff_t c0mp_sk = views[20].stride[2];
-    const ptrdiff_t cpmp_sj = views[21].stride[1];
-    const ptrdiff_t cpmp_sk = views[21].stride[2];
-    const ptrdiff_t cm0p_sj = views[22].stride[1];
-    const ptrdiff_t cm0p_sk = views[22].stride[2];
-    const ptrdiff_t c00p_sj = views[23].stride[1];
-    const ptrdiff_t c00p_sk = views[23].stride[2];
-    const ptrdiff_t cp0p_sj = views[24].stride[1];
-    const ptrdiff_t cp0p_sk = views[24].stride[2];
-    const ptrdiff_t cmpp_sj = views[25].stride[1];
-    const ptrdiff_t cmpp_sk = views[25].stride[2];
-    const ptrdiff_t c0pp_sj = views[26].stride[1];
-    const ptrdiff_t c0pp_sk = views[26].stride[2];
-    const ptrdiff_t cppp_sj = views[27].stride[1];
-    const ptrdiff_t cppp_sk = views[27].stride[2];
-    const ptrdiff_t f_sj = views[28].stride[1];
-    const ptrdiff_t f_sk = views[28].stride[2];
+    double *const u_data_ = views[0].origin;
+    const double *const cmmm_data_ = views[1].origin;
+    const double *const c0mm_data_ = views[2].origin;
+    const double *const cpmm_data_ = views[3].origin;
+    const double *const cm0m_data_ = views[4].origin;
+    const double *const c00m_data_ = views[5].origin;
+    const double *const cp0m_data_ = views[6].origin;
+    const double *const cmpm_data_ = views[7].origin;
+    const double *const c0pm_data_ = views[8].origin;
+    const double *const cppm_data_ = views[9].origin;
+    const double *const cmm0_data_ = views[10].origin;
+    const double *const c0m0_data_ = views[11].origin;
+    const double *const cpm0_data_ = views[12].origin;
+    const double *const cm00_data_ = views[13].origin;
+    const double *const c000_data_ = views[14].origin;
+    const double *const cp00_data_ = views[15].origin;
+    const double *const cmp0_data_ = views[16].origin;
+    const double *const c0p0_data_ = views[17].origin;
+    const double *const cpp0_data_ = views[18].origin;
+    const double *const cmmp_data_ = views[19].origin;
+    const double *const c0mp_data_ = views[20].origin;
+    const double *const cpmp_data_ = views[21].origin;
+    const double *const cm0p_data_ = views[22].origin;
+    const double *const c00p_data_ = views[23].origin;
+    const double *const cp0p_data_ = views[24].origin;
+    const double *const cmpp_data_ = views[25].origin;
+    const double *const c0pp_data_ = views[26].origin;
+    const double *const cppp_data_ = views[27].origin;
+    const double *const f_data_ = views[28].origin;
+    const ptrdiff_t u_sj_ = views[0].stride[1];
+    const ptrdiff_t u_sk_ = views[0].stride[2];
+    const ptrdiff_t cmmm_sj_ = views[1].stride[1];
+    const ptrdiff_t cmmm_sk_ = views[1].stride[2];
+    const ptrdiff_t c0mm_sj_ = views[2].stride[1];
+    const ptrdiff_t c0mm_sk_ = views[2].stride[2];
+    const ptrdiff_t cpmm_sj_ = views[3].stride[1];
+    const ptrdiff_t cpmm_sk_ = views[3].stride[2];
+    const ptrdiff_t cm0m_sj_ = views[4].stride[1];
+    const ptrdiff_t cm0m_sk_ = views[4].stride[2];
+    const ptrdiff_t c00m_sj_ = views[5].stride[1];
+    const ptrdiff_t c00m_sk_ = views[5].stride[2];
+    const ptrdiff_t cp0m_sj_ = views[6].stride[1];
+    const ptrdiff_t cp0m_sk_ = views[6].stride[2];
+    const ptrdiff_t cmpm_sj_ = views[7].stride[1];
+    const ptrdiff_t cmpm_sk_ = views[7].stride[2];
+    const ptrdiff_t c0pm_sj_ = views[8].stride[1];
+    const ptrdiff_t c0pm_sk_ = views[8].stride[2];
+    const ptrdiff_t cppm_sj_ = views[9].stride[1];
+    const ptrdiff_t cppm_sk_ = views[9].stride[2];
+    const ptrdiff_t cmm0_sj_ = views[10].stride[1];
+    const ptrdiff_t cmm0_sk_ = views[10].stride[2];
+    const ptrdiff_t c0m0_sj_ = views[11].stride[1];
+    const ptrdiff_t c0m0_sk_ = views[11].stride[2];
+    const ptrdiff_t cpm0_sj_ = views[12].stride[1];
+    const ptrdiff_t cpm0_sk_ = views[12].stride[2];
+    const ptrdiff_t cm00_sj_ = views[13].stride[1];
+    const ptrdiff_t cm00_sk_ = views[13].stride[2];
+    const ptrdiff_t c000_sj_ = views[14].stride[1];
+    const ptrdiff_t c000_sk_ = views[14].stride[2];
+    const ptrdiff_t cp00_sj_ = views[15].stride[1];
+    const ptrdiff_t cp00_sk_ = views[15].stride[2];
+    const ptrdiff_t cmp0_sj_ = views[16].stride[1];
+    const ptrdiff_t cmp0_sk_ = views[16].stride[2];
+    const ptrdiff_t c0p0_sj_ = views[17].stride[1];
+    const ptrdiff_t c0p0_sk_ = views[17].stride[2];
+    const ptrdiff_t cpp0_sj_ = views[18].stride[1];
+    const ptrdiff_t cpp0_sk_ = views[18].stride[2];
+    const ptrdiff_t cmmp_sj_ = views[19].stride[1];
+    const ptrdiff_t cmmp_sk_ = views[19].stride[2];
+    const ptrdiff_t c0mp_sj_ = views[20].stride[1];
+    const ptrdiff_t c0mp_sk_ = views[20].stride[2];
+    const ptrdiff_t cpmp_sj_ = views[21].stride[1];
+    const ptrdiff_t cpmp_sk_ = views[21].stride[2];
+    const ptrdiff_t cm0p_sj_ = views[22].stride[1];
+    const ptrdiff_t cm0p_sk_ = views[22].stride[2];
+    const ptrdiff_t c00p_sj_ = views[23].stride[1];
+    const ptrdiff_t c00p_sk_ = views[23].stride[2];
+    const ptrdiff_t cp0p_sj_ = views[24].stride[1];
+    const ptrdiff_t cp0p_sk_ = views[24].stride[2];
+    const ptrdiff_t cmpp_sj_ = views[25].stride[1];
+    const ptrdiff_t cmpp_sk_ = views[25].stride[2];
+    const ptrdiff_t c0pp_sj_ = views[26].stride[1];
+    const ptrdiff_t c0pp_sk_ = views[26].stride[2];
+    const ptrdiff_t cppp_sj_ = views[27].stride[1];
+    const ptrdiff_t cppp_sk_ = views[27].stride[2];
+    const ptrdiff_t f_sj_ = views[28].stride[1];
+    const ptrdiff_t f_sk_ = views[28].stride[2];
 
 #pragma omp parallel for collapse(2) schedule(static)
     for (ptrdiff_t kt = 0; kt < nk; kt += GS27_8COLOR_TILE_K) {
@@ -165,129 +170,129 @@ static void gs27_8color_c(const stenc_launch_shape *shape, const stenc_launch_fi
             const ptrdiff_t j_end = jt + GS27_8COLOR_TILE_J < nj ? jt + GS27_8COLOR_TILE_J : nj;
             for (ptrdiff_t k = kt; k < k_end; k++) {
                 for (ptrdiff_t j = jt; j < j_end; j++) {
-                    double *restrict u_row =
-                        STENC_ASSUME_ALIGNED(u_data + j * u_sj + k * u_sk);
-                    const double *restrict cmmm_row =
-                        STENC_ASSUME_ALIGNED(cmmm_data + j * cmmm_sj + k * cmmm_sk);
-                    const double *restrict c0mm_row =
-                        STENC_ASSUME_ALIGNED(c0mm_data + j * c0mm_sj + k * c0mm_sk);
-                    const double *restrict cpmm_row =
-                        STENC_ASSUME_ALIGNED(cpmm_data + j * cpmm_sj + k * cpmm_sk);
-                    const double *restrict cm0m_row =
-                        STENC_ASSUME_ALIGNED(cm0m_data + j * cm0m_sj + k * cm0m_sk);
-                    const double *restrict c00m_row =
-                        STENC_ASSUME_ALIGNED(c00m_data + j * c00m_sj + k * c00m_sk);
-                    const double *restrict cp0m_row =
-                        STENC_ASSUME_ALIGNED(cp0m_data + j * cp0m_sj + k * cp0m_sk);
-                    const double *restrict cmpm_row =
-                        STENC_ASSUME_ALIGNED(cmpm_data + j * cmpm_sj + k * cmpm_sk);
-                    const double *restrict c0pm_row =
-                        STENC_ASSUME_ALIGNED(c0pm_data + j * c0pm_sj + k * c0pm_sk);
-                    const double *restrict cppm_row =
-                        STENC_ASSUME_ALIGNED(cppm_data + j * cppm_sj + k * cppm_sk);
-                    const double *restrict cmm0_row =
-                        STENC_ASSUME_ALIGNED(cmm0_data + j * cmm0_sj + k * cmm0_sk);
-                    const double *restrict c0m0_row =
-                        STENC_ASSUME_ALIGNED(c0m0_data + j * c0m0_sj + k * c0m0_sk);
-                    const double *restrict cpm0_row =
-                        STENC_ASSUME_ALIGNED(cpm0_data + j * cpm0_sj + k * cpm0_sk);
-                    const double *restrict cm00_row =
-                        STENC_ASSUME_ALIGNED(cm00_data + j * cm00_sj + k * cm00_sk);
-                    const double *restrict c000_row =
-                        STENC_ASSUME_ALIGNED(c000_data + j * c000_sj + k * c000_sk);
-                    const double *restrict cp00_row =
-                        STENC_ASSUME_ALIGNED(cp00_data + j * cp00_sj + k * cp00_sk);
-                    const double *restrict cmp0_row =
-                        STENC_ASSUME_ALIGNED(cmp0_data + j * cmp0_sj + k * cmp0_sk);
-                    const double *restrict c0p0_row =
-                        STENC_ASSUME_ALIGNED(c0p0_data + j * c0p0_sj + k * c0p0_sk);
-                    const double *restrict cpp0_row =
-                        STENC_ASSUME_ALIGNED(cpp0_data + j * cpp0_sj + k * cpp0_sk);
-                    const double *restrict cmmp_row =
-                        STENC_ASSUME_ALIGNED(cmmp_data + j * cmmp_sj + k * cmmp_sk);
-                    const double *restrict c0mp_row =
-                        STENC_ASSUME_ALIGNED(c0mp_data + j * c0mp_sj + k * c0mp_sk);
-                    const double *restrict cpmp_row =
-                        STENC_ASSUME_ALIGNED(cpmp_data + j * cpmp_sj + k * cpmp_sk);
-                    const double *restrict cm0p_row =
-                        STENC_ASSUME_ALIGNED(cm0p_data + j * cm0p_sj + k * cm0p_sk);
-                    const double *restrict c00p_row =
-                        STENC_ASSUME_ALIGNED(c00p_data + j * c00p_sj + k * c00p_sk);
-                    const double *restrict cp0p_row =
-                        STENC_ASSUME_ALIGNED(cp0p_data + j * cp0p_sj + k * cp0p_sk);
-                    const double *restrict cmpp_row =
-                        STENC_ASSUME_ALIGNED(cmpp_data + j * cmpp_sj + k * cmpp_sk);
-                    const double *restrict c0pp_row =
-                        STENC_ASSUME_ALIGNED(c0pp_data + j * c0pp_sj + k * c0pp_sk);
-                    const double *restrict cppp_row =
-                        STENC_ASSUME_ALIGNED(cppp_data + j * cppp_sj + k * cppp_sk);
-                    const double *restrict f_row =
-                        STENC_ASSUME_ALIGNED(f_data + j * f_sj + k * f_sk);
+                    double *restrict u_row_ =
+                        STENC_ASSUME_ALIGNED(u_data_ + j * u_sj_ + k * u_sk_);
+                    const double *restrict cmmm_row_ =
+                        STENC_ASSUME_ALIGNED(cmmm_data_ + j * cmmm_sj_ + k * cmmm_sk_);
+                    const double *restrict c0mm_row_ =
+                        STENC_ASSUME_ALIGNED(c0mm_data_ + j * c0mm_sj_ + k * c0mm_sk_);
+                    const double *restrict cpmm_row_ =
+                        STENC_ASSUME_ALIGNED(cpmm_data_ + j * cpmm_sj_ + k * cpmm_sk_);
+                    const double *restrict cm0m_row_ =
+                        STENC_ASSUME_ALIGNED(cm0m_data_ + j * cm0m_sj_ + k * cm0m_sk_);
+                    const double *restrict c00m_row_ =
+                        STENC_ASSUME_ALIGNED(c00m_data_ + j * c00m_sj_ + k * c00m_sk_);
+                    const double *restrict cp0m_row_ =
+                        STENC_ASSUME_ALIGNED(cp0m_data_ + j * cp0m_sj_ + k * cp0m_sk_);
+                    const double *restrict cmpm_row_ =
+                        STENC_ASSUME_ALIGNED(cmpm_data_ + j * cmpm_sj_ + k * cmpm_sk_);
+                    const double *restrict c0pm_row_ =
+                        STENC_ASSUME_ALIGNED(c0pm_data_ + j * c0pm_sj_ + k * c0pm_sk_);
+                    const double *restrict cppm_row_ =
+                        STENC_ASSUME_ALIGNED(cppm_data_ + j * cppm_sj_ + k * cppm_sk_);
+                    const double *restrict cmm0_row_ =
+                        STENC_ASSUME_ALIGNED(cmm0_data_ + j * cmm0_sj_ + k * cmm0_sk_);
+                    const double *restrict c0m0_row_ =
+                        STENC_ASSUME_ALIGNED(c0m0_data_ + j * c0m0_sj_ + k * c0m0_sk_);
+                    const double *restrict cpm0_row_ =
+                        STENC_ASSUME_ALIGNED(cpm0_data_ + j * cpm0_sj_ + k * cpm0_sk_);
+                    const double *restrict cm00_row_ =
+                        STENC_ASSUME_ALIGNED(cm00_data_ + j * cm00_sj_ + k * cm00_sk_);
+                    const double *restrict c000_row_ =
+                        STENC_ASSUME_ALIGNED(c000_data_ + j * c000_sj_ + k * c000_sk_);
+                    const double *restrict cp00_row_ =
+                        STENC_ASSUME_ALIGNED(cp00_data_ + j * cp00_sj_ + k * cp00_sk_);
+                    const double *restrict cmp0_row_ =
+                        STENC_ASSUME_ALIGNED(cmp0_data_ + j * cmp0_sj_ + k * cmp0_sk_);
+                    const double *restrict c0p0_row_ =
+                        STENC_ASSUME_ALIGNED(c0p0_data_ + j * c0p0_sj_ + k * c0p0_sk_);
+                    const double *restrict cpp0_row_ =
+                        STENC_ASSUME_ALIGNED(cpp0_data_ + j * cpp0_sj_ + k * cpp0_sk_);
+                    const double *restrict cmmp_row_ =
+                        STENC_ASSUME_ALIGNED(cmmp_data_ + j * cmmp_sj_ + k * cmmp_sk_);
+                    const double *restrict c0mp_row_ =
+                        STENC_ASSUME_ALIGNED(c0mp_data_ + j * c0mp_sj_ + k * c0mp_sk_);
+                    const double *restrict cpmp_row_ =
+                        STENC_ASSUME_ALIGNED(cpmp_data_ + j * cpmp_sj_ + k * cpmp_sk_);
+                    const double *restrict cm0p_row_ =
+                        STENC_ASSUME_ALIGNED(cm0p_data_ + j * cm0p_sj_ + k * cm0p_sk_);
+                    const double *restrict c00p_row_ =
+                        STENC_ASSUME_ALIGNED(c00p_data_ + j * c00p_sj_ + k * c00p_sk_);
+                    const double *restrict cp0p_row_ =
+                        STENC_ASSUME_ALIGNED(cp0p_data_ + j * cp0p_sj_ + k * cp0p_sk_);
+                    const double *restrict cmpp_row_ =
+                        STENC_ASSUME_ALIGNED(cmpp_data_ + j * cmpp_sj_ + k * cmpp_sk_);
+                    const double *restrict c0pp_row_ =
+                        STENC_ASSUME_ALIGNED(c0pp_data_ + j * c0pp_sj_ + k * c0pp_sk_);
+                    const double *restrict cppp_row_ =
+                        STENC_ASSUME_ALIGNED(cppp_data_ + j * cppp_sj_ + k * cppp_sk_);
+                    const double *restrict f_row_ =
+                        STENC_ASSUME_ALIGNED(f_data_ + j * f_sj_ + k * f_sk_);
                     for (ptrdiff_t stenc_r = 0; stenc_r < GS27_8COLOR_PERIOD_I; stenc_r++) {
                         if (gs27_8color_colors[j % GS27_8COLOR_PERIOD_J + GS27_8COLOR_PERIOD_J * (k % GS27_8COLOR_PERIOD_K)][stenc_r] != color) continue;
                         #pragma omp simd
                         for (ptrdiff_t i = stenc_r; i < ni; i += GS27_8COLOR_PERIOD_I) {
-                            const double cmmm = cmmm_row[i];
-                            const double u_m1_m1_m1 = u_row[i - 1 - u_sj - u_sk];
-                            const double c0mm = c0mm_row[i];
-                            const double u_0_m1_m1 = u_row[i - u_sj - u_sk];
-                            const double cpmm = cpmm_row[i];
-                            const double u_p1_m1_m1 = u_row[i + 1 - u_sj - u_sk];
-                            const double cm0m = cm0m_row[i];
-                            const double u_m1_0_m1 = u_row[i - 1 - u_sk];
-                            const double c00m = c00m_row[i];
-                            const double u_0_0_m1 = u_row[i - u_sk];
-                            const double cp0m = cp0m_row[i];
-                            const double u_p1_0_m1 = u_row[i + 1 - u_sk];
-                            const double cmpm = cmpm_row[i];
-                            const double u_m1_p1_m1 = u_row[i - 1 + u_sj - u_sk];
-                            const double c0pm = c0pm_row[i];
-                            const double u_0_p1_m1 = u_row[i + u_sj - u_sk];
-                            const double cppm = cppm_row[i];
-                            const double u_p1_p1_m1 = u_row[i + 1 + u_sj - u_sk];
-                            const double cmm0 = cmm0_row[i];
-                            const double u_m1_m1_0 = u_row[i - 1 - u_sj];
-                            const double c0m0 = c0m0_row[i];
-                            const double u_0_m1_0 = u_row[i - u_sj];
-                            const double cpm0 = cpm0_row[i];
-                            const double u_p1_m1_0 = u_row[i + 1 - u_sj];
-                            const double cm00 = cm00_row[i];
-                            const double u_m1_0_0 = u_row[i - 1];
-                            const double cp00 = cp00_row[i];
-                            const double u_p1_0_0 = u_row[i + 1];
-                            const double cmp0 = cmp0_row[i];
-                            const double u_m1_p1_0 = u_row[i - 1 + u_sj];
-                            const double c0p0 = c0p0_row[i];
-                            const double u_0_p1_0 = u_row[i + u_sj];
-                            const double cpp0 = cpp0_row[i];
-                            const double u_p1_p1_0 = u_row[i + 1 + u_sj];
-                            const double cmmp = cmmp_row[i];
-                            const double u_m1_m1_p1 = u_row[i - 1 - u_sj + u_sk];
-                            const double c0mp = c0mp_row[i];
-                            const double u_0_m1_p1 = u_row[i - u_sj + u_sk];
-                            const double cpmp = cpmp_row[i];
-                            const double u_p1_m1_p1 = u_row[i + 1 - u_sj + u_sk];
-                            const double cm0p = cm0p_row[i];
-                            const double u_m1_0_p1 = u_row[i - 1 + u_sk];
-                            const double c00p = c00p_row[i];
-                            const double u_0_0_p1 = u_row[i + u_sk];
-                            const double cp0p = cp0p_row[i];
-                            const double u_p1_0_p1 = u_row[i + 1 + u_sk];
-                            const double cmpp = cmpp_row[i];
-                            const double u_m1_p1_p1 = u_row[i - 1 + u_sj + u_sk];
-                            const double c0pp = c0pp_row[i];
-                            const double u_0_p1_p1 = u_row[i + u_sj + u_sk];
-                            const double cppp = cppp_row[i];
-                            const double u_p1_p1_p1 = u_row[i + 1 + u_sj + u_sk];
-                            const double f = f_row[i];
-                            const double c000 = c000_row[i];
-                            double u = u_row[i];
+                            const double cmmm_ = cmmm_row_[i];
+                            const double u_m1_m1_m1_ = u_row_[i - 1 - u_sj_ - u_sk_];
+                            const double c0mm_ = c0mm_row_[i];
+                            const double u_0_m1_m1_ = u_row_[i - u_sj_ - u_sk_];
+                            const double cpmm_ = cpmm_row_[i];
+                            const double u_p1_m1_m1_ = u_row_[i + 1 - u_sj_ - u_sk_];
+                            const double cm0m_ = cm0m_row_[i];
+                            const double u_m1_0_m1_ = u_row_[i - 1 - u_sk_];
+                            const double c00m_ = c00m_row_[i];
+                            const double u_0_0_m1_ = u_row_[i - u_sk_];
+                            const double cp0m_ = cp0m_row_[i];
+                            const double u_p1_0_m1_ = u_row_[i + 1 - u_sk_];
+                            const double cmpm_ = cmpm_row_[i];
+                            const double u_m1_p1_m1_ = u_row_[i - 1 + u_sj_ - u_sk_];
+                            const double c0pm_ = c0pm_row_[i];
+                            const double u_0_p1_m1_ = u_row_[i + u_sj_ - u_sk_];
+                            const double cppm_ = cppm_row_[i];
+                            const double u_p1_p1_m1_ = u_row_[i + 1 + u_sj_ - u_sk_];
+                            const double cmm0_ = cmm0_row_[i];
+                            const double u_m1_m1_0_ = u_row_[i - 1 - u_sj_];
+                            const double c0m0_ = c0m0_row_[i];
+                            const double u_0_m1_0_ = u_row_[i - u_sj_];
+                            const double cpm0_ = cpm0_row_[i];
+                            const double u_p1_m1_0_ = u_row_[i + 1 - u_sj_];
+                            const double cm00_ = cm00_row_[i];
+                            const double u_m1_0_0_ = u_row_[i - 1];
+                            const double cp00_ = cp00_row_[i];
+                            const double u_p1_0_0_ = u_row_[i + 1];
+                            const double cmp0_ = cmp0_row_[i];
+                            const double u_m1_p1_0_ = u_row_[i - 1 + u_sj_];
+                            const double c0p0_ = c0p0_row_[i];
+                            const double u_0_p1_0_ = u_row_[i + u_sj_];
+                            const double cpp0_ = cpp0_row_[i];
+                            const double u_p1_p1_0_ = u_row_[i + 1 + u_sj_];
+                            const double cmmp_ = cmmp_row_[i];
+                            const double u_m1_m1_p1_ = u_row_[i - 1 - u_sj_ + u_sk_];
+                            const double c0mp_ = c0mp_row_[i];
+                            const double u_0_m1_p1_ = u_row_[i - u_sj_ + u_sk_];
+                            const double cpmp_ = cpmp_row_[i];
+                            const double u_p1_m1_p1_ = u_row_[i + 1 - u_sj_ + u_sk_];
+                            const double cm0p_ = cm0p_row_[i];
+                            const double u_m1_0_p1_ = u_row_[i - 1 + u_sk_];
+                            const double c00p_ = c00p_row_[i];
+                            const double u_0_0_p1_ = u_row_[i + u_sk_];
+                            const double cp0p_ = cp0p_row_[i];
+                            const double u_p1_0_p1_ = u_row_[i + 1 + u_sk_];
+                            const double cmpp_ = cmpp_row_[i];
+                            const double u_m1_p1_p1_ = u_row_[i - 1 + u_sj_ + u_sk_];
+                            const double c0pp_ = c0pp_row_[i];
+                            const double u_0_p1_p1_ = u_row_[i + u_sj_ + u_sk_];
+                            const double cppp_ = cppp_row_[i];
+                            const double u_p1_p1_p1_ = u_row_[i + 1 + u_sj_ + u_sk_];
+                            const double f_ = f_row_[i];
+                            const double c000_ = c000_row_[i];
+                            double u_ = u_row_[i];
                             #line 17 "stencils/gs27_8color.stencil"
-                            const double off = cmmm * u_m1_m1_m1 + c0mm * u_0_m1_m1 + cpmm * u_p1_m1_m1 + cm0m * u_m1_0_m1 + c00m * u_0_0_m1 + cp0m * u_p1_0_m1 + cmpm * u_m1_p1_m1 + c0pm * u_0_p1_m1 + cppm * u_p1_p1_m1 + cmm0 * u_m1_m1_0 + c0m0 * u_0_m1_0 + cpm0 * u_p1_m1_0 + cm00 * u_m1_0_0 + cp00 * u_p1_0_0 + cmp0 * u_m1_p1_0 + c0p0 * u_0_p1_0 + cpp0 * u_p1_p1_0 + cmmp * u_m1_m1_p1 + c0mp * u_0_m1_p1 + cpmp * u_p1_m1_p1 + cm0p * u_m1_0_p1 + c00p * u_0_0_p1 + cp0p * u_p1_0_p1 + cmpp * u_m1_p1_p1 + c0pp * u_0_p1_p1 + cppp * u_p1_p1_p1;
+                            const double off_ = cmmm_ * u_m1_m1_m1_ + c0mm_ * u_0_m1_m1_ + cpmm_ * u_p1_m1_m1_ + cm0m_ * u_m1_0_m1_ + c00m_ * u_0_0_m1_ + cp0m_ * u_p1_0_m1_ + cmpm_ * u_m1_p1_m1_ + c0pm_ * u_0_p1_m1_ + cppm_ * u_p1_p1_m1_ + cmm0_ * u_m1_m1_0_ + c0m0_ * u_0_m1_0_ + cpm0_ * u_p1_m1_0_ + cm00_ * u_m1_0_0_ + cp00_ * u_p1_0_0_ + cmp0_ * u_m1_p1_0_ + c0p0_ * u_0_p1_0_ + cpp0_ * u_p1_p1_0_ + cmmp_ * u_m1_m1_p1_ + c0mp_ * u_0_m1_p1_ + cpmp_ * u_p1_m1_p1_ + cm0p_ * u_m1_0_p1_ + c00p_ * u_0_0_p1_ + cp0p_ * u_p1_0_p1_ + cmpp_ * u_m1_p1_p1_ + c0pp_ * u_0_p1_p1_ + cppp_ * u_p1_p1_p1_;
                             #line 43 "stencils/gs27_8color.stencil"
-                            u = (f - off) / c000;
-#line 290 "gs27_8color_c.c"
-                            u_row[i] = u;
+                            u_ = (f_ - off_) / c000_;
+#line 295 "gs27_8color_c.c"
+                            u_row_[i] = u_;
                         }
                     }
                 }
@@ -300,24 +305,25 @@ static void gs27_8color_c(const stenc_launch_shape *shape, const stenc_launch_fi
 extern const stenc_launch_variants gs27_8color_cuda_variants;
 
 stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int color,
-                                 stenc_field *u, const stenc_field *cmmm, const stenc_field *c0mm,
-                                 const stenc_field *cpmm, const stenc_field *cm0m,
-                                 const stenc_field *c00m, const stenc_field *cp0m,
-                                 const stenc_field *cmpm, const stenc_field *c0pm,
-                                 const stenc_field *cppm, const stenc_field *cmm0,
-                                 const stenc_field *c0m0, const stenc_field *cpm0,
-                                 const stenc_field *cm00, const stenc_field *c000,
-                                 const stenc_field *cp00, const stenc_field *cmp0,
-                                 const stenc_field *c0p0, const stenc_field *cpp0,
-                                 const stenc_field *cmmp, const stenc_field *c0mp,
-                                 const stenc_field *cpmp, const stenc_field *cm0p,
-                                 const stenc_field *c00p, const stenc_field *cp0p,
-                                 const stenc_field *cmpp, const stenc_field *c0pp,
-                                 const stenc_field *cppp, const stenc_field *f) {
-    const stenc_field *const fields[29] = {u, cmmm, c0mm, cpmm, cm0m, c00m, cp0m, cmpm, c0pm,
-                                               cppm, cmm0, c0m0, cpm0, cm00, c000, cp00, cmp0, c0p0,
-                                               cpp0, cmmp, c0mp, cpmp, cm0p, c00p, cp0p, cmpp, c0pp,
-                                               cppp, f};
+                                 stenc_field *u_, const stenc_field *cmmm_,
+                                 const stenc_field *c0mm_, const stenc_field *cpmm_,
+                                 const stenc_field *cm0m_, const stenc_field *c00m_,
+                                 const stenc_field *cp0m_, const stenc_field *cmpm_,
+                                 const stenc_field *c0pm_, const stenc_field *cppm_,
+                                 const stenc_field *cmm0_, const stenc_field *c0m0_,
+                                 const stenc_field *cpm0_, const stenc_field *cm00_,
+                                 const stenc_field *c000_, const stenc_field *cp00_,
+                                 const stenc_field *cmp0_, const stenc_field *c0p0_,
+                                 const stenc_field *cpp0_, const stenc_field *cmmp_,
+                                 const stenc_field *c0mp_, const stenc_field *cpmp_,
+                                 const stenc_field *cm0p_, const stenc_field *c00p_,
+                                 const stenc_field *cp0p_, const stenc_field *cmpp_,
+                                 const stenc_field *c0pp_, const stenc_field *cppp_,
+                                 const stenc_field *f_) {
+    const stenc_field *const fields[29] = {u_, cmmm_, c0mm_, cpmm_, cm0m_, c00m_, cp0m_, cmpm_,
+                                               c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_,
+                                               cmp0_, c0p0_, cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_,
+                                               cp0p_, cmpp_, c0pp_, cppp_, f_};
     stenc_launch_field views[29];
     stenc_launch_shape shape;
     stenc_status status = stenc_launch_check(&gs27_8color_desc, ctx, fields, views, &shape);
@@ -342,23 +348,25 @@ stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int 
     return STENC_OK;
 }
 
-stenc_status gs27_8color(stenc_ctx *ctx, int color, stenc_field *u, const stenc_field *cmmm,
-                         const stenc_field *c0mm, const stenc_field *cpmm,
-                         const stenc_field *cm0m, const stenc_field *c00m,
-                         const stenc_field *cp0m, const stenc_field *cmpm,
-                         const stenc_field *c0pm, const stenc_field *cppm,
-                         const stenc_field *cmm0, const stenc_field *c0m0,
-                         const stenc_field *cpm0, const stenc_field *cm00,
-                         const stenc_field *c000, const stenc_field *cp00,
-                         const stenc_field *cmp0, const stenc_field *c0p0,
-                         const stenc_field *cpp0, const stenc_field *cmmp,
-                         const stenc_field *c0mp, const stenc_field *cpmp,
-                         const stenc_field *cm0p, const stenc_field *c00p,
-                         const stenc_field *cp0p, const stenc_field *cmpp,
-                         const stenc_field *c0pp, const stenc_field *cppp, const stenc_field *f) {
-    return gs27_8color_variant(ctx, NULL, color, u, cmmm, c0mm, cpmm, cm0m, c00m, cp0m, cmpm,
-                                   c0pm, cppm, cmm0, c0m0, cpm0, cm00, c000, cp00, cmp0, c0p0, cpp0,
-                                   cmmp, c0mp, cpmp, cm0p, c00p, cp0p, cmpp, c0pp, cppp, f);
+stenc_status gs27_8color(stenc_ctx *ctx, int color, stenc_field *u_, const stenc_field *cmmm_,
+                         const stenc_field *c0mm_, const stenc_field *cpmm_,
+                         const stenc_field *cm0m_, const stenc_field *c00m_,
+                         const stenc_field *cp0m_, const stenc_field *cmpm_,
+                         const stenc_field *c0pm_, const stenc_field *cppm_,
+                         const stenc_field *cmm0_, const stenc_field *c0m0_,
+                         const stenc_field *cpm0_, const stenc_field *cm00_,
+                         const stenc_field *c000_, const stenc_field *cp00_,
+                         const stenc_field *cmp0_, const stenc_field *c0p0_,
+                         const stenc_field *cpp0_, const stenc_field *cmmp_,
+                         const stenc_field *c0mp_, const stenc_field *cpmp_,
+                         const stenc_field *cm0p_, const stenc_field *c00p_,
+                         const stenc_field *cp0p_, const stenc_field *cmpp_,
+                         const stenc_field *c0pp_, const stenc_field *cppp_,
+                         const stenc_field *f_) {
+    return gs27_8color_variant(ctx, NULL, color, u_, cmmm_, c0mm_, cpmm_, cm0m_, c00m_, cp0m_,
+                                   cmpm_, c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_,
+                                   cmp0_, c0p0_, cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_, cp0p_,
+                                   cmpp_, c0pp_, cppp_, f_);
 }
 
 const char *gs27_8color_variant_name(int index) {

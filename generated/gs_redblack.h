@@ -28,15 +28,15 @@ extern "C" {
  * STENC_ERR_INVALID_ARGUMENT) selects the points updated; the others are not touched. The
  * period of the colouring is 2 x 2 x 1 points.
  */
-stenc_status gs_redblack(stenc_ctx *ctx, int color, double h2, double omega, stenc_field *u,
-                         const stenc_field *f);
+stenc_status gs_redblack(stenc_ctx *ctx, int color, double h2_, double omega_, stenc_field *u_,
+                         const stenc_field *f_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * gs_redblack_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2,
-                                 double omega, stenc_field *u, const stenc_field *f);
+stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2_,
+                                 double omega_, stenc_field *u_, const stenc_field *f_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

@@ -86,10 +86,10 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     gs_redblack_sweep(const stenc_args stenc_a, const stenc_sweep_args stenc_w) {
     const int stenc_b = (int)blockIdx.y * BY + (int)threadIdx.y;
     const int stenc_a0 = (int)blockIdx.x * (V * BX) + (int)threadIdx.x;
-    const stenc_T h2 = stenc_a.s[0];
-    (void)h2;
-    const stenc_T omega = stenc_a.s[1];
-    (void)omega;
+    const stenc_T h2_ = stenc_a.s[0];
+    (void)h2_;
+    const stenc_T omega_ = stenc_a.s[1];
+    (void)omega_;
     for (int stenc_z = (int)blockIdx.z; stenc_z < stenc_w.nz; stenc_z += (int)gridDim.z) {
         const int stenc_cell = stenc_w.first + stenc_z % stenc_w.ncells;
         const int stenc_c0 = stenc_z / stenc_w.ncells * K;
@@ -107,16 +107,16 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                                                 (ptrdiff_t)stenc_o * stenc_a.sk[0];
                 const ptrdiff_t stenc_q1 = stenc_i + stenc_m * stenc_a.sj[1] +
                                                 (ptrdiff_t)stenc_o * stenc_a.sk[1];
-                const stenc_T f = __ldg(stenc_a.f[1] + stenc_q1);
-                const stenc_T u_m1_0 = *(stenc_a.f[0] + stenc_q0 - 1);
-                const stenc_T u_p1_0 = *(stenc_a.f[0] + stenc_q0 + 1);
-                const stenc_T u_0_m1 = *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
-                const stenc_T u_0_p1 = *(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
-                stenc_T u = stenc_a.f[0][stenc_q0];
+                const stenc_T f_ = __ldg(stenc_a.f[1] + stenc_q1);
+                const stenc_T u_m1_0_ = *(stenc_a.f[0] + stenc_q0 - 1);
+                const stenc_T u_p1_0_ = *(stenc_a.f[0] + stenc_q0 + 1);
+                const stenc_T u_0_m1_ = *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+                const stenc_T u_0_p1_ = *(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+                stenc_T u_ = stenc_a.f[0][stenc_q0];
                 #line 13 "stencils/gs_redblack.stencil"
-                u = (1.0 - omega) * u + omega * 0.25 * (h2 * f + u_m1_0 + u_p1_0 + u_0_m1 + u_0_p1);
+                u_ = (1.0 - omega_) * u_ + omega_ * 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
 #line 119 "gs_redblack_cuda.cu"
-                stenc_a.f[0][stenc_q0] = u;
+                stenc_a.f[0][stenc_q0] = u_;
             }
         }
     }

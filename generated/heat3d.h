@@ -24,14 +24,14 @@ extern "C" {
  * HEAT3D_HALO. Scalars are converted to float. Runs where the fields live; on failure
  * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
  */
-stenc_status heat3d(stenc_ctx *ctx, double a, double b, const stenc_field *x, stenc_field *y);
+stenc_status heat3d(stenc_ctx *ctx, double a_, double b_, const stenc_field *x_, stenc_field *y_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * heat3d_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status heat3d_variant(stenc_ctx *ctx, const char *stenc_variant, double a, double b,
-                            const stenc_field *x, stenc_field *y);
+stenc_status heat3d_variant(stenc_ctx *ctx, const char *stenc_variant, double a_, double b_,
+                            const stenc_field *x_, stenc_field *y_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

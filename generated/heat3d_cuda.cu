@@ -65,10 +65,10 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_direct(const stenc_args 
     const int stenc_i0 = (int)(blockIdx.x * BX + threadIdx.x) * V;
     const int stenc_j = (int)(blockIdx.y * BY + threadIdx.y);
     if (stenc_i0 >= stenc_a.n[0] || stenc_j >= stenc_a.n[1]) return;
-    const stenc_T a = stenc_a.s[0];
-    (void)a;
-    const stenc_T b = stenc_a.s[1];
-    (void)b;
+    const stenc_T a_ = stenc_a.s[0];
+    (void)a_;
+    const stenc_T b_ = stenc_a.s[1];
+    (void)b_;
     const int stenc_nkb = (stenc_a.n[2] + K - 1) / K;
     for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
         const int stenc_k0 = stenc_kb * K;
@@ -92,18 +92,18 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_direct(const stenc_args 
                 stenc_T stenc_w0[V];
 #pragma unroll
                 for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                    const stenc_T x = stenc_r0_0_0[stenc_e + 1];
-                    const stenc_T x_m1_0_0 = stenc_r0_0_0[stenc_e];
-                    const stenc_T x_p1_0_0 = stenc_r0_0_0[stenc_e + 2];
-                    const stenc_T x_0_m1_0 = stenc_r0_m1_0[stenc_e];
-                    const stenc_T x_0_p1_0 = stenc_r0_p1_0[stenc_e];
-                    const stenc_T x_0_0_m1 = stenc_r0_0_m1[stenc_e];
-                    const stenc_T x_0_0_p1 = stenc_r0_0_p1[stenc_e];
-                    stenc_T y = 0;
+                    const stenc_T x_ = stenc_r0_0_0[stenc_e + 1];
+                    const stenc_T x_m1_0_0_ = stenc_r0_0_0[stenc_e];
+                    const stenc_T x_p1_0_0_ = stenc_r0_0_0[stenc_e + 2];
+                    const stenc_T x_0_m1_0_ = stenc_r0_m1_0[stenc_e];
+                    const stenc_T x_0_p1_0_ = stenc_r0_p1_0[stenc_e];
+                    const stenc_T x_0_0_m1_ = stenc_r0_0_m1[stenc_e];
+                    const stenc_T x_0_0_p1_ = stenc_r0_0_p1[stenc_e];
+                    stenc_T y_ = 0;
                     #line 11 "stencils/heat3d.stencil"
-                    y = a * x + b * (x_m1_0_0 + x_p1_0_0 + x_0_m1_0 + x_0_p1_0 + x_0_0_m1 + x_0_0_p1);
+                    y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
 #line 106 "heat3d_cuda.cu"
-                    stenc_w0[stenc_e] = y;
+                    stenc_w0[stenc_e] = y_;
                 }
                 stenc_store_row<V>(stenc_a.f[1] + stenc_o1 +
                                        (ptrdiff_t)stenc_kk * stenc_a.sk[1],
@@ -116,18 +116,18 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_direct(const stenc_args 
                         stenc_o0 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[0];
                     const ptrdiff_t stenc_q1 =
                         stenc_o1 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[1];
-                    const stenc_T x = __ldg(stenc_a.f[0] + stenc_q0);
-                    const stenc_T x_m1_0_0 = __ldg(stenc_a.f[0] + stenc_q0 - 1);
-                    const stenc_T x_p1_0_0 = __ldg(stenc_a.f[0] + stenc_q0 + 1);
-                    const stenc_T x_0_m1_0 = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sj[0]);
-                    const stenc_T x_0_p1_0 = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sj[0]);
-                    const stenc_T x_0_0_m1 = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
-                    const stenc_T x_0_0_p1 = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
-                    stenc_T y = 0;
+                    const stenc_T x_ = __ldg(stenc_a.f[0] + stenc_q0);
+                    const stenc_T x_m1_0_0_ = __ldg(stenc_a.f[0] + stenc_q0 - 1);
+                    const stenc_T x_p1_0_0_ = __ldg(stenc_a.f[0] + stenc_q0 + 1);
+                    const stenc_T x_0_m1_0_ = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sj[0]);
+                    const stenc_T x_0_p1_0_ = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sj[0]);
+                    const stenc_T x_0_0_m1_ = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+                    const stenc_T x_0_0_p1_ = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+                    stenc_T y_ = 0;
                     #line 11 "stencils/heat3d.stencil"
-                    y = a * x + b * (x_m1_0_0 + x_p1_0_0 + x_0_m1_0 + x_0_p1_0 + x_0_0_m1 + x_0_0_p1);
+                    y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
 #line 130 "heat3d_cuda.cu"
-                    stenc_a.f[1][stenc_q1] = y;
+                    stenc_a.f[1][stenc_q1] = y_;
                 }
             }
         }
@@ -148,10 +148,10 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_stream(const stenc_args 
     const int stenc_ic = min(stenc_i, stenc_a.n[0] - 1), stenc_jc = min(stenc_j, stenc_a.n[1] - 1);
     (void)stenc_ic, (void)stenc_jc;
     __shared__ stenc_T stenc_p0[1][BY + 2][BX + 2];
-    const stenc_T a = stenc_a.s[0];
-    (void)a;
-    const stenc_T b = stenc_a.s[1];
-    (void)b;
+    const stenc_T a_ = stenc_a.s[0];
+    (void)a_;
+    const stenc_T b_ = stenc_a.s[1];
+    (void)b_;
     const int stenc_nkb = (stenc_a.n[2] + KC - 1) / KC;
     for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
         const int stenc_k0 = stenc_kb * KC;
@@ -184,19 +184,19 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_stream(const stenc_args 
             }
             __syncthreads();
             if (stenc_k >= stenc_k0 && stenc_inside) {
-                const stenc_T x = stenc_c0[1];
-                const stenc_T x_m1_0_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
-                const stenc_T x_p1_0_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
-                const stenc_T x_0_m1_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
-                const stenc_T x_0_p1_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
-                const stenc_T x_0_0_m1 = stenc_c0[0];
-                const stenc_T x_0_0_p1 = stenc_c0[2];
-                stenc_T y = 0;
+                const stenc_T x_ = stenc_c0[1];
+                const stenc_T x_m1_0_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 0];
+                const stenc_T x_p1_0_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
+                const stenc_T x_0_m1_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 1];
+                const stenc_T x_0_p1_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
+                const stenc_T x_0_0_m1_ = stenc_c0[0];
+                const stenc_T x_0_0_p1_ = stenc_c0[2];
+                stenc_T y_ = 0;
                 #line 11 "stencils/heat3d.stencil"
-                y = a * x + b * (x_m1_0_0 + x_p1_0_0 + x_0_m1_0 + x_0_p1_0 + x_0_0_m1 + x_0_0_p1);
+                y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
 #line 198 "heat3d_cuda.cu"
                 stenc_a.f[1][stenc_i + stenc_j * stenc_a.sj[1] +
-                                     (ptrdiff_t)stenc_k * stenc_a.sk[1]] = y;
+                                     (ptrdiff_t)stenc_k * stenc_a.sk[1]] = y_;
             }
         }
     }

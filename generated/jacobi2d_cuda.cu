@@ -64,8 +64,8 @@ __global__ void __launch_bounds__(BX * BY, MINB) jacobi2d_direct(const stenc_arg
     const int stenc_i0 = (int)(blockIdx.x * BX + threadIdx.x) * V;
     const int stenc_j = (int)(blockIdx.y * BY + threadIdx.y);
     if (stenc_i0 >= stenc_a.n[0] || stenc_j >= stenc_a.n[1]) return;
-    const stenc_T h2 = stenc_a.s[0];
-    (void)h2;
+    const stenc_T h2_ = stenc_a.s[0];
+    (void)h2_;
     const int stenc_nkb = (stenc_a.n[2] + K - 1) / K;
     for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
         const int stenc_k0 = stenc_kb * K;
@@ -89,16 +89,16 @@ __global__ void __launch_bounds__(BX * BY, MINB) jacobi2d_direct(const stenc_arg
                 stenc_T stenc_w0[V];
 #pragma unroll
                 for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                    const stenc_T f = stenc_r1_0_0[stenc_e];
-                    const stenc_T u_m1_0 = stenc_r0_0_0[stenc_e];
-                    const stenc_T u_p1_0 = stenc_r0_0_0[stenc_e + 2];
-                    const stenc_T u_0_m1 = stenc_r0_0_m1[stenc_e];
-                    const stenc_T u_0_p1 = stenc_r0_0_p1[stenc_e];
-                    stenc_T u_new = 0;
+                    const stenc_T f_ = stenc_r1_0_0[stenc_e];
+                    const stenc_T u_m1_0_ = stenc_r0_0_0[stenc_e];
+                    const stenc_T u_p1_0_ = stenc_r0_0_0[stenc_e + 2];
+                    const stenc_T u_0_m1_ = stenc_r0_0_m1[stenc_e];
+                    const stenc_T u_0_p1_ = stenc_r0_0_p1[stenc_e];
+                    stenc_T u_new_ = 0;
                     #line 11 "stencils/poisson2d.stencil"
-                    u_new = 0.25 * (h2 * f + u_m1_0 + u_p1_0 + u_0_m1 + u_0_p1);
+                    u_new_ = 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
 #line 101 "jacobi2d_cuda.cu"
-                    stenc_w0[stenc_e] = u_new;
+                    stenc_w0[stenc_e] = u_new_;
                 }
                 stenc_store_row<V>(stenc_a.f[2] + stenc_o2 +
                                        (ptrdiff_t)stenc_kk * stenc_a.sk[2],
@@ -113,16 +113,16 @@ __global__ void __launch_bounds__(BX * BY, MINB) jacobi2d_direct(const stenc_arg
                         stenc_o1 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[1];
                     const ptrdiff_t stenc_q2 =
                         stenc_o2 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[2];
-                    const stenc_T f = __ldg(stenc_a.f[1] + stenc_q1);
-                    const stenc_T u_m1_0 = __ldg(stenc_a.f[0] + stenc_q0 - 1);
-                    const stenc_T u_p1_0 = __ldg(stenc_a.f[0] + stenc_q0 + 1);
-                    const stenc_T u_0_m1 = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
-                    const stenc_T u_0_p1 = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
-                    stenc_T u_new = 0;
+                    const stenc_T f_ = __ldg(stenc_a.f[1] + stenc_q1);
+                    const stenc_T u_m1_0_ = __ldg(stenc_a.f[0] + stenc_q0 - 1);
+                    const stenc_T u_p1_0_ = __ldg(stenc_a.f[0] + stenc_q0 + 1);
+                    const stenc_T u_0_m1_ = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+                    const stenc_T u_0_p1_ = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+                    stenc_T u_new_ = 0;
                     #line 11 "stencils/poisson2d.stencil"
-                    u_new = 0.25 * (h2 * f + u_m1_0 + u_p1_0 + u_0_m1 + u_0_p1);
+                    u_new_ = 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
 #line 125 "jacobi2d_cuda.cu"
-                    stenc_a.f[2][stenc_q2] = u_new;
+                    stenc_a.f[2][stenc_q2] = u_new_;
                 }
             }
         }
@@ -143,8 +143,8 @@ __global__ void __launch_bounds__(BX * BY, MINB) jacobi2d_stream(const stenc_arg
     const int stenc_ic = min(stenc_i, stenc_a.n[0] - 1), stenc_jc = min(stenc_j, stenc_a.n[1] - 1);
     (void)stenc_ic, (void)stenc_jc;
     __shared__ stenc_T stenc_p0[1][BY + 0][BX + 2];
-    const stenc_T h2 = stenc_a.s[0];
-    (void)h2;
+    const stenc_T h2_ = stenc_a.s[0];
+    (void)h2_;
     const int stenc_nkb = (stenc_a.n[2] + KC - 1) / KC;
     for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
         const int stenc_k0 = stenc_kb * KC;
@@ -186,17 +186,17 @@ __global__ void __launch_bounds__(BX * BY, MINB) jacobi2d_stream(const stenc_arg
             }
             __syncthreads();
             if (stenc_k >= stenc_k0 && stenc_inside) {
-                const stenc_T f = stenc_c1[0];
-                const stenc_T u_m1_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 0];
-                const stenc_T u_p1_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 2];
-                const stenc_T u_0_m1 = stenc_c0[0];
-                const stenc_T u_0_p1 = stenc_c0[2];
-                stenc_T u_new = 0;
+                const stenc_T f_ = stenc_c1[0];
+                const stenc_T u_m1_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 0];
+                const stenc_T u_p1_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 2];
+                const stenc_T u_0_m1_ = stenc_c0[0];
+                const stenc_T u_0_p1_ = stenc_c0[2];
+                stenc_T u_new_ = 0;
                 #line 11 "stencils/poisson2d.stencil"
-                u_new = 0.25 * (h2 * f + u_m1_0 + u_p1_0 + u_0_m1 + u_0_p1);
+                u_new_ = 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
 #line 198 "jacobi2d_cuda.cu"
                 stenc_a.f[2][stenc_i + stenc_j * stenc_a.sj[2] +
-                                     (ptrdiff_t)stenc_k * stenc_a.sk[2]] = u_new;
+                                     (ptrdiff_t)stenc_k * stenc_a.sk[2]] = u_new_;
             }
         }
     }

@@ -24,14 +24,14 @@ extern "C" {
  * LIFE_HALO. Scalars are converted to float. Runs where the fields live; on failure
  * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
  */
-stenc_status life(stenc_ctx *ctx, const stenc_field *cell, stenc_field *next);
+stenc_status life(stenc_ctx *ctx, const stenc_field *cell_, stenc_field *next_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * life_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status life_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *cell,
-                          stenc_field *next);
+stenc_status life_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *cell_,
+                          stenc_field *next_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

@@ -84,26 +84,26 @@ __global__ void __launch_bounds__(BX * BY, MINB) life_direct(const stenc_args st
                 stenc_T stenc_w0[V];
 #pragma unroll
                 for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                    const stenc_T cell_m1_m1 = stenc_r0_0_m1[stenc_e];
-                    const stenc_T cell_0_m1 = stenc_r0_0_m1[stenc_e + 1];
-                    const stenc_T cell_p1_m1 = stenc_r0_0_m1[stenc_e + 2];
-                    const stenc_T cell_m1_0 = stenc_r0_0_0[stenc_e];
-                    const stenc_T cell_p1_0 = stenc_r0_0_0[stenc_e + 2];
-                    const stenc_T cell_m1_p1 = stenc_r0_0_p1[stenc_e];
-                    const stenc_T cell_0_p1 = stenc_r0_0_p1[stenc_e + 1];
-                    const stenc_T cell_p1_p1 = stenc_r0_0_p1[stenc_e + 2];
-                    const stenc_T cell = stenc_r0_0_0[stenc_e + 1];
-                    stenc_T next = 0;
+                    const stenc_T cell_m1_m1_ = stenc_r0_0_m1[stenc_e];
+                    const stenc_T cell_0_m1_ = stenc_r0_0_m1[stenc_e + 1];
+                    const stenc_T cell_p1_m1_ = stenc_r0_0_m1[stenc_e + 2];
+                    const stenc_T cell_m1_0_ = stenc_r0_0_0[stenc_e];
+                    const stenc_T cell_p1_0_ = stenc_r0_0_0[stenc_e + 2];
+                    const stenc_T cell_m1_p1_ = stenc_r0_0_p1[stenc_e];
+                    const stenc_T cell_0_p1_ = stenc_r0_0_p1[stenc_e + 1];
+                    const stenc_T cell_p1_p1_ = stenc_r0_0_p1[stenc_e + 2];
+                    const stenc_T cell_ = stenc_r0_0_0[stenc_e + 1];
+                    stenc_T next_ = 0;
                     #line 9 "stencils/life.stencil"
-                    const float n = cell_m1_m1 + cell_0_m1 + cell_p1_m1 + cell_m1_0 + cell_p1_0 + cell_m1_p1 + cell_0_p1 + cell_p1_p1;
+                    const float n_ = cell_m1_m1_ + cell_0_m1_ + cell_p1_m1_ + cell_m1_0_ + cell_p1_0_ + cell_m1_p1_ + cell_0_p1_ + cell_p1_p1_;
                     #line 12 "stencils/life.stencil"
-                    if (cell > 0.5f) {
-                        next = (n > 1.5f && n < 3.5f) ? 1.0f : 0.0f;
+                    if (cell_ > 0.5f) {
+                        next_ = (n_ > 1.5f && n_ < 3.5f) ? 1.0f : 0.0f;
                     } else {
-                        next = (n > 2.5f && n < 3.5f) ? 1.0f : 0.0f;
+                        next_ = (n_ > 2.5f && n_ < 3.5f) ? 1.0f : 0.0f;
                     }
 #line 106 "life_cuda.cu"
-                    stenc_w0[stenc_e] = next;
+                    stenc_w0[stenc_e] = next_;
                 }
                 stenc_store_row<V>(stenc_a.f[1] + stenc_o1 +
                                        (ptrdiff_t)stenc_kk * stenc_a.sk[1],
@@ -116,26 +116,26 @@ __global__ void __launch_bounds__(BX * BY, MINB) life_direct(const stenc_args st
                         stenc_o0 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[0];
                     const ptrdiff_t stenc_q1 =
                         stenc_o1 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[1];
-                    const stenc_T cell_m1_m1 = __ldg(stenc_a.f[0] + stenc_q0 - 1 - stenc_a.sk[0]);
-                    const stenc_T cell_0_m1 = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
-                    const stenc_T cell_p1_m1 = __ldg(stenc_a.f[0] + stenc_q0 + 1 - stenc_a.sk[0]);
-                    const stenc_T cell_m1_0 = __ldg(stenc_a.f[0] + stenc_q0 - 1);
-                    const stenc_T cell_p1_0 = __ldg(stenc_a.f[0] + stenc_q0 + 1);
-                    const stenc_T cell_m1_p1 = __ldg(stenc_a.f[0] + stenc_q0 - 1 + stenc_a.sk[0]);
-                    const stenc_T cell_0_p1 = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
-                    const stenc_T cell_p1_p1 = __ldg(stenc_a.f[0] + stenc_q0 + 1 + stenc_a.sk[0]);
-                    const stenc_T cell = __ldg(stenc_a.f[0] + stenc_q0);
-                    stenc_T next = 0;
+                    const stenc_T cell_m1_m1_ = __ldg(stenc_a.f[0] + stenc_q0 - 1 - stenc_a.sk[0]);
+                    const stenc_T cell_0_m1_ = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+                    const stenc_T cell_p1_m1_ = __ldg(stenc_a.f[0] + stenc_q0 + 1 - stenc_a.sk[0]);
+                    const stenc_T cell_m1_0_ = __ldg(stenc_a.f[0] + stenc_q0 - 1);
+                    const stenc_T cell_p1_0_ = __ldg(stenc_a.f[0] + stenc_q0 + 1);
+                    const stenc_T cell_m1_p1_ = __ldg(stenc_a.f[0] + stenc_q0 - 1 + stenc_a.sk[0]);
+                    const stenc_T cell_0_p1_ = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+                    const stenc_T cell_p1_p1_ = __ldg(stenc_a.f[0] + stenc_q0 + 1 + stenc_a.sk[0]);
+                    const stenc_T cell_ = __ldg(stenc_a.f[0] + stenc_q0);
+                    stenc_T next_ = 0;
                     #line 9 "stencils/life.stencil"
-                    const float n = cell_m1_m1 + cell_0_m1 + cell_p1_m1 + cell_m1_0 + cell_p1_0 + cell_m1_p1 + cell_0_p1 + cell_p1_p1;
+                    const float n_ = cell_m1_m1_ + cell_0_m1_ + cell_p1_m1_ + cell_m1_0_ + cell_p1_0_ + cell_m1_p1_ + cell_0_p1_ + cell_p1_p1_;
                     #line 12 "stencils/life.stencil"
-                    if (cell > 0.5f) {
-                        next = (n > 1.5f && n < 3.5f) ? 1.0f : 0.0f;
+                    if (cell_ > 0.5f) {
+                        next_ = (n_ > 1.5f && n_ < 3.5f) ? 1.0f : 0.0f;
                     } else {
-                        next = (n > 2.5f && n < 3.5f) ? 1.0f : 0.0f;
+                        next_ = (n_ > 2.5f && n_ < 3.5f) ? 1.0f : 0.0f;
                     }
 #line 138 "life_cuda.cu"
-                    stenc_a.f[1][stenc_q1] = next;
+                    stenc_a.f[1][stenc_q1] = next_;
                 }
             }
         }
@@ -188,27 +188,27 @@ __global__ void __launch_bounds__(BX * BY, MINB) life_stream(const stenc_args st
             }
             __syncthreads();
             if (stenc_k >= stenc_k0 && stenc_inside) {
-                const stenc_T cell_m1_m1 = stenc_p0[stenc_slot<3>(stenc_k - 1)][stenc_ty + 0][stenc_tx + 0];
-                const stenc_T cell_0_m1 = stenc_c0[0];
-                const stenc_T cell_p1_m1 = stenc_p0[stenc_slot<3>(stenc_k - 1)][stenc_ty + 0][stenc_tx + 2];
-                const stenc_T cell_m1_0 = stenc_p0[stenc_slot<3>(stenc_k)][stenc_ty + 0][stenc_tx + 0];
-                const stenc_T cell_p1_0 = stenc_p0[stenc_slot<3>(stenc_k)][stenc_ty + 0][stenc_tx + 2];
-                const stenc_T cell_m1_p1 = stenc_p0[stenc_slot<3>(stenc_k + 1)][stenc_ty + 0][stenc_tx + 0];
-                const stenc_T cell_0_p1 = stenc_c0[2];
-                const stenc_T cell_p1_p1 = stenc_p0[stenc_slot<3>(stenc_k + 1)][stenc_ty + 0][stenc_tx + 2];
-                const stenc_T cell = stenc_c0[1];
-                stenc_T next = 0;
+                const stenc_T cell_m1_m1_ = stenc_p0[stenc_slot<3>(stenc_k - 1)][stenc_ty + 0][stenc_tx + 0];
+                const stenc_T cell_0_m1_ = stenc_c0[0];
+                const stenc_T cell_p1_m1_ = stenc_p0[stenc_slot<3>(stenc_k - 1)][stenc_ty + 0][stenc_tx + 2];
+                const stenc_T cell_m1_0_ = stenc_p0[stenc_slot<3>(stenc_k)][stenc_ty + 0][stenc_tx + 0];
+                const stenc_T cell_p1_0_ = stenc_p0[stenc_slot<3>(stenc_k)][stenc_ty + 0][stenc_tx + 2];
+                const stenc_T cell_m1_p1_ = stenc_p0[stenc_slot<3>(stenc_k + 1)][stenc_ty + 0][stenc_tx + 0];
+                const stenc_T cell_0_p1_ = stenc_c0[2];
+                const stenc_T cell_p1_p1_ = stenc_p0[stenc_slot<3>(stenc_k + 1)][stenc_ty + 0][stenc_tx + 2];
+                const stenc_T cell_ = stenc_c0[1];
+                stenc_T next_ = 0;
                 #line 9 "stencils/life.stencil"
-                const float n = cell_m1_m1 + cell_0_m1 + cell_p1_m1 + cell_m1_0 + cell_p1_0 + cell_m1_p1 + cell_0_p1 + cell_p1_p1;
+                const float n_ = cell_m1_m1_ + cell_0_m1_ + cell_p1_m1_ + cell_m1_0_ + cell_p1_0_ + cell_m1_p1_ + cell_0_p1_ + cell_p1_p1_;
                 #line 12 "stencils/life.stencil"
-                if (cell > 0.5f) {
-                    next = (n > 1.5f && n < 3.5f) ? 1.0f : 0.0f;
+                if (cell_ > 0.5f) {
+                    next_ = (n_ > 1.5f && n_ < 3.5f) ? 1.0f : 0.0f;
                 } else {
-                    next = (n > 2.5f && n < 3.5f) ? 1.0f : 0.0f;
+                    next_ = (n_ > 2.5f && n_ < 3.5f) ? 1.0f : 0.0f;
                 }
 #line 210 "life_cuda.cu"
                 stenc_a.f[1][stenc_i + stenc_j * stenc_a.sj[1] +
-                                     (ptrdiff_t)stenc_k * stenc_a.sk[1]] = next;
+                                     (ptrdiff_t)stenc_k * stenc_a.sk[1]] = next_;
             }
         }
     }

@@ -25,15 +25,15 @@ extern "C" {
  * RESIDUAL2D_HALO. Scalars are converted to double. Runs where the fields live; on failure
  * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
  */
-stenc_status residual2d(stenc_ctx *ctx, double inv_h2, const stenc_field *u, const stenc_field *f,
-                        stenc_field *r);
+stenc_status residual2d(stenc_ctx *ctx, double inv_h2_, const stenc_field *u_,
+                        const stenc_field *f_, stenc_field *r_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * residual2d_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status residual2d_variant(stenc_ctx *ctx, const char *stenc_variant, double inv_h2,
-                                const stenc_field *u, const stenc_field *f, stenc_field *r);
+stenc_status residual2d_variant(stenc_ctx *ctx, const char *stenc_variant, double inv_h2_,
+                                const stenc_field *u_, const stenc_field *f_, stenc_field *r_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

@@ -29,16 +29,16 @@ extern "C" {
  *   r2: sum
  *   rmax: max
  */
-stenc_status residual_norm(stenc_ctx *ctx, double inv_h2, const stenc_field *u,
-                           const stenc_field *f, stenc_field *r, double *r2, double *rmax);
+stenc_status residual_norm(stenc_ctx *ctx, double inv_h2_, const stenc_field *u_,
+                           const stenc_field *f_, stenc_field *r_, double *r2_, double *rmax_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * residual_norm_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, double inv_h2,
-                                   const stenc_field *u, const stenc_field *f, stenc_field *r,
-                                   double *r2, double *rmax);
+stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, double inv_h2_,
+                                   const stenc_field *u_, const stenc_field *f_, stenc_field *r_,
+                                   double *r2_, double *rmax_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

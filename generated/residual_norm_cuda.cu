@@ -108,10 +108,10 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     residual_norm_sweep(const stenc_args stenc_a, const stenc_sweep_args stenc_w) {
     const int stenc_b = (int)blockIdx.y * BY + (int)threadIdx.y;
     const int stenc_a0 = (int)blockIdx.x * (V * BX) + (int)threadIdx.x;
-    const stenc_T inv_h2 = stenc_a.s[0];
-    (void)inv_h2;
-    stenc_acc r2_acc = STENC_ACC_SUM_INIT;
-    stenc_acc rmax_acc = STENC_ACC_MAX_INIT;
+    const stenc_T inv_h2_ = stenc_a.s[0];
+    (void)inv_h2_;
+    stenc_acc r2_acc_ = STENC_ACC_SUM_INIT;
+    stenc_acc rmax_acc_ = STENC_ACC_MAX_INIT;
     for (int stenc_z = (int)blockIdx.z; stenc_z < stenc_w.nz; stenc_z += (int)gridDim.z) {
         const int stenc_cell = stenc_w.first + stenc_z % stenc_w.ncells;
         const int stenc_c0 = stenc_z / stenc_w.ncells * K;
@@ -131,29 +131,29 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                                                 (ptrdiff_t)stenc_o * stenc_a.sk[1];
                 const ptrdiff_t stenc_q2 = stenc_i + stenc_m * stenc_a.sj[2] +
                                                 (ptrdiff_t)stenc_o * stenc_a.sk[2];
-                const stenc_T f = __ldg(stenc_a.f[1] + stenc_q1);
-                const stenc_T u = __ldg(stenc_a.f[0] + stenc_q0);
-                const stenc_T u_m1_0 = __ldg(stenc_a.f[0] + stenc_q0 - 1);
-                const stenc_T u_p1_0 = __ldg(stenc_a.f[0] + stenc_q0 + 1);
-                const stenc_T u_0_m1 = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
-                const stenc_T u_0_p1 = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
-                stenc_T r = 0;
+                const stenc_T f_ = __ldg(stenc_a.f[1] + stenc_q1);
+                const stenc_T u_ = __ldg(stenc_a.f[0] + stenc_q0);
+                const stenc_T u_m1_0_ = __ldg(stenc_a.f[0] + stenc_q0 - 1);
+                const stenc_T u_p1_0_ = __ldg(stenc_a.f[0] + stenc_q0 + 1);
+                const stenc_T u_0_m1_ = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+                const stenc_T u_0_p1_ = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+                stenc_T r_ = 0;
                 #line 10 "stencils/residual_norm.stencil"
-                r = f - inv_h2 * (4.0 * u - u_m1_0 - u_p1_0 - u_0_m1 - u_0_p1);
-                const double r2 = r * r;
-                const double rmax = fabs(r);
+                r_ = f_ - inv_h2_ * (4.0 * u_ - u_m1_0_ - u_p1_0_ - u_0_m1_ - u_0_p1_);
+                const double r2_ = r_ * r_;
+                const double rmax_ = fabs(r_);
 #line 146 "residual_norm_cuda.cu"
-                stenc_a.f[2][stenc_q2] = r;
-                stenc_acc_sum_add(&r2_acc, (double)r2);
-                stenc_acc_max_add(&rmax_acc, (double)rmax);
+                stenc_a.f[2][stenc_q2] = r_;
+                stenc_acc_sum_add(&r2_acc_, (double)r2_);
+                stenc_acc_max_add(&rmax_acc_, (double)rmax_);
             }
         }
     }
     /* The block's partials, combined in a fixed order: thread order within the block. */
     __shared__ stenc_acc stenc_red[STENC_NREDUCES][BX * BY];
     const int stenc_t = (int)threadIdx.x + BX * (int)threadIdx.y;
-    stenc_red[0][stenc_t] = r2_acc;
-    stenc_red[1][stenc_t] = rmax_acc;
+    stenc_red[0][stenc_t] = r2_acc_;
+    stenc_red[1][stenc_t] = rmax_acc_;
     stenc_block_reduce<BX * BY>(stenc_red, stenc_t);
     if (stenc_t == 0) {
         const size_t stenc_block =
@@ -170,14 +170,14 @@ __global__ void __launch_bounds__(STENC_COMBINE_THREADS)
     residual_norm_combine(stenc_acc *stenc_parts, size_t stenc_nblocks) {
     __shared__ stenc_acc stenc_red[STENC_NREDUCES][STENC_COMBINE_THREADS];
     const int stenc_t = (int)threadIdx.x;
-    stenc_acc r2_acc = STENC_ACC_SUM_INIT;
-    stenc_acc rmax_acc = STENC_ACC_MAX_INIT;
+    stenc_acc r2_acc_ = STENC_ACC_SUM_INIT;
+    stenc_acc rmax_acc_ = STENC_ACC_MAX_INIT;
     for (size_t stenc_b = (size_t)stenc_t; stenc_b < stenc_nblocks; stenc_b += STENC_COMBINE_THREADS) {
-        stenc_acc_sum_merge(&r2_acc, &stenc_parts[stenc_b * STENC_NREDUCES + 0]);
-        stenc_acc_max_merge(&rmax_acc, &stenc_parts[stenc_b * STENC_NREDUCES + 1]);
+        stenc_acc_sum_merge(&r2_acc_, &stenc_parts[stenc_b * STENC_NREDUCES + 0]);
+        stenc_acc_max_merge(&rmax_acc_, &stenc_parts[stenc_b * STENC_NREDUCES + 1]);
     }
-    stenc_red[0][stenc_t] = r2_acc;
-    stenc_red[1][stenc_t] = rmax_acc;
+    stenc_red[0][stenc_t] = r2_acc_;
+    stenc_red[1][stenc_t] = rmax_acc_;
     stenc_block_reduce<STENC_COMBINE_THREADS>(stenc_red, stenc_t);
     if (stenc_t == 0)
         for (int stenc_r = 0; stenc_r < STENC_NREDUCES; stenc_r++)

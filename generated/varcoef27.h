@@ -51,36 +51,40 @@ extern "C" {
  * VARCOEF27_HALO. Scalars are converted to float. Runs where the fields live; on failure
  * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
  */
-stenc_status varcoef27(stenc_ctx *ctx, const stenc_field *u, const stenc_field *cmmm,
-                       const stenc_field *c0mm, const stenc_field *cpmm, const stenc_field *cm0m,
-                       const stenc_field *c00m, const stenc_field *cp0m, const stenc_field *cmpm,
-                       const stenc_field *c0pm, const stenc_field *cppm, const stenc_field *cmm0,
-                       const stenc_field *c0m0, const stenc_field *cpm0, const stenc_field *cm00,
-                       const stenc_field *c000, const stenc_field *cp00, const stenc_field *cmp0,
-                       const stenc_field *c0p0, const stenc_field *cpp0, const stenc_field *cmmp,
-                       const stenc_field *c0mp, const stenc_field *cpmp, const stenc_field *cm0p,
-                       const stenc_field *c00p, const stenc_field *cp0p, const stenc_field *cmpp,
-                       const stenc_field *c0pp, const stenc_field *cppp, stenc_field *y);
+stenc_status varcoef27(stenc_ctx *ctx, const stenc_field *u_, const stenc_field *cmmm_,
+                       const stenc_field *c0mm_, const stenc_field *cpmm_,
+                       const stenc_field *cm0m_, const stenc_field *c00m_,
+                       const stenc_field *cp0m_, const stenc_field *cmpm_,
+                       const stenc_field *c0pm_, const stenc_field *cppm_,
+                       const stenc_field *cmm0_, const stenc_field *c0m0_,
+                       const stenc_field *cpm0_, const stenc_field *cm00_,
+                       const stenc_field *c000_, const stenc_field *cp00_,
+                       const stenc_field *cmp0_, const stenc_field *c0p0_,
+                       const stenc_field *cpp0_, const stenc_field *cmmp_,
+                       const stenc_field *c0mp_, const stenc_field *cpmp_,
+                       const stenc_field *cm0p_, const stenc_field *c00p_,
+                       const stenc_field *cp0p_, const stenc_field *cmpp_,
+                       const stenc_field *c0pp_, const stenc_field *cppp_, stenc_field *y_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * varcoef27_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status varcoef27_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *u,
-                               const stenc_field *cmmm, const stenc_field *c0mm,
-                               const stenc_field *cpmm, const stenc_field *cm0m,
-                               const stenc_field *c00m, const stenc_field *cp0m,
-                               const stenc_field *cmpm, const stenc_field *c0pm,
-                               const stenc_field *cppm, const stenc_field *cmm0,
-                               const stenc_field *c0m0, const stenc_field *cpm0,
-                               const stenc_field *cm00, const stenc_field *c000,
-                               const stenc_field *cp00, const stenc_field *cmp0,
-                               const stenc_field *c0p0, const stenc_field *cpp0,
-                               const stenc_field *cmmp, const stenc_field *c0mp,
-                               const stenc_field *cpmp, const stenc_field *cm0p,
-                               const stenc_field *c00p, const stenc_field *cp0p,
-                               const stenc_field *cmpp, const stenc_field *c0pp,
-                               const stenc_field *cppp, stenc_field *y);
+stenc_status varcoef27_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *u_,
+                               const stenc_field *cmmm_, const stenc_field *c0mm_,
+                               const stenc_field *cpmm_, const stenc_field *cm0m_,
+                               const stenc_field *c00m_, const stenc_field *cp0m_,
+                               const stenc_field *cmpm_, const stenc_field *c0pm_,
+                               const stenc_field *cppm_, const stenc_field *cmm0_,
+                               const stenc_field *c0m0_, const stenc_field *cpm0_,
+                               const stenc_field *cm00_, const stenc_field *c000_,
+                               const stenc_field *cp00_, const stenc_field *cmp0_,
+                               const stenc_field *c0p0_, const stenc_field *cpp0_,
+                               const stenc_field *cmmp_, const stenc_field *c0mp_,
+                               const stenc_field *cpmp_, const stenc_field *cm0p_,
+                               const stenc_field *c00p_, const stenc_field *cp0p_,
+                               const stenc_field *cmpp_, const stenc_field *c0pp_,
+                               const stenc_field *cppp_, stenc_field *y_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

@@ -25,15 +25,16 @@ extern "C" {
  * WAVE_R2_HALO. Scalars are converted to float. Runs where the fields live; on failure
  * returns a status (stenc_last_error() says which field is wrong) and writes nothing.
  */
-stenc_status wave_r2(stenc_ctx *ctx, double c2, const stenc_field *u, const stenc_field *u_prev,
-                     stenc_field *u_next);
+stenc_status wave_r2(stenc_ctx *ctx, double c2_, const stenc_field *u_,
+                     const stenc_field *u_prev_, stenc_field *u_next_);
 
 /* The same with a chosen kernel variant. On device-resident fields: one of the names that
  * wave_r2_variant_name() lists, or NULL for the automatic choice (the tune cache, tuning
  * when stenc_tune() or STENC_TUNE asks for it, else the default variant). On the host: NULL
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
-stenc_status wave_r2_variant(stenc_ctx *ctx, const char *stenc_variant, double c2,
-                             const stenc_field *u, const stenc_field *u_prev, stenc_field *u_next);
+stenc_status wave_r2_variant(stenc_ctx *ctx, const char *stenc_variant, double c2_,
+                             const stenc_field *u_, const stenc_field *u_prev_,
+                             stenc_field *u_next_);
 
 /* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
  * index when the stencil was generated without the cuda target. */

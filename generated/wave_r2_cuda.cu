@@ -65,8 +65,8 @@ __global__ void __launch_bounds__(BX * BY, MINB) wave_r2_direct(const stenc_args
     const int stenc_i0 = (int)(blockIdx.x * BX + threadIdx.x) * V;
     const int stenc_j = (int)(blockIdx.y * BY + threadIdx.y);
     if (stenc_i0 >= stenc_a.n[0] || stenc_j >= stenc_a.n[1]) return;
-    const stenc_T c2 = stenc_a.s[0];
-    (void)c2;
+    const stenc_T c2_ = stenc_a.s[0];
+    (void)c2_;
     const int stenc_nkb = (stenc_a.n[2] + K - 1) / K;
     for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
         const int stenc_k0 = stenc_kb * K;
@@ -102,27 +102,27 @@ __global__ void __launch_bounds__(BX * BY, MINB) wave_r2_direct(const stenc_args
                 stenc_T stenc_w0[V];
 #pragma unroll
                 for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                    const stenc_T u_m2_0_0 = stenc_r0_0_0[stenc_e];
-                    const stenc_T u_p2_0_0 = stenc_r0_0_0[stenc_e + 4];
-                    const stenc_T u_0_m2_0 = stenc_r0_m2_0[stenc_e];
-                    const stenc_T u_0_p2_0 = stenc_r0_p2_0[stenc_e];
-                    const stenc_T u_0_0_m2 = stenc_r0_0_m2[stenc_e];
-                    const stenc_T u_0_0_p2 = stenc_r0_0_p2[stenc_e];
-                    const stenc_T u_m1_0_0 = stenc_r0_0_0[stenc_e + 1];
-                    const stenc_T u_p1_0_0 = stenc_r0_0_0[stenc_e + 3];
-                    const stenc_T u_0_m1_0 = stenc_r0_m1_0[stenc_e];
-                    const stenc_T u_0_p1_0 = stenc_r0_p1_0[stenc_e];
-                    const stenc_T u_0_0_m1 = stenc_r0_0_m1[stenc_e];
-                    const stenc_T u_0_0_p1 = stenc_r0_0_p1[stenc_e];
-                    const stenc_T u = stenc_r0_0_0[stenc_e + 2];
-                    const stenc_T u_prev = stenc_r1_0_0[stenc_e];
-                    stenc_T u_next = 0;
+                    const stenc_T u_m2_0_0_ = stenc_r0_0_0[stenc_e];
+                    const stenc_T u_p2_0_0_ = stenc_r0_0_0[stenc_e + 4];
+                    const stenc_T u_0_m2_0_ = stenc_r0_m2_0[stenc_e];
+                    const stenc_T u_0_p2_0_ = stenc_r0_p2_0[stenc_e];
+                    const stenc_T u_0_0_m2_ = stenc_r0_0_m2[stenc_e];
+                    const stenc_T u_0_0_p2_ = stenc_r0_0_p2[stenc_e];
+                    const stenc_T u_m1_0_0_ = stenc_r0_0_0[stenc_e + 1];
+                    const stenc_T u_p1_0_0_ = stenc_r0_0_0[stenc_e + 3];
+                    const stenc_T u_0_m1_0_ = stenc_r0_m1_0[stenc_e];
+                    const stenc_T u_0_p1_0_ = stenc_r0_p1_0[stenc_e];
+                    const stenc_T u_0_0_m1_ = stenc_r0_0_m1[stenc_e];
+                    const stenc_T u_0_0_p1_ = stenc_r0_0_p1[stenc_e];
+                    const stenc_T u_ = stenc_r0_0_0[stenc_e + 2];
+                    const stenc_T u_prev_ = stenc_r1_0_0[stenc_e];
+                    stenc_T u_next_ = 0;
                     #line 10 "stencils/wave_r2.stencil"
-                    const float lap = -1.0f / 12.0f * (u_m2_0_0 + u_p2_0_0 + u_0_m2_0 + u_0_p2_0 + u_0_0_m2 + u_0_0_p2) + 4.0f / 3.0f * (u_m1_0_0 + u_p1_0_0 + u_0_m1_0 + u_0_p1_0 + u_0_0_m1 + u_0_0_p1) - 15.0f / 2.0f * u;
+                    const float lap_ = -1.0f / 12.0f * (u_m2_0_0_ + u_p2_0_0_ + u_0_m2_0_ + u_0_p2_0_ + u_0_0_m2_ + u_0_0_p2_) + 4.0f / 3.0f * (u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) - 15.0f / 2.0f * u_;
                     #line 13 "stencils/wave_r2.stencil"
-                    u_next = 2.0f * u - u_prev + c2 * lap;
+                    u_next_ = 2.0f * u_ - u_prev_ + c2_ * lap_;
 #line 125 "wave_r2_cuda.cu"
-                    stenc_w0[stenc_e] = u_next;
+                    stenc_w0[stenc_e] = u_next_;
                 }
                 stenc_store_row<V>(stenc_a.f[2] + stenc_o2 +
                                        (ptrdiff_t)stenc_kk * stenc_a.sk[2],
@@ -137,27 +137,27 @@ __global__ void __launch_bounds__(BX * BY, MINB) wave_r2_direct(const stenc_args
                         stenc_o1 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[1];
                     const ptrdiff_t stenc_q2 =
                         stenc_o2 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[2];
-                    const stenc_T u_m2_0_0 = __ldg(stenc_a.f[0] + stenc_q0 - 2);
-                    const stenc_T u_p2_0_0 = __ldg(stenc_a.f[0] + stenc_q0 + 2);
-                    const stenc_T u_0_m2_0 = __ldg(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sj[0]);
-                    const stenc_T u_0_p2_0 = __ldg(stenc_a.f[0] + stenc_q0 + 2 * stenc_a.sj[0]);
-                    const stenc_T u_0_0_m2 = __ldg(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sk[0]);
-                    const stenc_T u_0_0_p2 = __ldg(stenc_a.f[0] + stenc_q0 + 2 * stenc_a.sk[0]);
-                    const stenc_T u_m1_0_0 = __ldg(stenc_a.f[0] + stenc_q0 - 1);
-                    const stenc_T u_p1_0_0 = __ldg(stenc_a.f[0] + stenc_q0 + 1);
-                    const stenc_T u_0_m1_0 = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sj[0]);
-                    const stenc_T u_0_p1_0 = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sj[0]);
-                    const stenc_T u_0_0_m1 = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
-                    const stenc_T u_0_0_p1 = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
-                    const stenc_T u = __ldg(stenc_a.f[0] + stenc_q0);
-                    const stenc_T u_prev = __ldg(stenc_a.f[1] + stenc_q1);
-                    stenc_T u_next = 0;
+                    const stenc_T u_m2_0_0_ = __ldg(stenc_a.f[0] + stenc_q0 - 2);
+                    const stenc_T u_p2_0_0_ = __ldg(stenc_a.f[0] + stenc_q0 + 2);
+                    const stenc_T u_0_m2_0_ = __ldg(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sj[0]);
+                    const stenc_T u_0_p2_0_ = __ldg(stenc_a.f[0] + stenc_q0 + 2 * stenc_a.sj[0]);
+                    const stenc_T u_0_0_m2_ = __ldg(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sk[0]);
+                    const stenc_T u_0_0_p2_ = __ldg(stenc_a.f[0] + stenc_q0 + 2 * stenc_a.sk[0]);
+                    const stenc_T u_m1_0_0_ = __ldg(stenc_a.f[0] + stenc_q0 - 1);
+                    const stenc_T u_p1_0_0_ = __ldg(stenc_a.f[0] + stenc_q0 + 1);
+                    const stenc_T u_0_m1_0_ = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sj[0]);
+                    const stenc_T u_0_p1_0_ = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sj[0]);
+                    const stenc_T u_0_0_m1_ = __ldg(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+                    const stenc_T u_0_0_p1_ = __ldg(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+                    const stenc_T u_ = __ldg(stenc_a.f[0] + stenc_q0);
+                    const stenc_T u_prev_ = __ldg(stenc_a.f[1] + stenc_q1);
+                    stenc_T u_next_ = 0;
                     #line 10 "stencils/wave_r2.stencil"
-                    const float lap = -1.0f / 12.0f * (u_m2_0_0 + u_p2_0_0 + u_0_m2_0 + u_0_p2_0 + u_0_0_m2 + u_0_0_p2) + 4.0f / 3.0f * (u_m1_0_0 + u_p1_0_0 + u_0_m1_0 + u_0_p1_0 + u_0_0_m1 + u_0_0_p1) - 15.0f / 2.0f * u;
+                    const float lap_ = -1.0f / 12.0f * (u_m2_0_0_ + u_p2_0_0_ + u_0_m2_0_ + u_0_p2_0_ + u_0_0_m2_ + u_0_0_p2_) + 4.0f / 3.0f * (u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) - 15.0f / 2.0f * u_;
                     #line 13 "stencils/wave_r2.stencil"
-                    u_next = 2.0f * u - u_prev + c2 * lap;
+                    u_next_ = 2.0f * u_ - u_prev_ + c2_ * lap_;
 #line 160 "wave_r2_cuda.cu"
-                    stenc_a.f[2][stenc_q2] = u_next;
+                    stenc_a.f[2][stenc_q2] = u_next_;
                 }
             }
         }
@@ -178,8 +178,8 @@ __global__ void __launch_bounds__(BX * BY, MINB) wave_r2_stream(const stenc_args
     const int stenc_ic = min(stenc_i, stenc_a.n[0] - 1), stenc_jc = min(stenc_j, stenc_a.n[1] - 1);
     (void)stenc_ic, (void)stenc_jc;
     __shared__ stenc_T stenc_p0[1][BY + 4][BX + 4];
-    const stenc_T c2 = stenc_a.s[0];
-    (void)c2;
+    const stenc_T c2_ = stenc_a.s[0];
+    (void)c2_;
     const int stenc_nkb = (stenc_a.n[2] + KC - 1) / KC;
     for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
         const int stenc_k0 = stenc_kb * KC;
@@ -221,28 +221,28 @@ __global__ void __launch_bounds__(BX * BY, MINB) wave_r2_stream(const stenc_args
             }
             __syncthreads();
             if (stenc_k >= stenc_k0 && stenc_inside) {
-                const stenc_T u_m2_0_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 0];
-                const stenc_T u_p2_0_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 4];
-                const stenc_T u_0_m2_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 2];
-                const stenc_T u_0_p2_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 4][stenc_tx + 2];
-                const stenc_T u_0_0_m2 = stenc_c0[0];
-                const stenc_T u_0_0_p2 = stenc_c0[4];
-                const stenc_T u_m1_0_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
-                const stenc_T u_p1_0_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 3];
-                const stenc_T u_0_m1_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
-                const stenc_T u_0_p1_0 = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 3][stenc_tx + 2];
-                const stenc_T u_0_0_m1 = stenc_c0[1];
-                const stenc_T u_0_0_p1 = stenc_c0[3];
-                const stenc_T u = stenc_c0[2];
-                const stenc_T u_prev = stenc_c1[0];
-                stenc_T u_next = 0;
+                const stenc_T u_m2_0_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 0];
+                const stenc_T u_p2_0_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 4];
+                const stenc_T u_0_m2_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 0][stenc_tx + 2];
+                const stenc_T u_0_p2_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 4][stenc_tx + 2];
+                const stenc_T u_0_0_m2_ = stenc_c0[0];
+                const stenc_T u_0_0_p2_ = stenc_c0[4];
+                const stenc_T u_m1_0_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 1];
+                const stenc_T u_p1_0_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 2][stenc_tx + 3];
+                const stenc_T u_0_m1_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 1][stenc_tx + 2];
+                const stenc_T u_0_p1_0_ = stenc_p0[stenc_slot<1>(stenc_k)][stenc_ty + 3][stenc_tx + 2];
+                const stenc_T u_0_0_m1_ = stenc_c0[1];
+                const stenc_T u_0_0_p1_ = stenc_c0[3];
+                const stenc_T u_ = stenc_c0[2];
+                const stenc_T u_prev_ = stenc_c1[0];
+                stenc_T u_next_ = 0;
                 #line 10 "stencils/wave_r2.stencil"
-                const float lap = -1.0f / 12.0f * (u_m2_0_0 + u_p2_0_0 + u_0_m2_0 + u_0_p2_0 + u_0_0_m2 + u_0_0_p2) + 4.0f / 3.0f * (u_m1_0_0 + u_p1_0_0 + u_0_m1_0 + u_0_p1_0 + u_0_0_m1 + u_0_0_p1) - 15.0f / 2.0f * u;
+                const float lap_ = -1.0f / 12.0f * (u_m2_0_0_ + u_p2_0_0_ + u_0_m2_0_ + u_0_p2_0_ + u_0_0_m2_ + u_0_0_p2_) + 4.0f / 3.0f * (u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) - 15.0f / 2.0f * u_;
                 #line 13 "stencils/wave_r2.stencil"
-                u_next = 2.0f * u - u_prev + c2 * lap;
+                u_next_ = 2.0f * u_ - u_prev_ + c2_ * lap_;
 #line 244 "wave_r2_cuda.cu"
                 stenc_a.f[2][stenc_i + stenc_j * stenc_a.sj[2] +
-                                     (ptrdiff_t)stenc_k * stenc_a.sk[2]] = u_next;
+                                     (ptrdiff_t)stenc_k * stenc_a.sk[2]] = u_next_;
             }
         }
     }

@@ -2,7 +2,9 @@
  * line:column and the number of errors. */
 #include "test_util.h"
 
+#include "check.h"
 #include "color.h"
+#include "diag.h"
 #include "fe_test.h"
 
 /* Lines 1-6 of most cases; the body starts on line 7. */
@@ -25,9 +27,11 @@ static const check_case cases[] = {
      "t.stencil:8:5: error: output 'y' can only be read at the centre point"},
     {HDR "y = y + a*x;\n}", 1, "t.stencil:7:5: error: output 'y' is read before it is assigned"},
     {HDR "if (x > a) { y = x; }\n}", 1,
-     "t.stencil:6:8: error: output 'y' is not assigned on every path"},
+     "t.stencil:7:1: error: output 'y' is not assigned on every path: this 'if' assigns it but "
+     "has no 'else' that does"},
     {HDR "if (x > a) { y = x; } else if (x < 0) { y = 0; }\n}", 1,
-     "t.stencil:6:8: error: output 'y' is not assigned on every path"},
+     "t.stencil:7:1: error: output 'y' is not assigned on every path: this 'if' assigns it in "
+     "one branch only"},
     {HDR "let t = a*x;\n}", 1, "t.stencil:6:8: error: output 'y' is never assigned"},
     {HDR "y = a*x[1,0,0];\n}", 1,
      "t.stencil:7:7: error: 'x' has 3 offsets, but stencil 's' has 2 dimensions"},
@@ -286,9 +290,150 @@ static void test_error_limit(void **state) {
     free(src);
 }
 
+/* Limits that keep generated code buildable: declarations (the CUDA parameter block) and
+ * reductions (the sweep's shared memory), each accepted at the limit and rejected above. */
+static char *stencil_with(int scalars, int reductions) {
+    size_t size = 256 + (size_t)scalars * 16 + (size_t)reductions * 40;
+    char *src = malloc(size), *p = src;
+    p += sprintf(p, "stencil s { dims 1; type double; input x;\n");
+    for (int k = 0; k < scalars; k++)
+        p += sprintf(p, "scalar a%d;\n", k);
+    for (int k = 0; k < reductions; k++)
+        p += sprintf(p, "reduce sum r%d = x;\n", k);
+    sprintf(p, "}\n");
+    return src;
+}
+
+static void test_limits(void **state) {
+    (void)state;
+    struct {
+        int scalars, reductions, errors;
+        const char *expect;
+    } cases[] = {
+        {AST_MAX_DECLS - 1, 1, 0, NULL},
+        {AST_MAX_DECLS, 1, 1, "declares 1025 scalars and arrays; at most 1024 are supported"},
+        {0, AST_MAX_REDUCES, 0, NULL},
+        {0, AST_MAX_REDUCES + 1, 1, "has more than 64 reductions"},
+    };
+    for (size_t n = 0; n < sizeof cases / sizeof cases[0]; n++) {
+        char *src = stencil_with(cases[n].scalars, cases[n].reductions);
+        fe_result r = fe_run(src);
+        if (r.errors != cases[n].errors ||
+            (cases[n].expect && !strstr(r.messages, cases[n].expect)))
+            fail_msg("case %zu: %d errors:\n%.2000s", n, r.errors, r.messages);
+        fe_result_free(&r);
+        free(src);
+    }
+}
+
+/* Every expression gets a value type: comparisons and logic are truth values, the rest numbers;
+ * a ternary is a truth value only when both branches are. */
+static void test_value_types(void **state) {
+    (void)state;
+    static const struct {
+        const char *expr;
+        ast_vtype vtype;
+    } cases[] = {
+        {"x", AST_VT_REAL},
+        {"x > a", AST_VT_BOOL},
+        {"!(a*x)", AST_VT_BOOL},
+        {"x && a", AST_VT_BOOL},
+        {"(x < a) * 2", AST_VT_REAL},
+        {"sqrt(x > 0)", AST_VT_REAL},
+        {"x ? x < a : !a", AST_VT_BOOL},
+        {"x ? x < a : a", AST_VT_REAL},
+        {"-(x == a)", AST_VT_REAL},
+        {"1.5f", AST_VT_REAL},
+    };
+    for (size_t n = 0; n < sizeof cases / sizeof cases[0]; n++) {
+        char src[256];
+        snprintf(src, sizeof src, HDR "y = %s;\n}", cases[n].expr);
+        fe_result r = fe_run(src);
+        assert_int_equal(r.errors, 0);
+        const ast_stencil *st = r.file->stencils[0];
+        const ast_stmt *assign = st->body.stmts[st->body.nstmts - 1];
+        assert_int_equal(assign->kind, AST_STMT_ASSIGN);
+        if (assign->u.assign.value->vtype != cases[n].vtype)
+            fail_msg("'%s': type %d, want %d", cases[n].expr, assign->u.assign.value->vtype,
+                     cases[n].vtype);
+        fe_result_free(&r);
+    }
+}
+
+/* Literals: subnormal doubles are values, f suffixes round to float, and the range checks follow
+ * the type code is generated in (--precision included). */
+static void test_literals(void **state) {
+    (void)state;
+    fe_result r = fe_run("stencil s { dims 1; type double; input x; output y;\n"
+                         "y = x*4.9e-324 + 1e-320 + 0.1f; }");
+    assert_int_equal(r.errors, 0);
+    assert_int_equal(r.warnings, 0);
+    const ast_expr *sum = r.file->stencils[0]->body.stmts[0]->u.assign.value;
+    const ast_expr *tenth = sum->u.binary.rhs, *tiny = sum->u.binary.lhs->u.binary.rhs;
+    assert_true(tenth->u.number.is_float);
+    assert_true(tenth->u.number.value == (double)0.1f);
+    assert_true(tiny->u.number.value == 1e-320);
+    fe_result_free(&r);
+    static const char src[] = "stencil s { dims 1; type double; input x; output y; y = x*1e39; }";
+    fe_options as_float = {.precision = AST_TYPE_FLOAT};
+    char *messages = NULL;
+    size_t size = 0;
+    FILE *err = open_memstream(&messages, &size);
+    ast_file *file = NULL;
+    int errors =
+        fe_check_source_with("t.stencil", src, sizeof src - 1, err, &as_float, &file, NULL);
+    fclose(err);
+    assert_int_equal(errors, 1);
+    assert_non_null(strstr(messages, "is out of range for float"));
+    ast_file_free(file);
+    free(messages);
+}
+
+/* The name rules of check.h, which the random-stencil generator relies on too. */
+static void test_name_rules(void **state) {
+    (void)state;
+    static const char *const allowed[] = {"for",      "int",    "class", "y1",   "j0",     "float2",
+                                          "dim3",     "size_t", "NULL",  "V",    "S_HALO", "and",
+                                          "decltype", "main",   "round", "x_m1", "a_b"};
+    for (size_t n = 0; n < sizeof allowed / sizeof allowed[0]; n++)
+        if (check_name_reserved(allowed[n]))
+            fail_msg("'%s' should name an array: %s", allowed[n], check_name_reserved(allowed[n]));
+    static const char *const reserved[] = {"sqrt", "i",       "nk",      "input", "float",
+                                           "_a",   "stenc_x", "STENC_X", "a_",    "a__b"};
+    for (size_t n = 0; n < sizeof reserved / sizeof reserved[0]; n++)
+        assert_non_null(check_name_reserved(reserved[n]));
+    static const char *const bad_stencils[] = {
+        "round",    "strlen",   "exp2",         "size_t",    "NULL",
+        "INFINITY", "dim3",     "float2",       "and",       "decltype",
+        "throw",    "asm",      "static_cast",  "main",      "math",
+        "stdlib",   "features", "cuda_runtime", "threadIdx", "cudaMalloc",
+        "y1",       "j0",       "printf",       "_s",        "s_"};
+    for (size_t n = 0; n < sizeof bad_stencils / sizeof bad_stencils[0]; n++)
+        if (!check_stencil_name_conflict(bad_stencils[n]))
+            fail_msg("stencil name '%s' accepted", bad_stencils[n]);
+    static const char *const good_stencils[] = {"heat3d", "jacobi",     "x",   "pair",
+                                                "vector", "laplace_2d", "Heat"};
+    for (size_t n = 0; n < sizeof good_stencils / sizeof good_stencils[0]; n++)
+        if (check_stencil_name_conflict(good_stencils[n]))
+            fail_msg("stencil name '%s' rejected: %s", good_stencils[n],
+                     check_stencil_name_conflict(good_stencils[n]));
+}
+
+/* Suggestions: a swap of neighbours is one edit; short names get none. */
+static void test_closest(void **state) {
+    (void)state;
+    const char *names[] = {"value", "kap", "x", "input"};
+    assert_string_equal(diag_closest("vlaue", names, 4), "value");
+    assert_string_equal(diag_closest("kapa", names, 4), "kap");
+    assert_string_equal(diag_closest("inpt", names, 4), "input");
+    assert_null(diag_closest("y", names, 4));
+    assert_null(diag_closest("zzzzz", names, 4));
+    assert_null(diag_closest("value", names, 4)); /* the name itself is no suggestion */
+}
+
 int main(void) {
-    enum { N = sizeof cases / sizeof cases[0] };
-    struct CMUnitTest tests[N + 5];
+    enum { N = sizeof cases / sizeof cases[0], EXTRA = 10 };
+    struct CMUnitTest tests[N + EXTRA];
     static char names[N][32];
     for (int n = 0; n < N; n++) {
         snprintf(names[n], sizeof names[n], "diagnostic_%02d", n);
@@ -299,5 +444,10 @@ int main(void) {
     tests[N + 2] = (struct CMUnitTest)cmocka_unit_test(test_error_limit);
     tests[N + 3] = (struct CMUnitTest)cmocka_unit_test(test_color_analysis);
     tests[N + 4] = (struct CMUnitTest)cmocka_unit_test(test_27_point_colourings);
-    return _cmocka_run_group_tests("checker", tests, N + 5, NULL, NULL);
+    tests[N + 5] = (struct CMUnitTest)cmocka_unit_test(test_limits);
+    tests[N + 6] = (struct CMUnitTest)cmocka_unit_test(test_value_types);
+    tests[N + 7] = (struct CMUnitTest)cmocka_unit_test(test_literals);
+    tests[N + 8] = (struct CMUnitTest)cmocka_unit_test(test_name_rules);
+    tests[N + 9] = (struct CMUnitTest)cmocka_unit_test(test_closest);
+    return _cmocka_run_group_tests("checker", tests, N + EXTRA, NULL, NULL);
 }

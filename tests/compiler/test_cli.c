@@ -243,6 +243,38 @@ static void test_options(void **state) {
     run_free(&r);
 }
 
+/* -Werror fails on a warning and writes nothing, -w hides warnings, --color paints. */
+static void test_warning_options(void **state) {
+    (void)state;
+    char path[] = "/tmp/stenc_cli_warn_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char src[] = "stencil s { dims 1; type float; scalar a; input x; output y; "
+                              "y = x; }\n";
+    assert_int_equal(write(fd, src, sizeof src - 1), (ssize_t)(sizeof src - 1));
+    close(fd);
+    run_result r = run_stenc((const char *[]){"--check", path, NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "warning: scalar 'a' is never used"));
+    assert_null(strstr(r.err, "\033["));
+    run_free(&r);
+    r = run_stenc((const char *[]){"--check", "-Werror", path, NULL});
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "error: scalar 'a' is never used [-Werror]"));
+    run_free(&r);
+    r = run_stenc((const char *[]){"--check", "-w", path, NULL});
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    run_free(&r);
+    r = run_stenc((const char *[]){"--check", "--color=always", path, NULL});
+    assert_non_null(strstr(r.err, "\033[01;35mwarning: \033[m"));
+    run_free(&r);
+    r = run_stenc((const char *[]){"--check", "--color=never", path, NULL});
+    assert_null(strstr(r.err, "\033["));
+    run_free(&r);
+    unlink(path);
+}
+
 /* --check writes nothing; a bad file among good ones stops all output; names are unique
  * across files. */
 static void test_all_or_nothing(void **state) {
@@ -276,7 +308,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_files),      cmocka_unit_test(test_info_heat3d),
         cmocka_unit_test(test_info_bytes),     cmocka_unit_test(test_options),
-        cmocka_unit_test(test_all_or_nothing),
+        cmocka_unit_test(test_all_or_nothing), cmocka_unit_test(test_warning_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

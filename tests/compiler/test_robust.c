@@ -122,6 +122,7 @@ static char *repeat(const char *head, const char *unit, int count, const char *t
 }
 
 #define HEAD "stencil s { dims 1; type float; input x; output y;\n"
+#define HEAD_D "stencil s { dims 1; type double; input x; output y;\n"
 
 /* Limits: deep nesting and huge inputs end in an error, not a stack overflow. */
 static void test_extremes(void **state) {
@@ -139,7 +140,9 @@ static void test_extremes(void **state) {
         {HEAD "y = x", " + x", 990, "; }", 0},
         {HEAD, "if (x > 0) { ", 5000, "", 1},         /* nested blocks, unclosed */
         {HEAD "y = x[", "-", 100000, "1]; }", 1},     /* in an offset */
-        {HEAD "y = x*", "9", 300, "; }", 0},          /* a huge integer is still a double */
+        {HEAD "y = x*", "9", 38, "; }", 0},           /* a huge integer is still a float */
+        {HEAD "y = x*", "9", 39, "; }", 1},           /* ... up to FLT_MAX */
+        {HEAD_D "y = x*", "9", 300, "; }", 0},        /* ... and a double up to DBL_MAX */
         {HEAD "y = x[", "9", 5000, "]; }", 1},        /* ... but no offset */
         {HEAD "y = x*1e", "9", 400, "; }", 1},        /* out of range */
         {HEAD "let ", "v", 300, " = x; y = x; }", 1}, /* name too long */

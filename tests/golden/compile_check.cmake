@@ -1,13 +1,34 @@
-# Generate every stencil of stencils/ in float and in double, and compile each kernel with
-# -Wall -Wextra -Werror (and -Wshadow -Wpedantic): the generated code must be clean whatever
-# the precision.
-file(GLOB files ${SOURCE_DIR}/stencils/*.stencil)
-foreach(precision float double)
+# Generate .stencil files in float and in double and compile every kernel with warnings as
+# errors: each C kernel with each of C_COMPILERS (-Wall -Wextra -Werror -Wshadow -Wpedantic),
+# each CUDA file with CUDA_COMPILER when given (-Werror all-warnings). The generated code must
+# be clean whatever the precision and the compiler.
+#   -DCOMPILER=stenc -DSOURCE_DIR=... -DWORK_DIR=... -DFILES="glob;glob" -DC_COMPILERS="cc;..."
+#   [-DCUDA_COMPILER=nvcc] [-DPRECISIONS="float;double"|own]  (own: each stencil's type)
+set(files "")
+foreach(pattern IN LISTS FILES)
+  file(GLOB matched ${pattern})
+  list(APPEND files ${matched})
+endforeach()
+if(NOT files)
+  message(FATAL_ERROR "no .stencil files match ${FILES}")
+endif()
+set(targets c)
+if(CUDA_COMPILER)
+  set(targets c,cuda)
+endif()
+if(NOT PRECISIONS)
+  set(PRECISIONS float double)
+endif()
+foreach(precision IN LISTS PRECISIONS)
   set(out "${WORK_DIR}/${precision}")
   file(REMOVE_RECURSE "${out}")
   file(MAKE_DIRECTORY "${out}")
-  execute_process(COMMAND ${COMPILER} --precision ${precision} --template-dir
-                          ${SOURCE_DIR}/templates -o ${out} ${files}
+  set(override --precision ${precision})
+  if(precision STREQUAL "own")
+    set(override "")
+  endif()
+  execute_process(COMMAND ${COMPILER} --target ${targets} ${override} -w
+                          --template-dir ${SOURCE_DIR}/templates -o ${out} ${files}
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "stenc --precision ${precision} failed (${rc})")
@@ -16,14 +37,28 @@ foreach(precision float double)
   if(NOT kernels)
     message(FATAL_ERROR "no kernels generated in ${out}")
   endif()
-  foreach(kernel IN LISTS kernels)
-    execute_process(
-      COMMAND ${C_COMPILER} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -fopenmp -Wall -Wextra
-              -Werror -Wshadow -Wpedantic -I${SOURCE_DIR}/runtime/include -c ${kernel}
-              -o ${kernel}.o
-      RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "${kernel} (${precision}) does not compile cleanly")
-    endif()
+  foreach(cc IN LISTS C_COMPILERS)
+    foreach(kernel IN LISTS kernels)
+      execute_process(
+        COMMAND ${cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -fopenmp -Wall -Wextra -Werror
+                -Wshadow -Wpedantic -I${SOURCE_DIR}/runtime/include -c ${kernel} -o ${kernel}.o
+        RESULT_VARIABLE rc)
+      if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "${kernel} (${precision}) does not compile cleanly with ${cc}")
+      endif()
+    endforeach()
   endforeach()
+  if(CUDA_COMPILER)
+    file(GLOB cuda_files "${out}/*_cuda.cu")
+    foreach(cu IN LISTS cuda_files)
+      execute_process(
+        COMMAND ${CUDA_COMPILER} -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings
+                -Xcompiler=-Wall,-Wextra -I${SOURCE_DIR}/runtime/include -I${out} -c ${cu}
+                -o ${cu}.o
+        RESULT_VARIABLE rc)
+      if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "${cu} (${precision}) does not compile cleanly with nvcc")
+      endif()
+    endforeach()
+  endif()
 endforeach()
