@@ -478,6 +478,15 @@ static void print_if(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth, int 
     end_line(e, b);
 }
 
+/* `y = y;` (or `u = u;`): the value assigned is the output's or inout's own current value. */
+static int is_self_assignment(const ast_stmt *s) {
+    const ast_expr *v = s->u.assign.value;
+    return v->kind == AST_EXPR_REF && v->u.ref.decl == s->u.assign.decl &&
+           (v->u.ref.sym == AST_SYM_OUTPUT ||
+            (v->u.ref.sym == AST_SYM_INOUT && v->u.ref.offset[0] == 0 && v->u.ref.offset[1] == 0 &&
+             v->u.ref.offset[2] == 0));
+}
+
 static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
     switch (s->kind) {
     case AST_STMT_LET:
@@ -491,6 +500,11 @@ static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
         return;
     case AST_STMT_ASSIGN:
         begin_line(e, b, depth, s->loc.first_line);
+        if (is_self_assignment(s)) { /* y = y: no change, and clang's -Wself-assign */
+            tmpl_buf_printf(b, "/* %s = %s: unchanged */", s->u.assign.name, s->u.assign.name);
+            end_line(e, b);
+            return;
+        }
         tmpl_buf_printf(b, "%s = ", e->value_name[km_find_array(e->km, s->u.assign.decl->name)]);
         print_as(e, b, s->u.assign.value, AST_VT_REAL, PREC_TERNARY);
         tmpl_buf_puts(b, ";");
@@ -860,6 +874,7 @@ static tmpl_value *build_data(emitter *e) {
             tmpl_value *s = tmpl_append_map(scalars);
             tmpl_set_str(s, "name", e->value_name[a]);
             tmpl_set_str(s, "decl", arr->name);
+            tmpl_set_bool(s, "used", arr->reads > 0);
             continue;
         }
         tmpl_value *f = tmpl_append_map(fields);
