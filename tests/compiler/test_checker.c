@@ -326,6 +326,27 @@ static void test_limits(void **state) {
     }
 }
 
+/* Outputs and inouts with reserved names still hold their parser-given slots: the checker's
+ * per-output arrays once were sized without them and overflowed (ASan saw it; a Release build
+ * aborted at 24 such outputs). */
+static void test_reserved_outputs(void **state) {
+    (void)state;
+    enum { COUNT = 40 };
+    char src[COUNT * 48 + 256], *p = src;
+    p += sprintf(p, "stencil s { dims 1; type float; input x; output y;\n");
+    for (int k = 0; k < COUNT; k++)
+        p += sprintf(p, "%s _r%d; %s ok%d;\n", k % 2 ? "output" : "inout", k,
+                     k % 2 ? "output" : "inout", k);
+    p += sprintf(p, "y = x;\n");
+    for (int k = 0; k < COUNT; k++)
+        p += sprintf(p, "_r%d = x; ok%d = x;\n", k, k);
+    sprintf(p, "}\n");
+    fe_result r = fe_run(src);
+    assert_int_equal(r.errors, COUNT);
+    assert_non_null(strstr(r.messages, "'_r39' is a reserved name"));
+    fe_result_free(&r);
+}
+
 /* Every expression gets a value type: comparisons and logic are truth values, the rest numbers;
  * a ternary is a truth value only when both branches are. */
 static void test_value_types(void **state) {
@@ -432,7 +453,7 @@ static void test_closest(void **state) {
 }
 
 int main(void) {
-    enum { N = sizeof cases / sizeof cases[0], EXTRA = 10 };
+    enum { N = sizeof cases / sizeof cases[0], EXTRA = 11 };
     struct CMUnitTest tests[N + EXTRA];
     static char names[N][32];
     for (int n = 0; n < N; n++) {
@@ -449,5 +470,6 @@ int main(void) {
     tests[N + 7] = (struct CMUnitTest)cmocka_unit_test(test_literals);
     tests[N + 8] = (struct CMUnitTest)cmocka_unit_test(test_name_rules);
     tests[N + 9] = (struct CMUnitTest)cmocka_unit_test(test_closest);
+    tests[N + 10] = (struct CMUnitTest)cmocka_unit_test(test_reserved_outputs);
     return _cmocka_run_group_tests("checker", tests, N + EXTRA, NULL, NULL);
 }
