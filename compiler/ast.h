@@ -19,6 +19,9 @@
 /* Deepest nesting of expressions and statements, so that recursive passes cannot overflow the
  * stack. A 1000-term sum is still fine. */
 #define AST_MAX_DEPTH 1000
+/* Deepest nesting of if statements: each is a level of braces in generated code, and C
+ * compilers limit brackets (clang: 256, templates and expressions included). */
+#define AST_MAX_IF_DEPTH 64
 /* Longest identifier, in bytes. */
 #define AST_MAX_NAME 255
 /* Most declarations (scalars, inputs, outputs, inouts) of one stencil: the CUDA kernels take

@@ -32,6 +32,7 @@ typedef struct checker {
     unsigned char *inout_assigned; /* per inout position: assigned anywhere */
     unsigned char *assigned;       /* per output position: assigned on the current path */
     unsigned char *ever;           /* per output position: assigned anywhere */
+    int if_depth;                  /* ifs around the statement being checked */
     const ast_stmt **lost_at;      /* per output position: the last if after which it was
                                       assigned on some paths only (NULL: none) */
     inout_read *inout_reads;       /* distinct neighbour reads of inout arrays */
@@ -659,6 +660,10 @@ static void check_assign(checker *c, ast_stmt *s) {
 
 static void check_if(checker *c, ast_stmt *s) {
     check_expr(c, s->u.if_.cond);
+    if (++c->if_depth == AST_MAX_IF_DEPTH + 1) {
+        ast_loc at = {s->loc.first_line, s->loc.first_col, s->loc.first_line, s->loc.first_col + 1};
+        diag_error(c->d, at, "if statements are nested more than %d deep", AST_MAX_IF_DEPTH);
+    }
     size_t n = (size_t)c->noutputs;
     unsigned char *before = malloc(n + 1), *after_then = malloc(n + 1);
     if (!before || !after_then) {
@@ -670,6 +675,7 @@ static void check_if(checker *c, ast_stmt *s) {
     memcpy(after_then, c->assigned, n);
     memcpy(c->assigned, before, n);
     if (s->u.if_.else_block) check_block(c, s->u.if_.else_block);
+    c->if_depth--;
     for (size_t o = 0; o < n; o++) {
         if (!before[o] && c->assigned[o] != after_then[o]) c->lost_at[o] = s;
         c->assigned[o] = c->assigned[o] && after_then[o];

@@ -41,6 +41,11 @@ static const emit_c_policy c_policy = {.tile_i = 4096, .tile_j = 8, .tile_k = 4}
 /* Generated lines longer than this are wrapped where emit.c builds lists. */
 enum { WRAP_COLUMN = 100 };
 
+/* Brackets an expression may nest in generated code before a subexpression is taken out into
+ * a temporary: clang stops at 256 brackets (-fbracket-depth), and the templates and nested
+ * ifs (at most AST_MAX_IF_DEPTH) need their share. */
+enum { HOIST_BRACKETS = 32 };
+
 /* The marker a template or the body leaves where line numbering must return to the generated
  * file; replaced after rendering by "#line N \"file\"". */
 #define RESUME_MARKER "#line STENC_RESUME"
@@ -129,6 +134,9 @@ typedef struct emitter {
     const char **reduce_name, **reduce_acc, **reduce_out; /* by reduce id */
     const char *kernel_name, *args_name, *desc_name;
     int presumed_line; /* the line the C compiler believes the next body line has; 0: unknown */
+    int bracket;       /* brackets open in the expression being printed */
+    tmpl_buf *hoist;   /* declarations of subexpressions taken out of it (see print_expr) */
+    int nhoisted;      /* stenc_h<N> temporaries declared so far */
     int failed;        /* an unsupported construct was met */
     FILE *err;
 } emitter;
@@ -361,7 +369,7 @@ static void print_as(emitter *e, tmpl_buf *b, const ast_expr *x, ast_vtype want,
     }
     int prec = want == AST_VT_REAL ? PREC_UNARY : PREC_EQ;
     int paren = prec < min_prec;
-    if (paren) tmpl_buf_puts(b, "(");
+    if (paren) tmpl_buf_puts(b, "("), e->bracket++;
     if (want == AST_VT_REAL) {
         tmpl_buf_printf(b, "(%s)", e->ctype);
         print_expr(e, b, x, PREC_PRIMARY);
@@ -369,13 +377,34 @@ static void print_as(emitter *e, tmpl_buf *b, const ast_expr *x, ast_vtype want,
         print_expr(e, b, x, PREC_REL);
         tmpl_buf_puts(b, " != 0");
     }
-    if (paren) tmpl_buf_puts(b, ")");
+    if (paren) tmpl_buf_puts(b, ")"), e->bracket--;
+}
+
+/* Take `x` out of the expression being printed: declare it as the next stenc_h<N> in
+ * e->hoist (after whatever its own printing takes out) and print that name instead. The
+ * language has no side effects, so evaluating it before the statement changes no result. */
+static void hoist_expr(emitter *e, tmpl_buf *b, const ast_expr *x) {
+    int open = e->bracket;
+    e->bracket = 0;
+    tmpl_buf sub = {0};
+    print_expr(e, &sub, x, PREC_TERNARY);
+    e->bracket = open;
+    int id = e->nhoisted++;
+    tmpl_buf_printf(e->hoist, "const %s stenc_h%d = %s;\n",
+                    x->vtype == AST_VT_BOOL ? "int" : e->ctype, id, tmpl_buf_str(&sub));
+    tmpl_buf_free(&sub);
+    tmpl_buf_printf(b, "stenc_h%d", id);
 }
 
 static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec) {
+    if (e->hoist && e->bracket >= HOIST_BRACKETS && x->kind != AST_EXPR_NUMBER &&
+        x->kind != AST_EXPR_REF) {
+        hoist_expr(e, b, x);
+        return;
+    }
     int prec = expr_prec(x);
     int paren = prec < min_prec;
-    if (paren) tmpl_buf_puts(b, "(");
+    if (paren) tmpl_buf_puts(b, "("), e->bracket++;
     switch (x->kind) {
     case AST_EXPR_NUMBER:
         print_number(e, b, x);
@@ -386,10 +415,12 @@ static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec)
     case AST_EXPR_UNARY: {
         tmpl_buf_puts(b, ast_op_text(x->u.unary.op));
         const ast_expr *operand = x->u.unary.operand;
-        /* "- -x" must not become "--x". */
-        int nested = operand->kind == AST_EXPR_UNARY;
+        /* "- -x" must not become "--x" (a space, not brackets, which nest). */
+        if (x->u.unary.op == AST_OP_NEG && operand->kind == AST_EXPR_UNARY &&
+            operand->u.unary.op == AST_OP_NEG)
+            tmpl_buf_puts(b, " ");
         print_as(e, b, operand, x->u.unary.op == AST_OP_NOT ? AST_VT_BOOL : AST_VT_REAL,
-                 nested ? PREC_PRIMARY : PREC_UNARY);
+                 PREC_UNARY);
         break;
     }
     case AST_EXPR_BINARY: {
@@ -420,15 +451,17 @@ static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec)
             break;
         }
         tmpl_buf_printf(b, "%s%s(", fn->c_name, e->is_float ? "f" : "");
+        e->bracket++;
         for (int a = 0; a < x->u.call.nargs; a++) {
             if (a) tmpl_buf_puts(b, ", ");
             print_as(e, b, x->u.call.args[a], AST_VT_REAL, PREC_TERNARY);
         }
+        e->bracket--;
         tmpl_buf_puts(b, ")");
         break;
     }
     }
-    if (paren) tmpl_buf_puts(b, ")");
+    if (paren) tmpl_buf_puts(b, ")"), e->bracket--;
 }
 
 /* ---- statements ---------------------------------------------------------------------------- */
@@ -454,11 +487,52 @@ static void end_line(emitter *e, tmpl_buf *b) {
 
 static void print_block(emitter *e, tmpl_buf *b, const ast_block *blk, int depth);
 
+/* The expression of a statement from source line `line`, as `want`, into *text; the
+ * declarations it takes out (hoist_expr) are written to `b` first, one line each. */
+static void print_statement_expr(emitter *e, tmpl_buf *b, tmpl_buf *text, const ast_expr *x,
+                                 ast_vtype want, int depth, int line) {
+    tmpl_buf pre = {0};
+    e->hoist = &pre;
+    e->bracket = 0;
+    print_as(e, text, x, want, PREC_TERNARY);
+    e->hoist = NULL;
+    for (const char *p = tmpl_buf_str(&pre); *p;) {
+        const char *nl = strchr(p, '\n');
+        begin_line(e, b, depth, line);
+        tmpl_buf_append(b, p, (size_t)(nl - p));
+        end_line(e, b);
+        p = nl + 1;
+    }
+    tmpl_buf_free(&pre);
+}
+
 static void print_if(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth, int is_else_if) {
+    tmpl_buf cond = {0};
+    if (is_else_if) { /* "} else if (": hoisted parts must go into the else block */
+        tmpl_buf probe = {0}, pre = {0};
+        int named = e->nhoisted;
+        e->hoist = &pre;
+        e->bracket = 0;
+        print_as(e, &probe, s->u.if_.cond, AST_VT_BOOL, PREC_TERNARY);
+        e->hoist = NULL;
+        e->nhoisted = named;
+        int hoisted = pre.len > 0;
+        tmpl_buf_free(&probe);
+        tmpl_buf_free(&pre);
+        if (hoisted) {
+            tmpl_buf_puts(b, "{");
+            end_line(e, b);
+            print_if(e, b, s, depth + 1, 0);
+            begin_line(e, b, depth, 0);
+            tmpl_buf_puts(b, "}");
+            end_line(e, b);
+            return;
+        }
+    }
+    print_statement_expr(e, b, &cond, s->u.if_.cond, AST_VT_BOOL, depth, s->loc.first_line);
     if (!is_else_if) begin_line(e, b, depth, s->loc.first_line);
-    tmpl_buf_puts(b, "if (");
-    print_as(e, b, s->u.if_.cond, AST_VT_BOOL, PREC_TERNARY);
-    tmpl_buf_puts(b, ") {");
+    tmpl_buf_printf(b, "if (%s) {", tmpl_buf_str(&cond));
+    tmpl_buf_free(&cond);
     end_line(e, b);
     print_block(e, b, &s->u.if_.then_block, depth + 1);
     const ast_block *other = s->u.if_.else_block;
@@ -488,42 +562,45 @@ static int is_self_assignment(const ast_stmt *s) {
 }
 
 static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
+    tmpl_buf value = {0};
+    int line = s->loc.first_line;
     switch (s->kind) {
     case AST_STMT_LET:
-        begin_line(e, b, depth, s->loc.first_line);
-        tmpl_buf_printf(b, "const %s %s = ", e->ctype, let_name(e, s));
-        print_as(e, b, s->u.let.init, AST_VT_REAL, PREC_TERNARY);
-        tmpl_buf_puts(b, ";");
+        print_statement_expr(e, b, &value, s->u.let.init, AST_VT_REAL, depth, line);
+        begin_line(e, b, depth, line);
+        tmpl_buf_printf(b, "const %s %s = %s;", e->ctype, let_name(e, s), tmpl_buf_str(&value));
         /* An unused let (the checker warned) must not fail -Wunused-variable. */
         if (s->u.let.reads == 0) tmpl_buf_printf(b, " (void)%s;", let_name(e, s));
         end_line(e, b);
-        return;
+        break;
     case AST_STMT_ASSIGN:
-        begin_line(e, b, depth, s->loc.first_line);
         if (is_self_assignment(s)) { /* y = y: no change, and clang's -Wself-assign */
+            begin_line(e, b, depth, line);
             tmpl_buf_printf(b, "/* %s = %s: unchanged */", s->u.assign.name, s->u.assign.name);
             end_line(e, b);
-            return;
+            break;
         }
-        tmpl_buf_printf(b, "%s = ", e->value_name[km_find_array(e->km, s->u.assign.decl->name)]);
-        print_as(e, b, s->u.assign.value, AST_VT_REAL, PREC_TERNARY);
-        tmpl_buf_puts(b, ";");
+        print_statement_expr(e, b, &value, s->u.assign.value, AST_VT_REAL, depth, line);
+        begin_line(e, b, depth, line);
+        tmpl_buf_printf(b, "%s = %s;", e->value_name[km_find_array(e->km, s->u.assign.decl->name)],
+                        tmpl_buf_str(&value));
         end_line(e, b);
-        return;
+        break;
     case AST_STMT_IF:
         print_if(e, b, s, depth, 0);
-        return;
+        break;
     case AST_STMT_COLOR:
-        return; /* the loop nest iterates over the launch's colour */
+        break; /* the loop nest iterates over the launch's colour */
     case AST_STMT_REDUCE:
         /* the value at this point; point.tmpl adds it to the tile's accumulator */
-        begin_line(e, b, depth, s->loc.first_line);
-        tmpl_buf_printf(b, "const %s %s = ", e->ctype, e->reduce_name[s->u.reduce.id]);
-        print_as(e, b, s->u.reduce.value, AST_VT_REAL, PREC_TERNARY);
-        tmpl_buf_puts(b, ";");
+        print_statement_expr(e, b, &value, s->u.reduce.value, AST_VT_REAL, depth, line);
+        begin_line(e, b, depth, line);
+        tmpl_buf_printf(b, "const %s %s = %s;", e->ctype, e->reduce_name[s->u.reduce.id],
+                        tmpl_buf_str(&value));
         end_line(e, b);
-        return;
+        break;
     }
+    tmpl_buf_free(&value);
 }
 
 static void print_block(emitter *e, tmpl_buf *b, const ast_block *blk, int depth) {
