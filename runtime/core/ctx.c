@@ -16,6 +16,25 @@ int stenc_mul_size(size_t a, size_t b, size_t *out) {
     return 1;
 }
 
+stenc_status stenc_check_count(size_t count, size_t elem_bytes, const char *fn, const char *what) {
+    const size_t most = (size_t)PTRDIFF_MAX / (elem_bytes ? elem_bytes : 1);
+    if (count <= most) return STENC_OK;
+    return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                       "%s: %zu %s, but at most %zu of %zu bytes fit in one array (PTRDIFF_MAX "
+                       "bytes)",
+                       fn, count, what, most, elem_bytes);
+}
+
+static const stenc_handle_kind ctx_kind = {"context"};
+
+stenc_status stenc_ctx_check(const stenc_ctx *ctx, const char *fn) {
+    return stenc_handle_check(ctx, &ctx_kind, fn, "ctx");
+}
+
+int stenc_ctx_live(const stenc_ctx *ctx) {
+    return stenc_handle_live(ctx, &ctx_kind);
+}
+
 void *stenc_host_alloc(size_t bytes) {
     size_t rounded = (bytes + 127) & ~(size_t)127;
     if (rounded < bytes) return NULL;
@@ -103,6 +122,12 @@ stenc_status stenc_ctx_create(stenc_ctx **out, stenc_device device) {
         snprintf(ctx->name, sizeof ctx->name, "CPU (%d thread%s)", threads,
                  threads == 1 ? "" : "s");
     }
+    stenc_status status = stenc_handle_add(ctx, &ctx_kind, "stenc_ctx_create");
+    if (status != STENC_OK) {
+        if (device == STENC_DEVICE_CUDA) stenc_cuda_ctx_release(ctx);
+        free(ctx);
+        return status;
+    }
     *out = ctx;
     return STENC_OK;
 }
@@ -120,57 +145,75 @@ void stenc_ctx_cache_set(stenc_ctx *ctx, stenc_cache_slot slot, void *state,
     ctx->cache_release[slot] = release;
 }
 
-void stenc_ctx_destroy(stenc_ctx *ctx) {
-    if (!ctx) return;
-    /* Module state first: it may hold device memory that needs the stream. */
+stenc_status stenc_ctx_destroy(stenc_ctx *ctx) {
+    if (!ctx) return STENC_OK;
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_ctx_destroy"));
+    /* Module state first: it may hold device memory that needs the stream (and a live ctx). */
     for (int slot = 0; slot < STENC_CACHE_SLOTS; slot++)
         stenc_ctx_cache_set(ctx, (stenc_cache_slot)slot, NULL, NULL);
     if (ctx->device == STENC_DEVICE_CUDA) stenc_cuda_ctx_release(ctx);
     stenc_tune_release(ctx);
+    STENC_TRY(stenc_handle_remove(ctx, &ctx_kind, "stenc_ctx_destroy", "ctx"));
     free(ctx);
+    return STENC_OK;
 }
 
+/* Accessors return their NULL-argument value for a handle that is not live (and record why). */
 stenc_device stenc_ctx_device(const stenc_ctx *ctx) {
-    return ctx ? ctx->device : STENC_DEVICE_CPU;
+    return ctx && stenc_ctx_check(ctx, "stenc_ctx_device") == STENC_OK ? ctx->device
+                                                                       : STENC_DEVICE_CPU;
 }
 
 const char *stenc_ctx_device_name(const stenc_ctx *ctx) {
-    return ctx ? ctx->name : "(null)";
+    return ctx && stenc_ctx_check(ctx, "stenc_ctx_device_name") == STENC_OK ? ctx->name : "(null)";
 }
 
 void *stenc_ctx_cuda_stream(const stenc_ctx *ctx) {
-    return ctx ? ctx->stream : NULL;
+    return ctx && stenc_ctx_check(ctx, "stenc_ctx_cuda_stream") == STENC_OK ? ctx->stream : NULL;
 }
 
 stenc_status stenc_ctx_synchronize(stenc_ctx *ctx) {
-    STENC_REQUIRE(ctx != NULL, "stenc_ctx_synchronize: ctx is NULL");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_ctx_synchronize"));
     return ctx->device == STENC_DEVICE_CUDA ? stenc_cuda_synchronize(ctx) : STENC_OK;
 }
 
 /* ---- raw memory -------------------------------------------------------------------------- */
 
 stenc_status stenc_malloc(stenc_ctx *ctx, void **ptr, size_t bytes) {
-    STENC_REQUIRE(ctx != NULL && ptr != NULL, "stenc_malloc: ctx or ptr is NULL");
+    STENC_REQUIRE(ptr != NULL, "stenc_malloc: ptr is NULL");
     *ptr = NULL;
-    if (ctx->device == STENC_DEVICE_CUDA) return stenc_cuda_malloc(ctx, ptr, bytes);
-    *ptr = stenc_host_alloc(bytes);
-    if (!*ptr)
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_malloc"));
+    /* No allocator can serve more; some (ASan's) abort instead of failing. */
+    if (bytes > (size_t)PTRDIFF_MAX)
+        return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY,
+                           "stenc_malloc: %zu bytes, more than the largest object (PTRDIFF_MAX "
+                           "bytes)",
+                           bytes);
+    void *p = NULL;
+    if (ctx->device == STENC_DEVICE_CUDA) {
+        STENC_TRY(stenc_cuda_malloc(ctx, &p, bytes));
+    } else if (!(p = stenc_host_alloc(bytes))) {
         return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_malloc: %zu bytes of host memory",
                            bytes);
+    }
+    *ptr = p;
     return STENC_OK;
 }
 
-void stenc_free(stenc_ctx *ctx, void *ptr) {
-    if (!ctx || !ptr) return;
+stenc_status stenc_free(stenc_ctx *ctx, void *ptr) {
+    if (!ptr) return STENC_OK;
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_free"));
     if (ctx->device == STENC_DEVICE_CUDA)
         stenc_cuda_free(ctx, ptr);
     else
         stenc_host_free(ptr);
+    return STENC_OK;
 }
 
 static stenc_status check_copy_args(stenc_ctx *ctx, void *dst, const void *src, size_t bytes,
                                     const char *fn) {
-    STENC_REQUIRE(ctx != NULL, "%s: ctx is NULL", fn);
+    STENC_TRY(stenc_ctx_check(ctx, fn));
+    STENC_TRY(stenc_check_count(bytes, 1, fn, "bytes"));
     STENC_REQUIRE(bytes == 0 || (dst != NULL && src != NULL), "%s: NULL %s for %zu bytes", fn,
                   dst ? "source" : "destination", bytes);
     return STENC_OK;
@@ -204,48 +247,66 @@ stenc_status stenc_memcpy(stenc_ctx *ctx, void *dst, const void *src, size_t byt
 
 struct stenc_timer {
     stenc_ctx *ctx;
+    int on_cuda;                    /* so that destroy needs no context */
     void *start_event, *stop_event; /* CUDA */
     struct timespec start;          /* CPU */
     int running;
 };
 
+static const stenc_handle_kind timer_kind = {"timer"};
+
+/* A live timer of a live context. */
+static stenc_status check_timer(const stenc_timer *timer, const char *fn) {
+    STENC_TRY(stenc_handle_check(timer, &timer_kind, fn, "timer"));
+    return stenc_ctx_check(timer->ctx, fn);
+}
+
 stenc_status stenc_timer_create(stenc_ctx *ctx, stenc_timer **out) {
-    STENC_REQUIRE(ctx != NULL && out != NULL, "stenc_timer_create: ctx or timer is NULL");
+    STENC_REQUIRE(out != NULL, "stenc_timer_create: timer pointer is NULL");
+    *out = NULL;
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_timer_create"));
     stenc_timer *timer = calloc(1, sizeof *timer);
     if (!timer) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_timer_create: no memory");
     timer->ctx = ctx;
-    if (ctx->device == STENC_DEVICE_CUDA) {
-        stenc_status status = stenc_cuda_timer_create(ctx, &timer->start_event, &timer->stop_event);
-        if (status != STENC_OK) {
-            free(timer);
-            return status;
-        }
+    timer->on_cuda = ctx->device == STENC_DEVICE_CUDA;
+    stenc_status status = STENC_OK;
+    if (timer->on_cuda)
+        status = stenc_cuda_timer_create(ctx, &timer->start_event, &timer->stop_event);
+    if (status == STENC_OK) {
+        status = stenc_handle_add(timer, &timer_kind, "stenc_timer_create");
+        if (status != STENC_OK && timer->on_cuda)
+            stenc_cuda_timer_destroy(timer->start_event, timer->stop_event);
+    }
+    if (status != STENC_OK) {
+        free(timer);
+        return status;
     }
     *out = timer;
     return STENC_OK;
 }
 
-void stenc_timer_destroy(stenc_timer *timer) {
-    if (!timer) return;
-    if (timer->ctx->device == STENC_DEVICE_CUDA)
-        stenc_cuda_timer_destroy(timer->start_event, timer->stop_event);
+stenc_status stenc_timer_destroy(stenc_timer *timer) {
+    if (!timer) return STENC_OK;
+    STENC_TRY(stenc_handle_remove(timer, &timer_kind, "stenc_timer_destroy", "timer"));
+    if (timer->on_cuda) stenc_cuda_timer_destroy(timer->start_event, timer->stop_event);
     free(timer);
+    return STENC_OK;
 }
 
 stenc_status stenc_timer_start(stenc_timer *timer) {
-    STENC_REQUIRE(timer != NULL, "stenc_timer_start: timer is NULL");
+    STENC_TRY(check_timer(timer, "stenc_timer_start"));
     timer->running = 1;
-    if (timer->ctx->device == STENC_DEVICE_CUDA)
-        return stenc_cuda_timer_record(timer->ctx, timer->start_event);
+    if (timer->on_cuda) return stenc_cuda_timer_record(timer->ctx, timer->start_event);
     clock_gettime(CLOCK_MONOTONIC, &timer->start);
     return STENC_OK;
 }
 
 stenc_status stenc_timer_stop(stenc_timer *timer, double *elapsed_ms) {
-    STENC_REQUIRE(timer != NULL && elapsed_ms != NULL, "stenc_timer_stop: NULL argument");
+    STENC_TRY(check_timer(timer, "stenc_timer_stop"));
+    STENC_REQUIRE(elapsed_ms != NULL, "stenc_timer_stop: elapsed_ms is NULL");
     STENC_REQUIRE(timer->running, "stenc_timer_stop: timer was not started");
     timer->running = 0;
-    if (timer->ctx->device == STENC_DEVICE_CUDA) {
+    if (timer->on_cuda) {
         STENC_TRY(stenc_cuda_timer_record(timer->ctx, timer->stop_event));
         return stenc_cuda_timer_elapsed(timer->start_event, timer->stop_event, elapsed_ms);
     }

@@ -48,12 +48,14 @@ static const char *project_relative(const char *file) {
 
 stenc_status stenc_set_error(stenc_status status, const char *file, int line, const char *fmt,
                              ...) {
-    char message[sizeof last_error - 128];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
-    va_end(args);
+    char message[sizeof last_error - 128] = "(no message)";
+    if (fmt) { /* the status must be recorded even when the caller has no message */
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(message, sizeof message, fmt, args);
+        va_end(args);
+    }
     snprintf(last_error, sizeof last_error, "%s: %s [%s:%d]", stenc_status_string(status), message,
-             project_relative(file), line);
+             file ? project_relative(file) : "(unknown file)", line);
     return status;
 }

@@ -9,8 +9,11 @@ struct stenc_graph {
     cudaGraphExec_t exec;
 };
 
+static const stenc_handle_kind graph_kind = {"graph"};
+
 extern "C" int stenc_graph_recording(const stenc_ctx *ctx) {
-    if (!ctx || ctx->device != STENC_DEVICE_CUDA || !ctx->stream) return 0;
+    if (!ctx || stenc_ctx_check(ctx, "stenc_graph_recording") != STENC_OK) return 0;
+    if (ctx->device != STENC_DEVICE_CUDA || !ctx->stream) return 0;
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(stenc_stream(ctx), &status) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -20,7 +23,7 @@ extern "C" int stenc_graph_recording(const stenc_ctx *ctx) {
 }
 
 extern "C" stenc_status stenc_graph_begin(stenc_ctx *ctx) {
-    STENC_REQUIRE(ctx != NULL, "stenc_graph_begin: ctx is NULL");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_graph_begin"));
     if (ctx->device != STENC_DEVICE_CUDA)
         return STENC_ERROR(STENC_ERR_UNSUPPORTED,
                            "stenc_graph_begin: recording needs a CUDA context (this one is %s)",
@@ -33,8 +36,9 @@ extern "C" stenc_status stenc_graph_begin(stenc_ctx *ctx) {
 }
 
 extern "C" stenc_status stenc_graph_end(stenc_ctx *ctx, stenc_graph **graph) {
-    STENC_REQUIRE(ctx && graph, "stenc_graph_end: NULL argument");
+    STENC_REQUIRE(graph != NULL, "stenc_graph_end: graph pointer is NULL");
     *graph = NULL;
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_graph_end"));
     STENC_REQUIRE(stenc_graph_recording(ctx), "stenc_graph_end: the context is not recording");
     cudaGraph_t recorded = NULL;
     cudaError_t err = cudaStreamEndCapture(stenc_stream(ctx), &recorded);
@@ -65,20 +69,30 @@ extern "C" stenc_status stenc_graph_end(stenc_ctx *ctx, stenc_graph **graph) {
         STENC_CUDA_TRY(err);
     }
     g->ctx = ctx;
+    stenc_status st = stenc_handle_add(g, &graph_kind, "stenc_graph_end");
+    if (st != STENC_OK) {
+        cudaGraphExecDestroy(g->exec);
+        free(g);
+        return st;
+    }
     *graph = g;
     return STENC_OK;
 }
 
 extern "C" stenc_status stenc_graph_launch(stenc_graph *graph) {
-    STENC_REQUIRE(graph != NULL, "stenc_graph_launch: graph is NULL");
+    STENC_TRY(stenc_handle_check(graph, &graph_kind, "stenc_graph_launch", "graph"));
+    STENC_TRY(stenc_ctx_check(graph->ctx, "stenc_graph_launch"));
     STENC_CUDA_TRY(cudaGraphLaunch(graph->exec, stenc_stream(graph->ctx)));
     return STENC_OK;
 }
 
-extern "C" void stenc_graph_free(stenc_graph *graph) {
-    if (!graph) return;
-    // A replay may still be running: the executable graph must outlive it.
-    cudaStreamSynchronize(stenc_stream(graph->ctx));
+extern "C" stenc_status stenc_graph_free(stenc_graph *graph) {
+    if (!graph) return STENC_OK;
+    STENC_TRY(stenc_handle_remove(graph, &graph_kind, "stenc_graph_free", "graph"));
+    // A replay may still be running: the executable graph must outlive it. (A destroyed
+    // context synchronized its stream before destroying it: nothing to wait for then.)
+    if (stenc_ctx_live(graph->ctx)) cudaStreamSynchronize(stenc_stream(graph->ctx));
     cudaGraphExecDestroy(graph->exec);
     free(graph);
+    return STENC_OK;
 }

@@ -74,6 +74,43 @@ void stenc_host_free(void *ptr);
 /* Multiply sizes, failing on overflow: returns 0 and leaves *out alone when a*b overflows. */
 int stenc_mul_size(size_t a, size_t b, size_t *out);
 
+/* STENC_OK when `count` elements of `elem_bytes` bytes can be one array: at most PTRDIFF_MAX
+ * bytes, C's limit on an object, so that no count, index or byte size derived from it
+ * overflows (a signed count of SIZE_MAX is -1). Else STENC_ERR_INVALID_ARGUMENT naming `fn`,
+ * `what` (the elements, plural) and the limit. */
+stenc_status stenc_check_count(size_t count, size_t elem_bytes, const char *fn, const char *what);
+
+/* ---- live handles (handle.c) ---------------------------------------------------------------- */
+/* Every public handle (context, field, hash table, ...) is registered by its create function
+ * and removed by its destroy, and calls check their handles against the registry before they
+ * read them: a destroyed handle, or one of another kind, is reported and never dereferenced. */
+
+/* A kind of handle: one constant object per kind, defined by the module that owns it. */
+typedef struct stenc_handle_kind {
+    const char *name; /* "context", "field", ... */
+} stenc_handle_kind;
+
+/* Register a new handle (STENC_ERR_OUT_OF_MEMORY when the registry cannot grow). */
+stenc_status stenc_handle_add(const void *handle, const stenc_handle_kind *kind, const char *fn);
+/* STENC_OK when `handle` is live and of `kind`; else STENC_ERR_INVALID_ARGUMENT with a message
+ * naming `fn` and the argument `what`: NULL, not live (destroyed or never created), or
+ * another kind. */
+stenc_status stenc_handle_check(const void *handle, const stenc_handle_kind *kind, const char *fn,
+                                const char *what);
+/* 1 when `handle` is live and of `kind`; records no error. */
+int stenc_handle_live(const void *handle, const stenc_handle_kind *kind);
+/* stenc_handle_check, and on success forget the handle: it is no longer live. */
+stenc_status stenc_handle_remove(const void *handle, const stenc_handle_kind *kind, const char *fn,
+                                 const char *what);
+
+/* A live context (argument name "ctx"); stenc_ctx_live records no error. */
+stenc_status stenc_ctx_check(const stenc_ctx *ctx, const char *fn);
+int stenc_ctx_live(const stenc_ctx *ctx);
+
+/* A live field whose context is live (runtime/field); `what` names the argument. */
+struct stenc_field;
+stenc_status stenc_field_check(const struct stenc_field *field, const char *fn, const char *what);
+
 /* The CUDA half of the core (runtime/core/cuda.cu). In a build without CUDA these return
  * STENC_ERR_NO_DEVICE and stenc_cuda_count_devices() returns 0. */
 int stenc_cuda_count_devices(void);

@@ -11,6 +11,18 @@
 
 #define STENC_FIELD_MAX_HALO 16
 
+static const stenc_handle_kind field_kind = {"field"};
+
+stenc_status stenc_field_check(const stenc_field *field, const char *fn, const char *what) {
+    STENC_TRY(stenc_handle_check(field, &field_kind, fn, what));
+    if (stenc_ctx_check(field->ctx, fn) != STENC_OK)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "%s: the context of %s was destroyed (a context must outlive its "
+                           "fields)",
+                           fn, what);
+    return STENC_OK;
+}
+
 static size_t round_up(size_t x, size_t to) {
     return (x + to - 1) / to * to;
 }
@@ -66,7 +78,7 @@ stenc_status stenc_field_create(stenc_ctx *ctx, stenc_field **out, stenc_type ty
                                 size_t nx, size_t ny, size_t nz, int halo) {
     STENC_REQUIRE(out != NULL, "stenc_field_create: field pointer is NULL");
     *out = NULL;
-    STENC_REQUIRE(ctx != NULL, "stenc_field_create: ctx is NULL");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_field_create"));
     STENC_REQUIRE((unsigned)type < STENC_TYPE_COUNT, "stenc_field_create: invalid type %d",
                   (int)type);
     if (type != STENC_F32 && type != STENC_F64)
@@ -110,46 +122,71 @@ stenc_status stenc_field_create(stenc_ctx *ctx, stenc_field **out, stenc_type ty
                            bytes, nx, ny, nz);
     }
     memset(field->host, 0, bytes);
+    stenc_status status = stenc_handle_add(field, &field_kind, "stenc_field_create");
+    if (status != STENC_OK) {
+        stenc_host_free(field->host);
+        free(field);
+        return status;
+    }
     *out = field;
     return STENC_OK;
 }
 
-void stenc_field_free(stenc_field *field) {
-    if (!field) return;
-    if (field->device) stenc_field_cuda_release(field);
+stenc_status stenc_field_free(stenc_field *field) {
+    if (!field) return STENC_OK;
+    STENC_TRY(stenc_handle_remove(field, &field_kind, "stenc_field_free", "field"));
+    stenc_status status = STENC_OK;
+    if (field->device) {
+        /* Device memory is freed on its context's stream, so that context must be live. */
+        if (stenc_ctx_live(field->ctx))
+            stenc_field_cuda_release(field);
+        else
+            status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                                 "stenc_field_free: the field's context was destroyed first, so "
+                                 "its device copy could not be freed (leaked)");
+    }
     stenc_host_free(field->host);
     free(field);
+    return status;
 }
 
 stenc_status stenc_field_get_layout(const stenc_field *field, stenc_field_layout *layout) {
-    STENC_REQUIRE(field != NULL && layout != NULL, "stenc_field_get_layout: %s is NULL",
-                  field ? "layout" : "field");
+    STENC_TRY(stenc_field_check(field, "stenc_field_get_layout", "field"));
+    STENC_REQUIRE(layout != NULL, "stenc_field_get_layout: layout is NULL");
     *layout = field->layout;
     return STENC_OK;
 }
 
+/* Accessors return their NULL-argument value for a field that is not live (and record why). */
+static int accessible(const stenc_field *field, const char *fn) {
+    return field && stenc_field_check(field, fn, "field") == STENC_OK;
+}
+
 stenc_location stenc_field_location(const stenc_field *field) {
-    return field ? field->location : STENC_ON_HOST;
+    return accessible(field, "stenc_field_location") ? field->location : STENC_ON_HOST;
 }
 
 stenc_ctx *stenc_field_ctx(const stenc_field *field) {
-    return field ? field->ctx : NULL;
+    return accessible(field, "stenc_field_ctx") ? field->ctx : NULL;
+}
+
+static void *origin_in(const stenc_field *field, void *base) {
+    return (char *)base + field->layout.origin_elems * field->elem_size;
 }
 
 void *stenc_field_host_origin(const stenc_field *field) {
-    if (!field) return NULL;
-    return (char *)field->host + field->layout.origin_elems * field->elem_size;
+    return accessible(field, "stenc_field_host_origin") ? origin_in(field, field->host) : NULL;
 }
 
 void *stenc_field_device_origin(const stenc_field *field) {
-    if (!field || !field->device) return NULL;
-    return (char *)field->device + field->layout.origin_elems * field->elem_size;
+    if (!accessible(field, "stenc_field_device_origin") || !field->device) return NULL;
+    return origin_in(field, field->device);
 }
 
 /* ---- residence --------------------------------------------------------------------------- */
 
 stenc_status stenc_field_upload(stenc_field *field) {
-    STENC_REQUIRE(field != NULL, "stenc_field_upload: field is NULL");
+    STENC_TRY(stenc_field_check(field, "stenc_field_upload", "field"));
     /* A CPU context has no device: the field stays where kernels will look for it. */
     if (field->location == STENC_ON_DEVICE || stenc_ctx_device(field->ctx) != STENC_DEVICE_CUDA)
         return STENC_OK;
@@ -160,7 +197,7 @@ stenc_status stenc_field_upload(stenc_field *field) {
 }
 
 stenc_status stenc_field_download(stenc_field *field) {
-    STENC_REQUIRE(field != NULL, "stenc_field_download: field is NULL");
+    STENC_TRY(stenc_field_check(field, "stenc_field_download", "field"));
     if (field->location == STENC_ON_HOST) return STENC_OK;
     /* On failure the host copy is undefined and the field stays on the device. */
     STENC_TRY(stenc_field_cuda_download(field));
@@ -171,7 +208,7 @@ stenc_status stenc_field_download(stenc_field *field) {
 /* ---- host accessors ---------------------------------------------------------------------- */
 
 static stenc_status require_host(const stenc_field *field, const char *fn) {
-    STENC_REQUIRE(field != NULL, "%s: field is NULL", fn);
+    STENC_TRY(stenc_field_check(field, fn, "field"));
     if (field->location != STENC_ON_HOST)
         return STENC_ERROR(STENC_ERR_LOCATION,
                            "%s: the field lives on the device; call stenc_field_download first",
@@ -220,9 +257,9 @@ stenc_status stenc_field_set(stenc_field *field, long i, long j, long k, double 
     ptrdiff_t off = 0;
     STENC_TRY(point_offset(field, i, j, k, &off, "stenc_field_set"));
     if (field->layout.type == STENC_F32)
-        ((float *)stenc_field_host_origin(field))[off] = (float)value;
+        ((float *)origin_in(field, field->host))[off] = (float)value;
     else
-        ((double *)stenc_field_host_origin(field))[off] = value;
+        ((double *)origin_in(field, field->host))[off] = value;
     return STENC_OK;
 }
 
@@ -232,9 +269,9 @@ stenc_status stenc_field_get(const stenc_field *field, long i, long j, long k, d
     ptrdiff_t off = 0;
     STENC_TRY(point_offset(field, i, j, k, &off, "stenc_field_get"));
     if (field->layout.type == STENC_F32)
-        *value = ((const float *)stenc_field_host_origin(field))[off];
+        *value = ((const float *)origin_in(field, field->host))[off];
     else
-        *value = ((const double *)stenc_field_host_origin(field))[off];
+        *value = ((const double *)origin_in(field, field->host))[off];
     return STENC_OK;
 }
 
@@ -242,7 +279,7 @@ stenc_status stenc_field_get(const stenc_field *field, long i, long j, long k, d
 static void copy_interior(const stenc_field *field, void *dense, int to_field) {
     const stenc_field_layout *L = &field->layout;
     size_t row_bytes = L->n[0] * field->elem_size;
-    char *origin = stenc_field_host_origin(field);
+    char *origin = origin_in(field, field->host);
     char *d = dense;
     for (size_t k = 0; k < L->n[2]; k++)
         for (size_t j = 0; j < L->n[1]; j++) {
@@ -271,7 +308,8 @@ stenc_status stenc_field_copy_to(const stenc_field *field, void *dst) {
 }
 
 stenc_status stenc_field_swap(stenc_field *a, stenc_field *b) {
-    STENC_REQUIRE(a != NULL && b != NULL, "stenc_field_swap: field %s is NULL", a ? "b" : "a");
+    STENC_TRY(stenc_field_check(a, "stenc_field_swap", "field a"));
+    STENC_TRY(stenc_field_check(b, "stenc_field_swap", "field b"));
     if (a == b) return STENC_OK;
     const stenc_field_layout *la = &a->layout, *lb = &b->layout;
     if (a->ctx != b->ctx)

@@ -69,8 +69,8 @@ DEFINE_FILL_DIM(float, f32)
 DEFINE_FILL_DIM(double, f64)
 
 stenc_status stenc_field_fill_halo(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT]) {
-    STENC_REQUIRE(field != NULL && bc != NULL, "stenc_field_fill_halo: %s is NULL",
-                  field ? "bc" : "field");
+    STENC_TRY(stenc_field_check(field, "stenc_field_fill_halo", "field"));
+    STENC_REQUIRE(bc != NULL, "stenc_field_fill_halo: bc is NULL");
     const stenc_field_layout *L = &field->layout;
     STENC_TRY(check_bcs(L, bc));
     if (L->halo == 0) return STENC_OK;

@@ -139,11 +139,24 @@ static stenc_status check_config(const stenc_hash_config *c) {
     return STENC_OK;
 }
 
+static const stenc_handle_kind table_kind = {"hash table"};
+
+/* A live table of a live context. */
+static stenc_status check_table(const stenc_hash_table *t, const char *fn) {
+    STENC_TRY(stenc_handle_check(t, &table_kind, fn, "table"));
+    if (stenc_ctx_check(t->ctx, fn) != STENC_OK)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "%s: the table's context was destroyed (a context must outlive its "
+                           "tables)",
+                           fn);
+    return STENC_OK;
+}
+
 stenc_status stenc_hash_create(stenc_ctx *ctx, const stenc_hash_config *config,
                                stenc_hash_table **table) {
     STENC_REQUIRE(table != NULL, "stenc_hash_create: table is NULL");
     *table = NULL;
-    STENC_REQUIRE(ctx != NULL, "stenc_hash_create: ctx is NULL");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_hash_create"));
     stenc_hash_config cfg = config ? *config : stenc_hash_config_default(STENC_HASH_MAP);
     STENC_TRY(check_config(&cfg));
     const hash_backend *be =
@@ -158,22 +171,39 @@ stenc_status stenc_hash_create(stenc_ctx *ctx, const stenc_hash_config *config,
     t->be = be;
     t->cfg = cfg;
     state_empty(t, &t->st);
+    stenc_status st = stenc_handle_add(t, &table_kind, "stenc_hash_create");
+    if (st != STENC_OK) {
+        stenc_host_free(t);
+        return st;
+    }
     *table = t;
     return STENC_OK;
 }
 
-void stenc_hash_destroy(stenc_hash_table *table) {
-    if (!table) return;
-    state_free(table->ctx, &table->st);
-    stenc_hash_trim(table);
+stenc_status stenc_hash_destroy(stenc_hash_table *table) {
+    if (!table) return STENC_OK;
+    STENC_TRY(stenc_handle_remove(table, &table_kind, "stenc_hash_destroy", "table"));
+    /* The table's memory belongs to its context: without it, it can only be leaked. */
+    stenc_status st = STENC_OK;
+    if (stenc_ctx_live(table->ctx)) {
+        state_free(table->ctx, &table->st);
+        stenc_free(table->ctx, table->scratch.p);
+    } else {
+        st = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                         "stenc_hash_destroy: the table's context was destroyed first, so its "
+                         "memory could not be freed (leaked)");
+    }
     stenc_host_free(table);
+    return st;
 }
 
-void stenc_hash_trim(stenc_hash_table *table) {
-    if (!table) return;
+stenc_status stenc_hash_trim(stenc_hash_table *table) {
+    if (!table) return STENC_OK;
+    STENC_TRY(check_table(table, "stenc_hash_trim"));
     stenc_free(table->ctx, table->scratch.p);
     table->scratch.p = NULL;
     table->scratch.bytes = 0;
+    return STENC_OK;
 }
 
 /* The partition scratch the backend may use: none when the config turns partitioning off. */
@@ -330,7 +360,7 @@ fail:
 
 static stenc_status check_input(const stenc_hash_table *t, const void *keys, const uint32_t *values,
                                 size_t n, const char *fn) {
-    STENC_REQUIRE(t != NULL, "%s: table is NULL", fn);
+    STENC_TRY(check_table(t, fn));
     STENC_REQUIRE(n == 0 || keys != NULL, "%s: keys is NULL for %zu keys", fn, n);
     int needs_values = t->cfg.kind == STENC_HASH_MAP || t->cfg.kind == STENC_HASH_MULTI;
     STENC_REQUIRE(n == 0 || !needs_values || values != NULL, "%s: values is NULL for %zu keys", fn,
@@ -470,7 +500,13 @@ done:
 
 static stenc_status check_query(const stenc_hash_table *t, const void *queries, const void *out,
                                 size_t n, const char *fn) {
-    STENC_REQUIRE(t != NULL, "%s: table is NULL", fn);
+    STENC_TRY(check_table(t, fn));
+    /* The backends count queries in signed or 32-bit-grid terms: n must fit the query array
+     * and the backend. */
+    STENC_TRY(stenc_check_count(n, key_bytes(t), fn, "queries"));
+    if (n > t->be->max_queries)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: %zu queries, at most %zu per call", fn,
+                           n, t->be->max_queries);
     STENC_REQUIRE(n == 0 || (queries != NULL && out != NULL), "%s: NULL queries or output", fn);
     return STENC_OK;
 }
@@ -508,7 +544,7 @@ stenc_status stenc_hash_find_multi(const stenc_hash_table *table, const void *qu
 }
 
 stenc_status stenc_hash_copy_keys(const stenc_hash_table *table, void *keys_out) {
-    STENC_REQUIRE(table != NULL, "stenc_hash_copy_keys: table is NULL");
+    STENC_TRY(check_table(table, "stenc_hash_copy_keys"));
     if (table->cfg.kind != STENC_HASH_COMPACT)
         return STENC_ERROR(STENC_ERR_UNSUPPORTED,
                            "stenc_hash_copy_keys: only COMPACT tables keep their key list");
@@ -519,7 +555,7 @@ stenc_status stenc_hash_copy_keys(const stenc_hash_table *table, void *keys_out)
 }
 
 stenc_status stenc_hash_copy_values(const stenc_hash_table *table, uint32_t *values_out) {
-    STENC_REQUIRE(table != NULL, "stenc_hash_copy_values: table is NULL");
+    STENC_TRY(check_table(table, "stenc_hash_copy_values"));
     if (table->cfg.kind != STENC_HASH_MULTI)
         return STENC_ERROR(STENC_ERR_UNSUPPORTED,
                            "stenc_hash_copy_values: only MULTI tables keep a value list");
@@ -529,20 +565,26 @@ stenc_status stenc_hash_copy_values(const stenc_hash_table *table, uint32_t *val
                         table->st.value_count * sizeof(uint32_t));
 }
 
+/* Accessors return their NULL-argument value for a table that is not live (and record why). */
+static int accessible(const stenc_hash_table *t, const char *fn) {
+    return t && stenc_handle_check(t, &table_kind, fn, "table") == STENC_OK;
+}
+
 size_t stenc_hash_count(const stenc_hash_table *table) {
-    return table ? table->st.count : 0;
+    return accessible(table, "stenc_hash_count") ? table->st.count : 0;
 }
 size_t stenc_hash_value_count(const stenc_hash_table *table) {
-    return table ? table->st.value_count : 0;
+    return accessible(table, "stenc_hash_value_count") ? table->st.value_count : 0;
 }
 size_t stenc_hash_capacity(const stenc_hash_table *table) {
-    return table ? table->st.g.capacity : 0;
+    return accessible(table, "stenc_hash_capacity") ? table->st.g.capacity : 0;
 }
 stenc_hash_config stenc_hash_get_config(const stenc_hash_table *table) {
-    return table ? table->cfg : stenc_hash_config_default(STENC_HASH_MAP);
+    return accessible(table, "stenc_hash_get_config") ? table->cfg
+                                                      : stenc_hash_config_default(STENC_HASH_MAP);
 }
 stenc_hash_stats stenc_hash_get_stats(const stenc_hash_table *table) {
     stenc_hash_stats s;
     memset(&s, 0, sizeof s);
-    return table ? table->stats : s;
+    return accessible(table, "stenc_hash_get_stats") ? table->stats : s;
 }

@@ -311,8 +311,8 @@ static stenc_status cpu_find_multi(stenc_ctx *ctx, const hash_geom *g, const voi
 }
 
 const hash_backend *hash_cpu_backend(void) {
-    static const hash_backend be = {cpu_clear,      cpu_insert,     cpu_dedupe,
-                                    cpu_apply_min,  cpu_find,       cpu_gather,
-                                    cpu_assign_ids, cpu_multi_fill, cpu_find_multi};
+    static const hash_backend be = {SIZE_MAX,       cpu_clear,     cpu_insert, cpu_dedupe,
+                                    cpu_apply_min,  cpu_find,      cpu_gather, cpu_assign_ids,
+                                    cpu_multi_fill, cpu_find_multi};
     return &be;
 }

@@ -1160,8 +1160,16 @@ stenc_status cuda_find_multi(stenc_ctx *ctx, const hash_geom *g, const void *slo
 } // namespace
 
 extern "C" const hash_backend *hash_cuda_backend(void) {
-    static const hash_backend be = {cuda_clear,      cuda_insert,     cuda_dedupe,
-                                    cuda_apply_min,  cuda_find,       cuda_gather,
-                                    cuda_assign_ids, cuda_multi_fill, cuda_find_multi};
+    // One query per thread: the grid's x extent (2^31 - 1 blocks) bounds a call.
+    static const hash_backend be = {(size_t)INT32_MAX * hash_policy::query_block,
+                                    cuda_clear,
+                                    cuda_insert,
+                                    cuda_dedupe,
+                                    cuda_apply_min,
+                                    cuda_find,
+                                    cuda_gather,
+                                    cuda_assign_ids,
+                                    cuda_multi_fill,
+                                    cuda_find_multi};
     return &be;
 }

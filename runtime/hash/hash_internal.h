@@ -169,6 +169,8 @@ typedef struct hash_insert_result {
 
 /* One backend: every operation works on memory of its context and blocks until done. */
 typedef struct hash_backend {
+    /* Most queries one find or find_multi may take (the CUDA grid's limit). */
+    size_t max_queries;
     /* Mark all slots empty. */
     stenc_status (*clear)(stenc_ctx *ctx, const hash_geom *g, void *slots);
     /* Insert keys[i] (with values[i], or 0 when values is NULL) for every i with skip == NULL

@@ -19,11 +19,13 @@ static void format_extents(char *buf, size_t size, const stenc_field_layout *lay
         snprintf(buf, size, "%zux%zux%zu", lay->n[0], lay->n[1], lay->n[2]);
 }
 
-/* Checks of one field on its own: present, same context, dims, type, halo. */
+/* Checks of one field on its own: live, same context, dims, type, halo. */
 static stenc_status check_field(const stenc_launch_desc *desc, const stenc_ctx *ctx,
                                 const stenc_launch_arg *arg, const stenc_field *field,
                                 stenc_field_layout *lay) {
-    STENC_REQUIRE(field != NULL, "%s: field '%s' is NULL", desc->name, arg->name);
+    char what[160];
+    snprintf(what, sizeof what, "field '%s'", arg->name);
+    STENC_TRY(stenc_field_check(field, desc->name, what));
     STENC_REQUIRE(stenc_field_ctx(field) == ctx, "%s: field '%s' belongs to another context",
                   desc->name, arg->name);
     STENC_TRY(stenc_field_get_layout(field, lay));
@@ -67,7 +69,7 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
                                 stenc_launch_shape *shape) {
     STENC_REQUIRE(desc != NULL && fields != NULL && out != NULL && shape != NULL,
                   "stenc_launch_check: NULL argument");
-    STENC_REQUIRE(ctx != NULL, "%s: ctx is NULL", desc->name);
+    STENC_TRY(stenc_ctx_check(ctx, desc->name));
     STENC_REQUIRE(desc->nargs >= 0 && desc->nargs <= STENC_LAUNCH_MAX_FIELDS,
                   "%s: %d field arguments (at most %d)", desc->name, desc->nargs,
                   STENC_LAUNCH_MAX_FIELDS);

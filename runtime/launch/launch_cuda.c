@@ -72,7 +72,8 @@ stenc_status stenc_launch_select(stenc_ctx *ctx, const stenc_launch_variants *vs
                                  const char *variant, const stenc_launch_shape *shape,
                                  const stenc_launch_field *f, const double *scalars,
                                  const stenc_launch_op *op) {
-    STENC_REQUIRE(ctx && vs && shape && f && op, "stenc_launch_select: NULL argument");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_launch_select"));
+    STENC_REQUIRE(vs && shape && f && op, "stenc_launch_select: NULL argument");
     STENC_REQUIRE(vs->count > 0, "%s: no CUDA variants", vs->stencil);
     if (variant) {
         int v = find_variant(vs, variant);
@@ -121,7 +122,8 @@ static void release_scratch(stenc_ctx *ctx, void *state) {
 }
 
 stenc_status stenc_launch_scratch(stenc_ctx *ctx, size_t bytes, void **ptr) {
-    STENC_REQUIRE(ctx && ptr, "stenc_launch_scratch: NULL argument");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_launch_scratch"));
+    STENC_REQUIRE(ptr, "stenc_launch_scratch: ptr is NULL");
     launch_scratch *s = stenc_ctx_cache_get(ctx, STENC_CACHE_STENCIL);
     if (!s) {
         s = calloc(1, sizeof *s);

@@ -3,7 +3,7 @@
 
 stenc_status stenc_mg_view_of(const char *fn, const char *what, const stenc_field *field,
                               stenc_mg_view *view) {
-    STENC_REQUIRE(field != NULL, "%s: %s is NULL", fn, what);
+    STENC_TRY(stenc_field_check(field, fn, what));
     STENC_TRY(stenc_field_get_layout(field, &view->layout));
     if (view->layout.type != STENC_F32 && view->layout.type != STENC_F64)
         return STENC_ERROR(STENC_ERR_UNSUPPORTED, "%s: %s has type %s; only float and double", fn,

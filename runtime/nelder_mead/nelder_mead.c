@@ -53,8 +53,8 @@ static stenc_status check_options(const stenc_nm_options *o, const char *caller)
 stenc_status stenc_nm_check(const stenc_ctx *ctx, stenc_device device, const stenc_nm_batch *batch,
                             const stenc_nm_options *options, const char *caller) {
     if (!caller) caller = "stenc_nm";
-    STENC_REQUIRE(ctx && batch, "%s: ctx (%p) and batch (%p) must not be NULL", caller,
-                  (const void *)ctx, (const void *)batch);
+    STENC_TRY(stenc_ctx_check(ctx, caller));
+    STENC_REQUIRE(batch, "%s: batch is NULL", caller);
     if (ctx->device != device) {
         return STENC_ERROR(STENC_ERR_LOCATION, "%s: needs a %s context, got a %s one", caller,
                            device == STENC_DEVICE_CUDA ? "CUDA" : "CPU",
@@ -62,6 +62,8 @@ stenc_status stenc_nm_check(const stenc_ctx *ctx, stenc_device device, const ste
     }
     if (options) STENC_TRY(check_options(options, caller));
     if (batch->count == 0) return STENC_OK;
+    /* Every problem writes f[i]: count must fit that array (solvers count with ptrdiff_t). */
+    STENC_TRY(stenc_check_count(batch->count, sizeof(double), caller, "problems"));
     STENC_REQUIRE(batch->f, "%s: batch.f must not be NULL", caller);
     /* Rows are read only for problems of a valid dimension; with none possible, x0 and x may
      * be absent (every problem comes back BAD_DIM). */
@@ -77,16 +79,23 @@ stenc_status stenc_nm_check(const stenc_ctx *ctx, stenc_device device, const ste
                       caller, (const void *)batch->x0, (const void *)batch->x);
         size_t ld = batch->ld ? batch->ld : (size_t)batch->dim, elems, bytes;
         if (!stenc_mul_size(batch->count, ld, &elems) ||
-            !stenc_mul_size(elems, sizeof(double), &bytes) ||
             !stenc_mul_size(batch->count, batch->params_stride, &bytes))
-            return STENC_ERROR(STENC_ERR_SHAPE, "%s: count %zu with ld %zu overflows", caller,
-                               batch->count, ld);
+            return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: count %zu with ld %zu overflows",
+                               caller, batch->count, ld);
+        STENC_TRY(stenc_check_count(elems, sizeof(double), caller, "doubles in x0 and x"));
     }
     return STENC_OK;
 }
 
 typedef stenc_status (*builtin_solver)(stenc_ctx *, const stenc_nm_batch *,
                                        const stenc_nm_options *);
+
+/* The parameters each built-in reads, by name (NULL: none). The objectives dereference them
+ * on the host or the device, so their absence is caught before either solver runs. */
+static const char *const builtin_params[STENC_NM_BUILTIN_COUNT] = {
+    [STENC_NM_PARABOLOID] = "stenc_nm_paraboloid_params",
+    [STENC_NM_CIRCLE] = "stenc_nm_circle_params",
+};
 
 #define BUILTIN_ENTRY(name, fn, lo, hi) {name##_cpu, name##_cuda},
 static const builtin_solver builtin_solvers[STENC_NM_BUILTIN_COUNT][2] = {
@@ -98,6 +107,11 @@ static stenc_status minimize_on(stenc_ctx *ctx, int on_cuda, stenc_nm_builtin ob
                                 const char *caller) {
     STENC_REQUIRE((int)objective >= 0 && objective < STENC_NM_BUILTIN_COUNT,
                   "%s: objective %d is not a stenc_nm_builtin", caller, (int)objective);
+    const char *params = builtin_params[objective];
+    STENC_REQUIRE(!params || !batch || batch->count == 0 || batch->params != NULL,
+                  "%s: the objective reads batch.params (a %s per problem, or one shared with "
+                  "params_stride 0), which is NULL",
+                  caller, params);
     return builtin_solvers[objective][on_cuda](ctx, batch, options);
 }
 
@@ -113,7 +127,7 @@ stenc_status stenc_nm_minimize_cuda(stenc_ctx *ctx, stenc_nm_builtin objective,
 
 stenc_status stenc_nm_minimize(stenc_ctx *ctx, stenc_nm_builtin objective,
                                const stenc_nm_batch *batch, const stenc_nm_options *options) {
-    STENC_REQUIRE(ctx, "stenc_nm_minimize: ctx must not be NULL");
-    return minimize_on(ctx, stenc_ctx_device(ctx) == STENC_DEVICE_CUDA, objective, batch, options,
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_nm_minimize"));
+    return minimize_on(ctx, ctx->device == STENC_DEVICE_CUDA, objective, batch, options,
                        "stenc_nm_minimize");
 }

@@ -522,6 +522,16 @@ static void cpu_sort(void *keys, int key_bytes, stsort_kind kind, void *values, 
 
 /* ---- public entry points ------------------------------------------------------------------ */
 
+/* The element count of a call, which must fit in one array of keys and one of values. */
+static stenc_status check_total(size_t segment_len, size_t num_segments, int key_bytes,
+                                int value_bytes, const char *fn, size_t *total) {
+    STENC_REQUIRE(stenc_mul_size(segment_len, num_segments, total),
+                  "%s: %zu segments of %zu elements overflow size_t", fn, num_segments,
+                  segment_len);
+    const int widest = key_bytes > value_bytes ? key_bytes : value_bytes;
+    return stenc_check_count(*total, (size_t)widest, fn, "elements");
+}
+
 /* The CUDA path's plan for a context: the whole network's, and whether it runs split. */
 static stenc_status configure_cuda(const stenc_ctx *ctx, size_t segment_len, size_t num_segments,
                                    size_t elem_bytes, const stenc_sort_policy *policy,
@@ -536,7 +546,7 @@ stenc_status stenc_sort_segments_ex(stenc_ctx *ctx, stenc_type key_type, void *k
                                     stenc_type value_type, void *values, size_t segment_len,
                                     size_t num_segments, stenc_sort_order order,
                                     const stenc_sort_policy *policy) {
-    STENC_REQUIRE(ctx, "stenc_sort: ctx is NULL");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_sort"));
     STENC_REQUIRE(order == STENC_SORT_ASCENDING || order == STENC_SORT_DESCENDING,
                   "stenc_sort: invalid order %d", (int)order);
     stsort_kind kind = STSORT_UNSIGNED;
@@ -544,14 +554,9 @@ stenc_status stenc_sort_segments_ex(stenc_ctx *ctx, stenc_type key_type, void *k
     STENC_TRY(check_types("stenc_sort", key_type, value_type, values != NULL, &kind, &key_bytes,
                           &value_bytes));
     size_t total;
-    STENC_REQUIRE(stenc_mul_size(segment_len, num_segments, &total) &&
-                      stenc_mul_size(total, (size_t)key_bytes + (size_t)value_bytes, &total),
-                  "stenc_sort: %zu segments of %zu elements overflow size_t", num_segments,
-                  segment_len);
-    STENC_REQUIRE(segment_len <= ((size_t)1 << 62), "stenc_sort: segment_len %zu too large",
-                  segment_len);
+    STENC_TRY(check_total(segment_len, num_segments, key_bytes, value_bytes, "stenc_sort", &total));
     if (total == 0) return STENC_OK;
-    STENC_REQUIRE(keys, "stenc_sort: keys is NULL for %zu elements", segment_len * num_segments);
+    STENC_REQUIRE(keys, "stenc_sort: keys is NULL for %zu elements", total);
     int descending = order == STENC_SORT_DESCENDING;
     if (ctx->device == STENC_DEVICE_CUDA) {
         stsort_config cfg;
@@ -582,13 +587,19 @@ stenc_status stenc_sort(stenc_ctx *ctx, stenc_type key_type, void *keys, stenc_t
 stenc_status stenc_sort_global_passes(stenc_ctx *ctx, stenc_type key_type, stenc_type value_type,
                                       int has_values, size_t segment_len, size_t num_segments,
                                       const stenc_sort_policy *policy, int *passes) {
-    STENC_REQUIRE(ctx && passes, "stenc_sort_global_passes: ctx or passes is NULL");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_sort_global_passes"));
+    STENC_REQUIRE(passes, "stenc_sort_global_passes: passes is NULL");
     stsort_kind kind = STSORT_UNSIGNED;
     int key_bytes = 0, value_bytes = 0;
     STENC_TRY(check_types("stenc_sort_global_passes", key_type, value_type, has_values, &kind,
                           &key_bytes, &value_bytes));
-    *passes = 0;
-    if (segment_len < 2 || num_segments == 0) return STENC_OK;
+    size_t total;
+    STENC_TRY(check_total(segment_len, num_segments, key_bytes, value_bytes,
+                          "stenc_sort_global_passes", &total));
+    if (segment_len < 2 || num_segments == 0) {
+        *passes = 0;
+        return STENC_OK;
+    }
     stsort_config cfg;
     stsort_split split;
     STENC_TRY(configure_cuda(ctx, segment_len, num_segments, elem_bytes_of(key_bytes, value_bytes),

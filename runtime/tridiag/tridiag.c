@@ -17,6 +17,14 @@ stenc_tridiag_algo stenc_tridiag_auto_algo(const stenc_ctx *ctx, stenc_type type
     return tdg_cuda_auto_algo(ctx, type, layout, n, batch);
 }
 
+static const stenc_handle_kind report_kind = {"tridiagonal report"};
+
+/* A live report of a live context. */
+static stenc_status check_report(const stenc_tridiag_report *report, const char *fn) {
+    STENC_TRY(stenc_handle_check(report, &report_kind, fn, "report"));
+    return stenc_ctx_check(report->ctx, fn);
+}
+
 /* 1 when the byte ranges [p, p+bytes) and [q, q+bytes) overlap. */
 static int ranges_overlap(const void *p, const void *q, size_t bytes) {
     uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
@@ -25,7 +33,7 @@ static int ranges_overlap(const void *p, const void *q, size_t bytes) {
 
 static stenc_status solve(const char *fn, stenc_ctx *ctx, const tdg_problem *p,
                           const stenc_tridiag_options *options) {
-    STENC_REQUIRE(ctx != NULL, "%s: ctx is NULL", fn);
+    STENC_TRY(stenc_ctx_check(ctx, fn));
     STENC_REQUIRE(p->layout == STENC_TRIDIAG_CONTIGUOUS || p->layout == STENC_TRIDIAG_INTERLEAVED,
                   "%s: unknown layout %d", fn, (int)p->layout);
     STENC_REQUIRE((unsigned)p->algo < STENC_TRIDIAG_ALGO_COUNT, "%s: unknown algorithm %d", fn,
@@ -35,14 +43,16 @@ static stenc_status solve(const char *fn, stenc_ctx *ctx, const tdg_problem *p,
         return STENC_ERROR(STENC_ERR_UNSUPPORTED, "%s: type %s is not float or double", fn,
                            stenc_type_name(p->type));
     stenc_tridiag_report *report = options ? options->report : NULL;
+    if (report) STENC_TRY(check_report(report, fn));
     STENC_REQUIRE(!report || report->ctx == ctx, "%s: the report belongs to another context", fn);
     if (p->n == 0 || p->batch == 0) return STENC_OK;
     STENC_REQUIRE(p->n <= INT32_MAX, "%s: system size %zu exceeds %d", fn, p->n, INT32_MAX);
-    size_t count, bytes;
-    if (!stenc_mul_size(p->n, p->batch, &count) ||
-        !stenc_mul_size(count, stenc_type_size(p->type), &bytes))
+    size_t count;
+    if (!stenc_mul_size(p->n, p->batch, &count))
         return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: n*batch (%zu x %zu) overflows", fn,
                            p->n, p->batch);
+    STENC_TRY(stenc_check_count(count, stenc_type_size(p->type), fn, "elements per array"));
+    const size_t bytes = count * stenc_type_size(p->type);
     STENC_REQUIRE(p->a && p->b && p->c && p->d && p->x, "%s: NULL array (a=%p b=%p c=%p d=%p x=%p)",
                   fn, p->a, p->b, p->c, p->d, p->x);
     STENC_REQUIRE(!ranges_overlap(p->x, p->a, bytes) && !ranges_overlap(p->x, p->b, bytes) &&
@@ -107,37 +117,51 @@ stenc_status stenc_tridiag_solve_inplace(stenc_ctx *ctx, stenc_type type,
 stenc_status stenc_tridiag_report_create(stenc_ctx *ctx, stenc_tridiag_report **out) {
     STENC_REQUIRE(out != NULL, "stenc_tridiag_report_create: report pointer is NULL");
     *out = NULL;
-    STENC_REQUIRE(ctx != NULL, "stenc_tridiag_report_create: ctx is NULL");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_tridiag_report_create"));
     stenc_tridiag_report *r = calloc(1, sizeof *r);
     if (!r) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_tridiag_report_create: no memory");
     r->ctx = ctx;
     r->host_first = TDG_NONE;
-    if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) {
-        stenc_status st = tdg_cuda_flag_create(ctx, &r->device_first);
-        if (st != STENC_OK) {
-            free(r);
-            return st;
-        }
+    stenc_status st = STENC_OK;
+    if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA)
+        st = tdg_cuda_flag_create(ctx, &r->device_first);
+    if (st == STENC_OK) {
+        st = stenc_handle_add(r, &report_kind, "stenc_tridiag_report_create");
+        if (st != STENC_OK && r->device_first) tdg_cuda_flag_destroy(ctx, r->device_first);
+    }
+    if (st != STENC_OK) {
+        free(r);
+        return st;
     }
     *out = r;
     return STENC_OK;
 }
 
-void stenc_tridiag_report_destroy(stenc_tridiag_report *report) {
-    if (!report) return;
-    if (report->device_first) tdg_cuda_flag_destroy(report->ctx, report->device_first);
+stenc_status stenc_tridiag_report_destroy(stenc_tridiag_report *report) {
+    if (!report) return STENC_OK;
+    STENC_TRY(stenc_handle_remove(report, &report_kind, "stenc_tridiag_report_destroy", "report"));
+    stenc_status st = STENC_OK;
+    if (report->device_first) {
+        /* The flag is device memory of the report's context. */
+        if (stenc_ctx_live(report->ctx))
+            tdg_cuda_flag_destroy(report->ctx, report->device_first);
+        else
+            st = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                             "stenc_tridiag_report_destroy: the report's context was destroyed "
+                             "first, so its device flag could not be freed (leaked)");
+    }
     free(report);
+    return st;
 }
 
 stenc_status stenc_tridiag_report_check(stenc_tridiag_report *report, size_t *first_singular) {
-    STENC_REQUIRE(report != NULL, "stenc_tridiag_report_check: report is NULL");
-    if (first_singular) *first_singular = SIZE_MAX;
+    STENC_TRY(check_report(report, "stenc_tridiag_report_check"));
     uint64_t first = report->host_first;
-    report->host_first = TDG_NONE;
     if (report->device_first)
         STENC_TRY(tdg_cuda_flag_take(report->ctx, report->device_first, &first));
+    report->host_first = TDG_NONE;
+    if (first_singular) *first_singular = first == TDG_NONE ? SIZE_MAX : (size_t)first;
     if (first == TDG_NONE) return STENC_OK;
-    if (first_singular) *first_singular = (size_t)first;
     return STENC_ERROR(STENC_ERR_SINGULAR,
                        "stenc_tridiag_report_check: system %llu has a zero or non-finite pivot "
                        "or solution",

@@ -982,6 +982,9 @@ template <class T, int VW, int MAXT>
 stenc_status launch_tpcr_bounded(stenc_ctx *ctx, const solve_args<T> &p, const tpcr_shape &sh) {
     STENC_TRY(opt_in(tpcr_kernel<T, VW, MAXT>, sh.smem));
     long long blocks = (p.batch + sh.spb - 1) / sh.spb;
+    if (blocks > INT32_MAX)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_tridiag: %lld blocks exceed the grid",
+                           blocks);
     tpcr_kernel<T, VW, MAXT><<<(unsigned)blocks, sh.spb * sh.tps, sh.smem, stenc_stream(ctx)>>>(
         p.n, p.batch, sh, p.a, p.b, p.c, p.d, p.x, p.flag);
     STENC_CUDA_CHECK_LAUNCH("tpcr_kernel");
@@ -1196,15 +1199,21 @@ template <class T> stenc_status run_interleaved_thomas(stenc_ctx *ctx, const sol
         const size_t smem = il_smem_bytes<T>(p.n);
         STENC_TRY(opt_in(thomas_il_smem_kernel<T>, smem));
         long long blocks = (p.batch + threads - 1) / threads;
+        if (blocks > INT32_MAX)
+            return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_tridiag: %lld blocks exceed the grid",
+                               blocks);
         thomas_il_smem_kernel<T><<<(unsigned)blocks, threads, smem, stenc_stream(ctx)>>>(
             p.n, p.batch, p.a, p.b, p.c, p.d, p.x, p.flag);
         STENC_CUDA_CHECK_LAUNCH("thomas_il_smem_kernel");
         return STENC_OK;
     }
-    T *cps = nullptr;
-    STENC_TRY(scratch_push(p.cache, &cps, (size_t)p.n * p.batch));
     const int threads = tdg_policy::interleaved_threads;
     long long blocks = (p.batch + threads - 1) / threads;
+    if (blocks > INT32_MAX)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_tridiag: %lld blocks exceed the grid",
+                           blocks);
+    T *cps = nullptr;
+    STENC_TRY(scratch_push(p.cache, &cps, (size_t)p.n * p.batch));
     thomas_il_kernel<T><<<(unsigned)blocks, threads, 0, stenc_stream(ctx)>>>(
         p.n, p.batch, p.a, p.b, p.c, p.d, p.x, cps, p.flag);
     STENC_CUDA_CHECK_LAUNCH("thomas_il_kernel");

@@ -38,7 +38,7 @@ void stenc_tune_release(stenc_ctx *ctx) {
 }
 
 stenc_status stenc_tune(stenc_ctx *ctx, stenc_tune_mode mode) {
-    STENC_REQUIRE(ctx != NULL, "stenc_tune: ctx is NULL");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_tune"));
     STENC_REQUIRE(mode == STENC_TUNE_OFF || mode == STENC_TUNE_ON || mode == STENC_TUNE_FORCE,
                   "stenc_tune: unknown mode %d", (int)mode);
     ctx->tune_mode = mode;
@@ -47,7 +47,9 @@ stenc_status stenc_tune(stenc_ctx *ctx, stenc_tune_mode mode) {
 }
 
 stenc_tune_mode stenc_tune_get_mode(const stenc_ctx *ctx) {
-    return ctx ? (stenc_tune_mode)ctx->tune_mode : STENC_TUNE_OFF;
+    return ctx && stenc_ctx_check(ctx, "stenc_tune_get_mode") == STENC_OK
+               ? (stenc_tune_mode)ctx->tune_mode
+               : STENC_TUNE_OFF;
 }
 
 stenc_status stenc_tune_cache_path(char *path, size_t capacity) {
@@ -55,29 +57,38 @@ stenc_status stenc_tune_cache_path(char *path, size_t capacity) {
     const char *env = getenv("STENC_TUNE_CACHE");
     const char *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
-    int len;
+    const char *root, *tail;
     if (env && *env)
-        len = snprintf(path, capacity, "%s", env);
+        root = env, tail = "";
     else if (xdg && *xdg)
-        len = snprintf(path, capacity, "%s/stenc/tune-cache.txt", xdg);
+        root = xdg, tail = "/stenc/tune-cache.txt";
     else if (home && *home)
-        len = snprintf(path, capacity, "%s/.cache/stenc/tune-cache.txt", home);
+        root = home, tail = "/.cache/stenc/tune-cache.txt";
     else
         return STENC_ERROR(STENC_ERR_IO, "stenc_tune_cache_path: none of STENC_TUNE_CACHE, "
                                          "XDG_CACHE_HOME or HOME is set");
-    if (len < 0 || (size_t)len >= capacity)
-        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "stenc_tune_cache_path: path too long");
+    /* Measured first: a failed call leaves the buffer untouched. */
+    size_t len = strlen(root) + strlen(tail);
+    if (len >= capacity)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "stenc_tune_cache_path: the path needs %zu bytes, the buffer has %zu",
+                           len + 1, capacity);
+    snprintf(path, capacity, "%s%s", root, tail);
     return STENC_OK;
 }
 
 stenc_status stenc_tune_key(const stenc_ctx *ctx, const char *stencil, const size_t n[3],
                             stenc_type type, char *key, size_t capacity) {
-    STENC_REQUIRE(ctx && stencil && n && key, "stenc_tune_key: NULL argument");
-    int len = snprintf(key, capacity, "%s|%zux%zux%zu|%s|%s", stencil, n[0], n[1], n[2],
-                       stenc_type_name(type), stenc_ctx_device_name(ctx));
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_tune_key"));
+    STENC_REQUIRE(stencil && n && key, "stenc_tune_key: NULL argument");
+    /* Measured first: a failed call leaves the buffer untouched. */
+    const char *const format = "%s|%zux%zux%zu|%s|%s";
+    int len =
+        snprintf(NULL, 0, format, stencil, n[0], n[1], n[2], stenc_type_name(type), ctx->name);
     if (len < 0 || (size_t)len >= capacity || (size_t)len >= TUNE_KEY_MAX)
         return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "stenc_tune_key: key for '%s' too long",
                            stencil);
+    snprintf(key, capacity, format, stencil, n[0], n[1], n[2], stenc_type_name(type), ctx->name);
     /* Tabs and newlines would break the file format. */
     for (char *c = key; *c; c++)
         if (*c == '\t' || *c == '\n') *c = ' ';
@@ -117,17 +128,21 @@ static int parse_line(char *line, char **key, char **variant) {
 
 stenc_status stenc_tune_lookup(stenc_ctx *ctx, const char *key, char *variant, size_t capacity,
                                int *found) {
-    STENC_REQUIRE(ctx && key && variant && found, "stenc_tune_lookup: NULL argument");
-    *found = 0;
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_tune_lookup"));
+    STENC_REQUIRE(key && variant && found, "stenc_tune_lookup: NULL argument");
     struct stenc_tune_entry *e = memory_find(ctx, key);
     if (!e && ctx->tune_mode != STENC_TUNE_FORCE) {
         char path[1024];
         if (stenc_tune_cache_path(path, sizeof path) != STENC_OK) {
             stenc_clear_error(); /* no cache location: behave as an empty cache */
+            *found = 0;
             return STENC_OK;
         }
         FILE *f = fopen(path, "r");
-        if (!f) return STENC_OK;
+        if (!f) {
+            *found = 0;
+            return STENC_OK;
+        }
         char *line = NULL;
         size_t cap = 0;
         while (getline(&line, &cap, f) > 0) {
@@ -145,7 +160,10 @@ stenc_status stenc_tune_lookup(stenc_ctx *ctx, const char *key, char *variant, s
         fclose(f);
         e = memory_find(ctx, key);
     }
-    if (!e) return STENC_OK;
+    if (!e) {
+        *found = 0;
+        return STENC_OK;
+    }
     if (strlen(e->variant) >= capacity)
         return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "stenc_tune_lookup: buffer too small");
     strcpy(variant, e->variant);
@@ -165,7 +183,8 @@ static void make_parent_dirs(const char *path) {
 }
 
 stenc_status stenc_tune_store(stenc_ctx *ctx, const char *key, const char *variant, double ms) {
-    STENC_REQUIRE(ctx && key && variant, "stenc_tune_store: NULL argument");
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_tune_store"));
+    STENC_REQUIRE(key && variant, "stenc_tune_store: NULL argument");
     STENC_REQUIRE(*variant && strlen(variant) < TUNE_VARIANT_MAX && !strpbrk(variant, "\t\n"),
                   "stenc_tune_store: bad variant name '%s'", variant);
     STENC_TRY(memory_put(ctx, key, variant));

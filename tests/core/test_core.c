@@ -29,6 +29,47 @@ static void test_null_arguments_are_errors_with_messages(void **state) {
     stenc_ctx_destroy(NULL); /* allowed */
 }
 
+/* A NULL format or file still records the status, with a placeholder (it used to crash). */
+static void test_set_error_without_message(void **state) {
+    (void)state;
+    /* Through a pointer, which carries no format attribute for the compiler to check. */
+    stenc_status (*set_error)(stenc_status, const char *, int, const char *, ...) = stenc_set_error;
+    const char *no_text = NULL;
+    stenc_clear_error();
+    assert_int_equal(set_error(STENC_ERR_IO, "x/runtime/a.c", 7, no_text), STENC_ERR_IO);
+    assert_string_equal(stenc_last_error(), "input/output error: (no message) [runtime/a.c:7]");
+    assert_int_equal(set_error(STENC_ERR_CUDA, no_text, 3, "launch %d failed", 2), STENC_ERR_CUDA);
+    assert_string_equal(stenc_last_error(), "CUDA error: launch 2 failed [(unknown file):3]");
+    assert_int_equal(set_error((stenc_status)99, no_text, 0, no_text), (stenc_status)99);
+    assert_string_equal(stenc_last_error(), "unknown status: (no message) [(unknown file):0]");
+}
+
+/* Byte counts no object can have: copies refuse them (memmove of SIZE_MAX bytes used to run),
+ * allocations report no memory (ASan's allocator used to abort), and *ptr is NULL. */
+static void test_byte_counts_beyond_any_object(void **state) {
+    (void)state;
+    stenc_ctx *ctx;
+    assert_stenc_ok(stenc_ctx_create(&ctx, STENC_DEVICE_CPU));
+    char a[8] = "abcdefg", b[8] = "1234567";
+    const size_t huge[] = {SIZE_MAX, (size_t)PTRDIFF_MAX + 1};
+    for (int h = 0; h < 2; h++) {
+        stenc_clear_error();
+        assert_int_equal(stenc_memcpy(ctx, a, b, huge[h]), STENC_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(stenc_last_error(), "stenc_memcpy"));
+        assert_non_null(strstr(stenc_last_error(), "at most"));
+        assert_int_equal(stenc_upload(ctx, a, b, huge[h]), STENC_ERR_INVALID_ARGUMENT);
+        assert_int_equal(stenc_download(ctx, a, b, huge[h]), STENC_ERR_INVALID_ARGUMENT);
+        void *p = (void *)&p;
+        assert_int_equal(stenc_malloc(ctx, &p, huge[h]), STENC_ERR_OUT_OF_MEMORY);
+        assert_null(p);
+        assert_non_null(strstr(stenc_last_error(), "stenc_malloc"));
+    }
+    assert_string_equal(a, "abcdefg");
+    assert_stenc_ok(stenc_memcpy(ctx, a, b, sizeof a));
+    assert_string_equal(a, "1234567");
+    assert_stenc_ok(stenc_ctx_destroy(ctx));
+}
+
 static void test_type_sizes(void **state) {
     (void)state;
     assert_int_equal(stenc_type_size(STENC_F32), 4);
@@ -155,6 +196,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings_are_distinct),
         cmocka_unit_test(test_null_arguments_are_errors_with_messages),
+        cmocka_unit_test(test_set_error_without_message),
+        cmocka_unit_test(test_byte_counts_beyond_any_object),
         cmocka_unit_test(test_type_sizes),
         cmocka_unit_test(test_cpu_memory_round_trip),
         cmocka_unit_test(test_cpu_timer_measures_time),

@@ -74,7 +74,10 @@ static void test_cpu_context_refuses(void **state) {
     assert_null(g);
     assert_int_equal(stenc_graph_launch(NULL), STENC_ERR_INVALID_ARGUMENT);
     assert_int_equal(stenc_graph_begin(NULL), STENC_ERR_INVALID_ARGUMENT);
-    stenc_graph_free(NULL);
+    assert_stenc_ok(stenc_graph_free(NULL));
+    /* No graph exists on a CPU context: anything passed as one is reported. */
+    assert_int_equal(stenc_graph_launch((stenc_graph *)ctx), STENC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(stenc_graph_free((stenc_graph *)ctx), STENC_ERR_INVALID_ARGUMENT);
     stenc_ctx_destroy(ctx);
 }
 
@@ -120,7 +123,11 @@ static void check_replay(size_t nx, size_t ny) {
         if (got[i] != want[i])
             fail_msg("%zux%zu: point %zu: replayed %.17g, CPU %.17g", nx, ny, i, got[i], want[i]);
 
-    stenc_graph_free(graph);
+    assert_stenc_ok(stenc_graph_free(graph));
+    /* Freed: a replay or a second free is reported, not run. */
+    assert_int_equal(stenc_graph_launch(graph), STENC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(stenc_last_error(), "not a live graph"));
+    assert_int_equal(stenc_graph_free(graph), STENC_ERR_INVALID_ARGUMENT);
     twin_free(&t);
     free(u0), free(f0), free(want), free(got);
 }

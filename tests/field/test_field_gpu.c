@@ -181,6 +181,34 @@ static void test_swap_on_the_device(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
+/* A device-resident field freed twice, or used after its free, is reported (its device copy
+ * is freed once); a field whose context went first keeps its device copy (leaked) and its free
+ * says so. */
+static void test_freed_device_field(void **state) {
+    (void)state;
+    stenc_ctx *ctx = gpu_ctx();
+    stenc_field *f;
+    assert_stenc_ok(stenc_field_create(ctx, &f, STENC_F32, 2, 33, 7, 1, 1));
+    assert_stenc_ok(stenc_field_upload(f));
+    assert_stenc_ok(stenc_field_free(f));
+    assert_int_equal(stenc_field_free(f), STENC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(stenc_last_error(), "not a live field"));
+    assert_int_equal(stenc_field_download(f), STENC_ERR_INVALID_ARGUMENT);
+    stenc_bc bc[STENC_FACE_COUNT];
+    halo_bc_set(0, bc);
+    assert_int_equal(stenc_field_fill_halo(f, bc), STENC_ERR_INVALID_ARGUMENT);
+    assert_null(stenc_field_device_origin(f));
+    assert_stenc_ok(stenc_ctx_destroy(ctx));
+
+    ctx = gpu_ctx();
+    assert_stenc_ok(stenc_field_create(ctx, &f, STENC_F32, 1, 5, 1, 1, 0));
+    assert_stenc_ok(stenc_field_upload(f));
+    assert_stenc_ok(stenc_ctx_destroy(ctx));
+    assert_int_equal(stenc_field_upload(f), STENC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(stenc_field_free(f), STENC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(stenc_last_error(), "leaked"));
+}
+
 int main(void) {
     TEST_REQUIRE_GPU_OR_SKIP();
     const struct CMUnitTest tests[] = {
@@ -188,6 +216,7 @@ int main(void) {
         cmocka_unit_test(test_upload_download_round_trips),
         cmocka_unit_test(test_host_accessors_refuse_device_fields),
         cmocka_unit_test(test_swap_on_the_device),
+        cmocka_unit_test(test_freed_device_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -367,6 +367,55 @@ static inline void case_failure_path(stenc_ctx *ctx) {
     free(found);
 }
 
+/* A count that no array can have is an argument error naming the call and its limit, on
+ * every backend, however the backend counts internally (a signed or 32-bit count of SIZE_MAX
+ * is -1); nothing is written and the table keeps its keys. */
+static inline void case_count_limits(stenc_ctx *ctx) {
+    for (int wide = 0; wide <= 1; wide++) {
+        const size_t kb = wide ? 8 : 4, first_bad = (size_t)PTRDIFF_MAX / kb + 1;
+        const size_t huge[] = {SIZE_MAX, SIZE_MAX / 2 + 1, first_bad};
+        stenc_hash_config c = case_config(wide ? STENC_HASH_SET : STENC_HASH_MULTI);
+        c.key_type = wide ? STENC_U64 : STENC_U32;
+        stenc_hash_table *t = NULL;
+        assert_stenc_ok(stenc_hash_create(ctx, &c, &t));
+        const uint64_t keys[2] = {key64_at(1), key64_at(2)};
+        const uint32_t values[2] = {7, 8};
+        assert_stenc_ok(build_host(ctx, t, keys, values, 2, kb)); /* 32-bit: reads the low ones */
+        void *q = to_ctx(ctx, keys, sizeof keys);
+        uint32_t *out = poisoned(ctx, 64), *out2 = poisoned(ctx, 64), back[16];
+        for (size_t h = 0; h < sizeof huge / sizeof *huge; h++) {
+            const size_t n = huge[h];
+            stenc_clear_error();
+            if (!wide) {
+                assert_int_equal(stenc_hash_find_multi(t, q, out, out2, n),
+                                 STENC_ERR_INVALID_ARGUMENT);
+                assert_non_null(strstr(stenc_last_error(), "stenc_hash_find_multi"));
+            } else {
+                assert_int_equal(stenc_hash_find(t, q, out, n), STENC_ERR_INVALID_ARGUMENT);
+                assert_non_null(strstr(stenc_last_error(), "stenc_hash_find"));
+            }
+            assert_non_null(strstr(stenc_last_error(), "at most"));
+            assert_int_equal(stenc_hash_contains(t, q, (uint8_t *)out, n),
+                             STENC_ERR_INVALID_ARGUMENT);
+            assert_non_null(strstr(stenc_last_error(), "stenc_hash_contains"));
+            assert_int_equal(stenc_hash_build(t, q, out, n), STENC_ERR_INVALID_ARGUMENT);
+            assert_non_null(strstr(stenc_last_error(), "2^32-1"));
+            if (wide) {
+                assert_int_equal(stenc_hash_insert(t, q, out, n), STENC_ERR_INVALID_ARGUMENT);
+                assert_non_null(strstr(stenc_last_error(), "stenc_hash_insert"));
+            }
+        }
+        from_ctx(ctx, back, out, 64);
+        for (int i = 0; i < 16; i++)
+            assert_int_equal(back[i], 0xa5a5a5a5u);
+        assert_int_equal(stenc_hash_count(t), 2);
+        stenc_free(ctx, q);
+        stenc_free(ctx, out);
+        stenc_free(ctx, out2);
+        stenc_hash_destroy(t);
+    }
+}
+
 /* Insertion in batches (in place, and growing), with duplicates of stored keys. */
 static inline void case_insert(stenc_ctx *ctx, size_t n0, size_t batch, int batches) {
     stenc_hash_config c = case_config(STENC_HASH_MAP);

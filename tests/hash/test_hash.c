@@ -140,6 +140,7 @@ static void test_failure_path(void **state) {
     (void)state;
     stenc_ctx *ctx = cpu();
     case_failure_path(ctx);
+    case_count_limits(ctx);
     stenc_ctx_destroy(ctx);
 }
 

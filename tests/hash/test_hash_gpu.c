@@ -55,6 +55,7 @@ static void test_gpu_cases(void **state) {
     case_duplicates(ctx, 2, 2);
     case_reserved_key(ctx);
     case_failure_path(ctx);
+    case_count_limits(ctx);
     case_insert(ctx, 1000, 10, 20);
     case_insert(ctx, 100, 100000, 3);
     case_compact(ctx, 100000, 10);

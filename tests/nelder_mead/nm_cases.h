@@ -436,7 +436,34 @@ static void test_argument_errors(void **state) {
     nb = b, nb.ld = 1;
     assert_int_equal(stenc_nm_minimize(ctx, STENC_NM_ROSENBROCK, &nb, &o), STENC_ERR_SHAPE);
     nb = b, nb.count = SIZE_MAX / 2;
-    assert_int_equal(stenc_nm_minimize(ctx, STENC_NM_ROSENBROCK, &nb, &o), STENC_ERR_SHAPE);
+    assert_int_equal(stenc_nm_minimize(ctx, STENC_NM_ROSENBROCK, &nb, &o),
+                     STENC_ERR_INVALID_ARGUMENT);
+    /* A count no array can hold fails even when no problem has a valid dimension (a signed
+     * count of SIZE_MAX is -1: the solver used to return OK and write nothing). */
+    nb = b, nb.dim = 0, nb.count = SIZE_MAX;
+    stenc_clear_error();
+    assert_int_equal(stenc_nm_minimize(ctx, STENC_NM_ROSENBROCK, &nb, &o),
+                     STENC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(stenc_last_error(), "stenc_nm_rosenbrock"));
+    assert_non_null(strstr(stenc_last_error(), "at most"));
+    nb.count = (size_t)PTRDIFF_MAX / sizeof(double) + 1;
+    assert_int_equal(stenc_nm_minimize(ctx, STENC_NM_ROSENBROCK, &nb, &o),
+                     STENC_ERR_INVALID_ARGUMENT);
+    /* The paraboloid and the circle read their parameters: none is an error on either entry
+     * (it used to be a NULL dereference in the solver). */
+    const stenc_nm_builtin with_params[] = {STENC_NM_PARABOLOID, STENC_NM_CIRCLE};
+    for (int k = 0; k < 2; k++) {
+        stenc_clear_error();
+        assert_int_equal(stenc_nm_minimize(ctx, with_params[k], &b, &o),
+                         STENC_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(stenc_last_error(), "stenc_nm_minimize"));
+        assert_non_null(strstr(stenc_last_error(), "batch.params"));
+        stenc_status (*forced)(stenc_ctx *, stenc_nm_builtin, const stenc_nm_batch *,
+                               const stenc_nm_options *) =
+            nm_test_device == STENC_DEVICE_CUDA ? stenc_nm_minimize_cuda : stenc_nm_minimize_cpu;
+        assert_int_equal(forced(ctx, with_params[k], &b, &o), STENC_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(stenc_last_error(), "batch.params"));
+    }
     nb = b, nb.dims = (const int32_t *)x0; /* per-problem dims need ld */
     assert_int_equal(stenc_nm_minimize(ctx, STENC_NM_ROSENBROCK, &nb, &o),
                      STENC_ERR_INVALID_ARGUMENT);

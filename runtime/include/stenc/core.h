@@ -2,6 +2,13 @@
  *
  * Every fallible call returns a stenc_status. On failure, stenc_last_error() gives a message
  * that says what went wrong and where. The library never prints, exits or aborts.
+ *
+ * Handles (contexts, fields, hash tables, timers, graphs, tridiagonal reports) are checked on
+ * every call: one that was destroyed already, or a handle of another kind, is
+ * STENC_ERR_INVALID_ARGUMENT, never a crash. A destroy returns a status for the same reason;
+ * NULL is allowed and does nothing. Accessors that return a value instead of a status return
+ * their NULL-argument value for such a handle and record the error. A failed create sets its
+ * handle to NULL (see docs/runtime.md, "What a failed call leaves in its outputs").
  */
 #ifndef STENC_CORE_H
 #define STENC_CORE_H
@@ -48,7 +55,8 @@ const char *stenc_last_error(void);
 void stenc_clear_error(void);
 
 /* Record a failure for stenc_last_error() and return `status`: for generated launchers and
- * extensions that report errors the way the library does. `file`/`line` name the call site. */
+ * extensions that report errors the way the library does. `file`/`line` name the call site.
+ * A NULL `fmt` records "(no message)", a NULL `file` "(unknown file)". */
 stenc_status stenc_set_error(stenc_status status, const char *file, int line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
@@ -89,8 +97,9 @@ typedef struct stenc_ctx stenc_ctx;
  * present or stenc was built without CUDA. */
 stenc_status stenc_ctx_create(stenc_ctx **ctx, stenc_device device);
 
-/* Release a context and its stream. NULL is allowed. */
-void stenc_ctx_destroy(stenc_ctx *ctx);
+/* Release a context and its stream. NULL is allowed; a context destroyed already is
+ * STENC_ERR_INVALID_ARGUMENT. Destroy what belongs to the context first. */
+stenc_status stenc_ctx_destroy(stenc_ctx *ctx);
 
 /* STENC_DEVICE_CPU or STENC_DEVICE_CUDA: what the context actually uses. */
 stenc_device stenc_ctx_device(const stenc_ctx *ctx);
@@ -114,9 +123,12 @@ int stenc_built_with_cuda(void);
 /* On a CPU context "device memory" is ordinary, 128-byte-aligned host memory, so code written
  * against these calls runs unchanged on either device. */
 
+/* *ptr is NULL after a failure. More than PTRDIFF_MAX bytes is STENC_ERR_OUT_OF_MEMORY. */
 stenc_status stenc_malloc(stenc_ctx *ctx, void **ptr, size_t bytes);
-void stenc_free(stenc_ctx *ctx, void *ptr);
-/* Copies between host memory and the context's memory. Blocking. */
+/* NULL ptr is allowed. */
+stenc_status stenc_free(stenc_ctx *ctx, void *ptr);
+/* Copies between host memory and the context's memory. Blocking. More than PTRDIFF_MAX bytes
+ * (no object is larger) is STENC_ERR_INVALID_ARGUMENT. */
 stenc_status stenc_upload(stenc_ctx *ctx, void *dst_device, const void *src_host, size_t bytes);
 stenc_status stenc_download(stenc_ctx *ctx, void *dst_host, const void *src_device, size_t bytes);
 /* Copy within the context's memory. Ordered on the context's stream. */
@@ -127,7 +139,7 @@ stenc_status stenc_memcpy(stenc_ctx *ctx, void *dst_device, const void *src_devi
 
 typedef struct stenc_timer stenc_timer;
 stenc_status stenc_timer_create(stenc_ctx *ctx, stenc_timer **timer);
-void stenc_timer_destroy(stenc_timer *timer);
+stenc_status stenc_timer_destroy(stenc_timer *timer); /* NULL is allowed */
 stenc_status stenc_timer_start(stenc_timer *timer);
 /* Stops the timer, waits for the work in between, and stores the elapsed milliseconds. */
 stenc_status stenc_timer_stop(stenc_timer *timer, double *elapsed_ms);

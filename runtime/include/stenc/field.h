@@ -47,7 +47,9 @@ typedef struct stenc_field_layout {
  * The contents start at zero, halo included. The field belongs to ctx, which must outlive it. */
 stenc_status stenc_field_create(stenc_ctx *ctx, stenc_field **field, stenc_type type, int dims,
                                 size_t nx, size_t ny, size_t nz, int halo);
-void stenc_field_free(stenc_field *field);
+/* NULL is allowed; a field freed already is STENC_ERR_INVALID_ARGUMENT. A field with a device
+ * copy whose context was destroyed first is freed on the host and reports the leaked copy. */
+stenc_status stenc_field_free(stenc_field *field);
 
 stenc_status stenc_field_get_layout(const stenc_field *field, stenc_field_layout *layout);
 stenc_location stenc_field_location(const stenc_field *field);

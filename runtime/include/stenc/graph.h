@@ -39,8 +39,9 @@ stenc_status stenc_graph_end(stenc_ctx *ctx, stenc_graph **graph);
  * launch: stenc_ctx_synchronize() waits for them. */
 stenc_status stenc_graph_launch(stenc_graph *graph);
 
-/* Free a graph (NULL is fine). Free it before the buffers it uses. */
-void stenc_graph_free(stenc_graph *graph);
+/* Free a graph (NULL is fine; a graph freed already is STENC_ERR_INVALID_ARGUMENT). Free it
+ * before the buffers it uses. */
+stenc_status stenc_graph_free(stenc_graph *graph);
 
 /* 1 while ctx is recording, else 0. */
 int stenc_graph_recording(const stenc_ctx *ctx);

@@ -107,11 +107,13 @@ typedef struct stenc_hash_table stenc_hash_table;
  * stenc_hash_config_default(STENC_HASH_MAP). */
 stenc_status stenc_hash_create(stenc_ctx *ctx, const stenc_hash_config *config,
                                stenc_hash_table **table);
-void stenc_hash_destroy(stenc_hash_table *table); /* NULL is allowed */
+/* NULL is allowed; a table destroyed already is STENC_ERR_INVALID_ARGUMENT. Destroy tables
+ * before their context (after it, the table's memory is leaked and the call says so). */
+stenc_status stenc_hash_destroy(stenc_hash_table *table);
 
 /* Free the device scratch that partitioned insertions keep between calls (after the last
  * large build, say); the next one allocates it again. NULL is allowed. */
-void stenc_hash_trim(stenc_hash_table *table);
+stenc_status stenc_hash_trim(stenc_hash_table *table);
 
 /* Replace the table's contents with n keys (key_type) and, for MAP and MULTI, n values
  * (`values` is ignored, and may be NULL, for SET and COMPACT). The input is read only.
@@ -130,7 +132,9 @@ stenc_status stenc_hash_insert(stenc_hash_table *table, const void *keys, const 
                                size_t n);
 
 /* For each query key: MAP its value, COMPACT its id, SET and MULTI 0; STENC_HASH_NOT_FOUND
- * when absent. */
+ * when absent. The queries of find, contains and find_multi are one array: n is at most
+ * PTRDIFF_MAX / key bytes, and on a CUDA context (2^31 - 1) * 256; more is
+ * STENC_ERR_INVALID_ARGUMENT. */
 stenc_status stenc_hash_find(const stenc_hash_table *table, const void *queries, uint32_t *results,
                              size_t n);
 

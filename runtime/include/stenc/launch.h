@@ -62,7 +62,8 @@ typedef struct stenc_launch_shape {
 
 /* Check a launch of `desc` on `ctx` with fields[0..desc->nargs) (in desc->args order) and fill
  * out[] and *shape. Fails, with a message naming the stencil and the field, when: ctx or a
- * field is NULL or belongs to another context (STENC_ERR_INVALID_ARGUMENT); a field's dims or
+ * field is NULL, destroyed already, or belongs to another context
+ * (STENC_ERR_INVALID_ARGUMENT); a field's dims or
  * type differ from the stencil's, the interiors differ, or an input's halo is narrower than
  * the stencil reads (STENC_ERR_SHAPE); an output is also an input or another output
  * (STENC_ERR_INVALID_ARGUMENT); the fields do not all live in one place, or they live on the

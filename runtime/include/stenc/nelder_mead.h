@@ -75,7 +75,8 @@ stenc_nm_options stenc_nm_default_options(void);
 
 /* M problems and where their inputs and outputs live. */
 typedef struct stenc_nm_batch {
-    size_t count;         /* M; 0 is allowed and does nothing */
+    size_t count;         /* M; 0 is allowed and does nothing; a count whose arrays would
+                             exceed PTRDIFF_MAX bytes is STENC_ERR_INVALID_ARGUMENT */
     int dim;              /* dimension of every problem when dims is NULL */
     const int32_t *dims;  /* optional per-problem dimensions (then ld must be set) */
     size_t ld;            /* doubles from one problem's row to the next in x0, step and x;
@@ -84,7 +85,8 @@ typedef struct stenc_nm_batch {
     const double *step;   /* optional per-problem initial steps (rows of ld); NULL: every
                              coordinate uses options.initial_step */
     const void *params;   /* objective parameters of problem i at params + i*params_stride;
-                             may be NULL for objectives that take none */
+                             may be NULL for objectives that take none (a built-in that takes
+                             some fails with STENC_ERR_INVALID_ARGUMENT) */
     size_t params_stride; /* bytes; 0 gives every problem the same parameters */
     double *x;            /* out: the minimiser (may be x0: solved in place). Untouched for
                              BAD_DIM; x0 for DEGENERATE */

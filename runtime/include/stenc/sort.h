@@ -29,7 +29,8 @@ extern "C" {
 typedef enum stenc_sort_order { STENC_SORT_ASCENDING = 0, STENC_SORT_DESCENDING } stenc_sort_order;
 
 /* Sort keys[0..n) in place; when `values` is not NULL, values[i] moves with keys[i]
- * (`value_type` is ignored when `values` is NULL). On failure the arrays are unchanged
+ * (`value_type` is ignored when `values` is NULL). An n whose keys or values would exceed
+ * PTRDIFF_MAX bytes is STENC_ERR_INVALID_ARGUMENT. On failure the arrays are unchanged
  * unless the message says that a CUDA error happened during the sort, after which their
  * content is undefined (but still a permutation of the input if the kernels ran). */
 stenc_status stenc_sort(stenc_ctx *ctx, stenc_type key_type, void *keys, stenc_type value_type,

@@ -61,7 +61,8 @@ typedef struct stenc_tridiag_options {
 } stenc_tridiag_options;
 
 /* Solve into x, leaving a, b, c and d untouched. x must not overlap the inputs.
- * Each array holds n*batch elements of `type`. n == 0 or batch == 0 is a no-op.
+ * Each array holds n*batch elements of `type`. n == 0 or batch == 0 is a no-op. n is at most
+ * 2^31 - 1, and an array at most PTRDIFF_MAX bytes (STENC_ERR_INVALID_ARGUMENT).
  * On STENC_ERR_SINGULAR, x is written but undefined for the failing systems; the message
  * names the first (lowest-index) failing system. */
 stenc_status stenc_tridiag_solve(stenc_ctx *ctx, stenc_type type, stenc_tridiag_layout layout,
@@ -83,11 +84,13 @@ stenc_tridiag_algo stenc_tridiag_auto_algo(const stenc_ctx *ctx, stenc_type type
                                            stenc_tridiag_layout layout, size_t n, size_t batch);
 
 stenc_status stenc_tridiag_report_create(stenc_ctx *ctx, stenc_tridiag_report **report);
-void stenc_tridiag_report_destroy(stenc_tridiag_report *report);
+/* NULL is allowed; a report destroyed already is STENC_ERR_INVALID_ARGUMENT. */
+stenc_status stenc_tridiag_report_destroy(stenc_tridiag_report *report);
 
 /* Wait for the solves that recorded into `report`, then clear it. Returns STENC_ERR_SINGULAR
  * (with the system named in the message) when any of them met a singular system, and stores
- * the lowest failing system index in *first_singular (SIZE_MAX when none; may be NULL). */
+ * the lowest failing system index in *first_singular (SIZE_MAX when none; may be NULL). Any
+ * other failure leaves *first_singular and the report untouched. */
 stenc_status stenc_tridiag_report_check(stenc_tridiag_report *report, size_t *first_singular);
 
 #ifdef __cplusplus
