@@ -66,7 +66,8 @@ static const char *const c_cxx_cuda_words[] = {
     /* CUDA */
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
 
-/* Identifiers the generated code's headers declare, and the headers they reach. */
+/* Identifiers the generated code's headers declare, the headers they reach, and the symbols
+ * the libraries a program links export (scripts/gen_reserved_names.py). */
 #include "reserved_names.inc"
 
 static int in_list(const char *name, const char *const *list, size_t n) {
@@ -123,6 +124,9 @@ const char *check_stencil_name_conflict(const char *name) {
         return "it is a keyword or built-in name of C, C++ or CUDA";
     if (in_sorted(name, reserved_header_identifiers, COUNT(reserved_header_identifiers)))
         return "the headers that generated code includes declare it";
+    if (in_sorted(name, reserved_link_symbols, COUNT(reserved_link_symbols)))
+        return "the C library or a runtime library that programs link exports it (the launcher "
+               "would replace it)";
     if (in_sorted(name, reserved_header_files, COUNT(reserved_header_files))) {
         snprintf(why, sizeof why,
                  "its header '%s.h' would hide the system header of that name from generated "
