@@ -74,29 +74,8 @@ static int names_has(const names *n, const char *s) {
     return 0;
 }
 
-/* Claim the identifier for `base`: base_, or base_2_, base_3_, ... when two derivations meet
- * (the read of x at offset -1 and a user's own x_m1 both want x_m1_). Owned by `n`. */
-static const char *claim(names *n, const char *base) {
-    tmpl_buf b = {0};
-    tmpl_buf_printf(&b, "%s_", base);
-    for (int suffix = 2; names_has(n, b.data); suffix++) {
-        tmpl_buf_free(&b);
-        tmpl_buf_printf(&b, "%s_%d_", base, suffix);
-    }
-    if (n->count == n->cap) {
-        n->cap = n->cap ? 2 * n->cap : 64;
-        n->items = realloc(n->items, n->cap * sizeof *n->items);
-        if (!n->items) {
-            fputs("stenc: out of memory\n", stderr);
-            exit(2);
-        }
-    }
-    n->items[n->count++] = b.data;
-    return b.data;
-}
-
 /* Keep `id` (malloc'd) with the names, unchanged: identifiers derived from the stencil's name,
- * which check.c vets instead. */
+ * which check.c vets instead, and those claim() made. */
 static const char *keep_name(names *n, char *id) {
     if (n->count == n->cap) {
         n->cap = n->cap ? 2 * n->cap : 64;
@@ -108,6 +87,18 @@ static const char *keep_name(names *n, char *id) {
     }
     n->items[n->count++] = id;
     return id;
+}
+
+/* Claim the identifier for `base`: base_, or base_2_, base_3_, ... when two derivations meet
+ * (the read of x at offset -1 and a user's own x_m1 both want x_m1_). Owned by `n`. */
+static const char *claim(names *n, const char *base) {
+    tmpl_buf b = {0};
+    tmpl_buf_printf(&b, "%s_", base);
+    for (int suffix = 2; names_has(n, b.data); suffix++) {
+        tmpl_buf_free(&b);
+        tmpl_buf_printf(&b, "%s_%d_", base, suffix);
+    }
+    return keep_name(n, b.data);
 }
 
 static void names_free(names *n) {
