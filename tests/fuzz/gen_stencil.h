@@ -12,27 +12,24 @@
 #include <stdint.h>
 
 /* Feature classes that can be switched on and off (STENC_RANDOM_FLAGS, docs/fuzzing.md), so that
- * a class the compiler fails on can be left out while the rest is validated. All pass with the
- * compiler of 2025-11-25 except radius8, which is off by default (known CUDA shared-memory
- * limit, not yet covered by enough nvcc runs). */
+ * a class the compiler fails on can be left out while the rest is validated. All are on by
+ * default. */
 enum {
     GS_CNAMES = 1u << 0,       /* names from C, C++, CUDA, libc and generated code */
     GS_LOGIC_ARITH = 1u << 1,  /* comparisons and logic as arithmetic operands and function
                                   arguments: (a<b)*c, sqrt(x > 0) */
     GS_BOOL_MUL = 1u << 2,     /* a product in a boolean context: !(a*x), if (a*x) */
     GS_WIDE_LIT = 1u << 3,     /* float stencils: literals at the ends of the float range */
-    GS_RADIUS8_3D = 1u << 4,   /* radius beyond 4 in 3-D stencils (known bug: CUDA shared
-                                  memory) */
-    GS_SUBNORMAL = 1u << 5,    /* subnormal double literals, 4.9e-324 (new language feature) */
-    GS_FSUFFIX = 1u << 6,      /* literals with the f suffix, 1.5f (new language feature) */
-    GS_UNUSED = 1u << 7,       /* unused scalars and inputs, inouts never assigned (found bug:
-                                  unused scalar parameters break -Werror) */
+    GS_RADIUS8_3D = 1u << 4,   /* radius beyond 4 in 3-D stencils (CUDA shared memory) */
+    GS_SUBNORMAL = 1u << 5,    /* subnormal double literals, 4.9e-324 */
+    GS_FSUFFIX = 1u << 6,      /* literals with the f suffix, 1.5f */
+    GS_UNUSED = 1u << 7,       /* unused scalars and inputs, inouts never assigned */
     GS_STENCIL_NAMES = 1u << 8 /* stencil names from the C names, filtered by
                                   check_stencil_name_conflict() when compiler/check.h has it */
 };
 
 /* What runs by default; GS_ALL is every class. */
-#define GS_DEFAULT_FLAGS (GS_ALL_FLAGS & ~GS_RADIUS8_3D)
+#define GS_DEFAULT_FLAGS GS_ALL_FLAGS
 #define GS_ALL_FLAGS 0x1ffu
 
 /* Parse "all", "none", "default" or a comma list of class names, each optionally prefixed with
