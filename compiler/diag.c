@@ -159,8 +159,7 @@ static void count_error(diag *d) {
 }
 
 void diag_error(diag *d, ast_loc loc, const char *fmt, ...) {
-    if (d->muted) {
-        d->errors++;
+    if (d->muted) { /* the file is no longer looked at: what follows is not counted either */
         d->last_kept = 0;
         return;
     }
@@ -174,10 +173,7 @@ void diag_error(diag *d, ast_loc loc, const char *fmt, ...) {
 void diag_warning(diag *d, ast_loc loc, const char *fmt, ...) {
     d->last_kept = 0;
     if (d->no_warnings) return;
-    if (d->muted) {
-        if (d->werror) d->errors++;
-        return;
-    }
+    if (d->muted) return;
     va_list ap;
     va_start(ap, fmt);
     if (d->werror)

@@ -35,7 +35,7 @@ static void usage(FILE *out) {
     fputs("usage: stenc [options] FILE...\n"
           "Compile .stencil files into C kernels and their launchers.\n"
           "\n"
-          "  -o DIR               write the generated files to DIR (default: .)\n"
+          "  -o DIR, --output DIR write the generated files to DIR (default: .)\n"
           "  --target LIST        targets, comma-separated: c, cuda (default: c)\n"
           "  --precision TYPE     float or double, for every stencil (overrides 'type')\n"
           "  --template-dir DIR   the template root holding c/ and cuda/\n"
@@ -48,8 +48,11 @@ static void usage(FILE *out) {
           "  --color=WHEN         colour diagnostics: auto (default: on a terminal, unless\n"
           "                       NO_COLOR is set), always or never\n"
           "  --version            print the version\n"
-          "  --help               print this help\n"
+          "  -h, --help           print this help\n"
           "\n"
+          "Options with a value also take the forms --name=VALUE and -oDIR; -- ends the\n"
+          "options. Without --template-dir the templates are found in $STENC_TEMPLATE_DIR, else\n"
+          "beside the installed program (share/stenc/templates), else in the source tree.\n"
           "Exit status: 0 success, 1 errors in the input, 2 bad command line.\n",
           out);
 }
