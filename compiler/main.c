@@ -53,6 +53,7 @@ static void usage(FILE *out) {
           "Options with a value also take the forms --name=VALUE and -oDIR; -- ends the\n"
           "options. Without --template-dir the templates are found in $STENC_TEMPLATE_DIR, else\n"
           "beside the installed program (share/stenc/templates), else in the source tree.\n"
+          "\n"
           "Exit status: 0 success, 1 errors in the input, 2 bad command line.\n",
           out);
 }
