@@ -1413,8 +1413,10 @@ void gs_eval_launch(const gs_stencil *st, const long n[3], int color, const doub
     double sc[GS_MAX_SCALARS];
     for (int s = 0; s < in->nscalars; s++)
         sc[s] = in->is_float ? (double)(float)scalars[s] : scalars[s];
-    /* Reductions: sums in long double (the launcher's are compensated), max / min exactly. */
-    long double sum[GS_MAX_REDUCES] = {0};
+    /* Reductions: sums compensated in long double (Neumaier), max / min exactly. A naive long
+     * double sum is not enough: terms of 1e31 that cancel leave the small ones 2^40 apart. */
+    long double sum[GS_MAX_REDUCES] = {0}, comp[GS_MAX_REDUCES] = {0};
+    long terms[GS_MAX_REDUCES] = {0};
     double acc[GS_MAX_REDUCES], inf_sum[GS_MAX_REDUCES];
     int nonfinite[GS_MAX_REDUCES] = {0};
     for (int r = 0; r < in->nreduces; r++) {
@@ -1447,8 +1449,13 @@ void gs_eval_launch(const gs_stencil *st, const long n[3], int color, const doub
                     double v = p.red[r];
                     if (in->reduce_op[r] == GS_SUM) {
                         if (isfinite(v)) {
-                            sum[r] += v;
+                            long double t = sum[r] + v;
+                            comp[r] += fabsl(sum[r]) >= fabsl((long double)v)
+                                           ? (sum[r] - t) + v
+                                           : ((long double)v - t) + sum[r];
+                            sum[r] = t;
                             red_abs[r] += fabs(v);
+                            terms[r]++;
                         } else {
                             inf_sum[r] += v; /* NaN or the infinities' sum */
                             nonfinite[r] = 1;
@@ -1460,8 +1467,12 @@ void gs_eval_launch(const gs_stencil *st, const long n[3], int color, const doub
                     }
                 }
             }
-    for (int r = 0; r < in->nreduces; r++)
-        red[r] = in->reduce_op[r] != GS_SUM ? acc[r] : nonfinite[r] ? inf_sum[r] : (double)sum[r];
+    for (int r = 0; r < in->nreduces; r++) {
+        red[r] = in->reduce_op[r] != GS_SUM ? acc[r]
+                 : nonfinite[r]             ? inf_sum[r]
+                                            : (double)(sum[r] + comp[r]);
+        red_abs[r] *= (double)terms[r];
+    }
     for (int f = 0; f < in->nfields; f++)
         free(before[f].data);
 }

@@ -92,8 +92,11 @@ int gs_color_at(const gs_stencil *st, long i, long j, long k);
 
 /* One launch of colour `color` (0 without a colour) on interior extents n: updates the
  * outputs and inouts of `fields` (info order) in place at the points of that colour, from the
- * values before the launch, and stores each reduction's result in red[]. Scalars are given as
- * the launcher receives them (double). */
+ * values before the launch, and stores each reduction's result in red[]. Sums are compensated
+ * in long double (an error near n * 2^-128 of the sum of magnitudes: exact for the test's
+ * purpose); red_abs[] gets each sum's error scale, the number of terms times the sum of their
+ * magnitudes, which bounds a compensated double sum's error with 2^-106 (docs/language.md).
+ * Scalars are given as the launcher receives them (double). */
 void gs_eval_launch(const gs_stencil *st, const long n[3], int color, const double *scalars,
                     gs_field *fields, double *red, double *red_abs);
 

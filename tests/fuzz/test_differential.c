@@ -405,7 +405,9 @@ static int same_reduction(gs_reduce_op op, double got, double want, double abs_s
     if (isnan(got) || isnan(want)) return isnan(got) && isnan(want);
     if (op != GS_SUM) return got == want; /* exact; -0 and +0 may come in any order */
     if (isinf(want) || isinf(got)) return got == want || fabs(want) > 1e300;
-    return fabs(got - want) <= 8 * 0x1p-53 * fabs(want) + 0x1p-100 * abs_sum + 1e-300;
+    /* A compensated double sum: about one rounding of the result, plus n * 2^-106 of the sum
+     * of the magnitudes (abs_sum holds n times that sum); margins of 8 and 4. */
+    return fabs(got - want) <= 8 * 0x1p-53 * fabs(want) + 4 * 0x1p-106 * abs_sum + 1e-300;
 }
 
 /* One case: fields of extents n, every colour in turn, compared after each launch. Returns 0
