@@ -128,6 +128,7 @@ typedef struct emitter {
     int bracket;       /* brackets open in the expression being printed */
     tmpl_buf *hoist;   /* declarations of subexpressions taken out of it (see print_expr) */
     int nhoisted;      /* stenc_h<N> temporaries declared so far */
+    int uses_real;     /* the body calls stenc_real() (templates define it only then) */
     int failed;        /* an unsupported construct was met */
     FILE *err;
 } emitter;
@@ -315,7 +316,9 @@ static void print_number(emitter *e, tmpl_buf *b, const ast_expr *x) {
 }
 
 /* An index variable as a value of the stencil's type; outside the stencil's dims a position
- * is 0 and an extent 1. */
+ * is 0 and an extent 1. The conversion goes through stenc_real() (each target's templates
+ * define it) rather than a cast: gcc 12 folds `0.0f - (float)j` into `-(float)j`, -0 for
+ * j = 0 where IEEE arithmetic gives +0, and a call keeps its operand out of that fold. */
 static void print_index(emitter *e, tmpl_buf *b, ast_index index) {
     int dim = index % 3;
     int is_extent = index >= AST_INDEX_NI;
@@ -324,7 +327,8 @@ static void print_index(emitter *e, tmpl_buf *b, ast_index index) {
         if (e->is_float) tmpl_buf_puts(b, "f");
         return;
     }
-    tmpl_buf_printf(b, "(%s)%s", e->ctype, ast_index_name(index));
+    tmpl_buf_printf(b, "stenc_real(%s)", ast_index_name(index));
+    e->uses_real = 1;
 }
 
 static void print_ref(emitter *e, tmpl_buf *b, const ast_expr *x) {
@@ -350,24 +354,28 @@ static void print_ref(emitter *e, tmpl_buf *b, const ast_expr *x) {
 }
 
 /* Print `x` as a value of type `want`, stating the conversion the language implies: a truth
- * value (BOOL) used as a number is cast to the stencil's type, and a number used as a truth
- * value is compared with zero. C would convert implicitly, but gcc's -Wint-in-bool-context and
- * CUDA's overloads of sqrt & co. (host-only for int) make the explicit form the portable one. */
+ * value (BOOL) used as a number is converted to the stencil's type (stenc_real(), as for index
+ * variables), and a number used as a truth value is compared with zero. C would convert
+ * implicitly, but gcc's -Wint-in-bool-context and CUDA's overloads of sqrt & co. (host-only for
+ * int) make the explicit form the portable one. */
 static void print_as(emitter *e, tmpl_buf *b, const ast_expr *x, ast_vtype want, int min_prec) {
     if (x->vtype == want) {
         print_expr(e, b, x, min_prec);
         return;
     }
-    int prec = want == AST_VT_REAL ? PREC_UNARY : PREC_EQ;
-    int paren = prec < min_prec;
-    if (paren) tmpl_buf_puts(b, "("), e->bracket++;
     if (want == AST_VT_REAL) {
-        tmpl_buf_printf(b, "(%s)", e->ctype);
-        print_expr(e, b, x, PREC_PRIMARY);
-    } else {
-        print_expr(e, b, x, PREC_REL);
-        tmpl_buf_puts(b, " != 0");
+        e->uses_real = 1;
+        tmpl_buf_puts(b, "stenc_real(");
+        e->bracket++;
+        print_expr(e, b, x, PREC_TERNARY);
+        e->bracket--;
+        tmpl_buf_puts(b, ")");
+        return;
     }
+    int paren = PREC_EQ < min_prec;
+    if (paren) tmpl_buf_puts(b, "("), e->bracket++;
+    print_expr(e, b, x, PREC_REL);
+    tmpl_buf_puts(b, " != 0");
     if (paren) tmpl_buf_puts(b, ")"), e->bracket--;
 }
 
@@ -1012,6 +1020,7 @@ static tmpl_value *build_data(emitter *e) {
     /* The body's last newline belongs to the template line holding {{body}}. */
     if (body.len && body.data[body.len - 1] == '\n') body.data[--body.len] = '\0';
     tmpl_set_str(d, "body", tmpl_buf_str(&body));
+    tmpl_set_bool(d, "uses_real", e->uses_real);
     tmpl_buf_free(&body);
 
     set_signatures(e, d);
