@@ -9,9 +9,11 @@
 #include "dot3d.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -140,7 +142,7 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                 const float dot_ = x_ * y_;
                 const float xmin_ = x_;
                 const float xmax_ = x_;
-#line 144 "dot3d_cuda.cu"
+#line 146 "dot3d_cuda.cu"
                 stenc_acc_sum_add(&dot_acc_, (double)dot_);
                 stenc_acc_min_add(&xmin_acc_, (double)xmin_);
                 stenc_acc_max_add(&xmax_acc_, (double)xmax_);

@@ -9,9 +9,11 @@
 #include "euler_flux.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -205,7 +207,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) euler_flux_direct(const stenc_a
                         drovy_ = -dt_dx_ * flux_my_;
                         droe_ = -dt_dx_ * flux_e_;
                     }
-#line 209 "euler_flux_cuda.cu"
+#line 211 "euler_flux_cuda.cu"
                     stenc_w0[stenc_e] = dro_;
                     stenc_w1[stenc_e] = drovx_;
                     stenc_w2[stenc_e] = drovy_;
@@ -319,7 +321,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) euler_flux_direct(const stenc_a
                         drovy_ = -dt_dx_ * flux_my_;
                         droe_ = -dt_dx_ * flux_e_;
                     }
-#line 323 "euler_flux_cuda.cu"
+#line 325 "euler_flux_cuda.cu"
                     stenc_a.f[4][stenc_q4] = dro_;
                     stenc_a.f[5][stenc_q5] = drovx_;
                     stenc_a.f[6][stenc_q6] = drovy_;
@@ -535,7 +537,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) euler_flux_stream(const stenc_a
                     drovy_ = -dt_dx_ * flux_my_;
                     droe_ = -dt_dx_ * flux_e_;
                 }
-#line 539 "euler_flux_cuda.cu"
+#line 541 "euler_flux_cuda.cu"
                 stenc_a.f[4][stenc_i + stenc_j * stenc_a.sj[4] +
                                      (ptrdiff_t)stenc_k * stenc_a.sk[4]] = dro_;
                 stenc_a.f[5][stenc_i + stenc_j * stenc_a.sj[5] +

@@ -9,9 +9,11 @@
 #include "gs1d_r2.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -146,7 +148,7 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                 u_ = (12.0 * h2_ * f_ - u_m2_ + 16.0 * u_m1_ + 16.0 * u_p1_ - u_p2_) / 30.0;
                 const double change_ = fabs(u_ - old_);
                 const double change2_ = (u_ - old_) * (u_ - old_);
-#line 150 "gs1d_r2_cuda.cu"
+#line 152 "gs1d_r2_cuda.cu"
                 stenc_a.f[0][stenc_q0] = u_;
                 stenc_acc_max_add(&change_acc_, (double)change_);
                 stenc_acc_sum_add(&change2_acc_, (double)change2_);

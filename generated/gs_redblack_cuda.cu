@@ -9,9 +9,11 @@
 #include "gs_redblack.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -119,7 +121,7 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                 stenc_T u_ = stenc_a.f[0][stenc_q0];
                 #line 13 "stencils/gs_redblack.stencil"
                 u_ = (1.0 - omega_) * u_ + omega_ * 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 123 "gs_redblack_cuda.cu"
+#line 125 "gs_redblack_cuda.cu"
                 stenc_a.f[0][stenc_q0] = u_;
             }
         }

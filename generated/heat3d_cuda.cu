@@ -9,9 +9,11 @@
 #include "heat3d.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -106,7 +108,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_direct(const stenc_args 
                     stenc_T y_ = 0;
                     #line 11 "stencils/heat3d.stencil"
                     y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 110 "heat3d_cuda.cu"
+#line 112 "heat3d_cuda.cu"
                     stenc_w0[stenc_e] = y_;
                 }
                 stenc_store_row<V>(stenc_a.f[1] + stenc_o1 +
@@ -130,7 +132,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_direct(const stenc_args 
                     stenc_T y_ = 0;
                     #line 11 "stencils/heat3d.stencil"
                     y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 134 "heat3d_cuda.cu"
+#line 136 "heat3d_cuda.cu"
                     stenc_a.f[1][stenc_q1] = y_;
                 }
             }
@@ -198,7 +200,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_stream(const stenc_args 
                 stenc_T y_ = 0;
                 #line 11 "stencils/heat3d.stencil"
                 y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 202 "heat3d_cuda.cu"
+#line 204 "heat3d_cuda.cu"
                 stenc_a.f[1][stenc_i + stenc_j * stenc_a.sj[1] +
                                      (ptrdiff_t)stenc_k * stenc_a.sk[1]] = y_;
             }

@@ -9,9 +9,11 @@
 #include "life.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -106,7 +108,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) life_direct(const stenc_args st
                     } else {
                         next_ = (n_ > 2.5f && n_ < 3.5f) ? 1.0f : 0.0f;
                     }
-#line 110 "life_cuda.cu"
+#line 112 "life_cuda.cu"
                     stenc_w0[stenc_e] = next_;
                 }
                 stenc_store_row<V>(stenc_a.f[1] + stenc_o1 +
@@ -138,7 +140,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) life_direct(const stenc_args st
                     } else {
                         next_ = (n_ > 2.5f && n_ < 3.5f) ? 1.0f : 0.0f;
                     }
-#line 142 "life_cuda.cu"
+#line 144 "life_cuda.cu"
                     stenc_a.f[1][stenc_q1] = next_;
                 }
             }
@@ -210,7 +212,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) life_stream(const stenc_args st
                 } else {
                     next_ = (n_ > 2.5f && n_ < 3.5f) ? 1.0f : 0.0f;
                 }
-#line 214 "life_cuda.cu"
+#line 216 "life_cuda.cu"
                 stenc_a.f[1][stenc_i + stenc_j * stenc_a.sj[1] +
                                      (ptrdiff_t)stenc_k * stenc_a.sk[1]] = next_;
             }

@@ -9,9 +9,11 @@
 #include "residual2d.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -102,7 +104,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) residual2d_direct(const stenc_a
                     stenc_T r_ = 0;
                     #line 22 "stencils/poisson2d.stencil"
                     r_ = f_ - inv_h2_ * (4.0 * u_ - u_m1_0_ - u_p1_0_ - u_0_m1_ - u_0_p1_);
-#line 106 "residual2d_cuda.cu"
+#line 108 "residual2d_cuda.cu"
                     stenc_w0[stenc_e] = r_;
                 }
                 stenc_store_row<V>(stenc_a.f[2] + stenc_o2 +
@@ -127,7 +129,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) residual2d_direct(const stenc_a
                     stenc_T r_ = 0;
                     #line 22 "stencils/poisson2d.stencil"
                     r_ = f_ - inv_h2_ * (4.0 * u_ - u_m1_0_ - u_p1_0_ - u_0_m1_ - u_0_p1_);
-#line 131 "residual2d_cuda.cu"
+#line 133 "residual2d_cuda.cu"
                     stenc_a.f[2][stenc_q2] = r_;
                 }
             }
@@ -201,7 +203,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) residual2d_stream(const stenc_a
                 stenc_T r_ = 0;
                 #line 22 "stencils/poisson2d.stencil"
                 r_ = f_ - inv_h2_ * (4.0 * u_ - u_m1_0_ - u_p1_0_ - u_0_m1_ - u_0_p1_);
-#line 205 "residual2d_cuda.cu"
+#line 207 "residual2d_cuda.cu"
                 stenc_a.f[2][stenc_i + stenc_j * stenc_a.sj[2] +
                                      (ptrdiff_t)stenc_k * stenc_a.sk[2]] = r_;
             }

@@ -9,9 +9,11 @@
 #include "residual_norm.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -146,7 +148,7 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                 r_ = f_ - inv_h2_ * (4.0 * u_ - u_m1_0_ - u_p1_0_ - u_0_m1_ - u_0_p1_);
                 const double r2_ = r_ * r_;
                 const double rmax_ = fabs(r_);
-#line 150 "residual_norm_cuda.cu"
+#line 152 "residual_norm_cuda.cu"
                 stenc_a.f[2][stenc_q2] = r_;
                 stenc_acc_sum_add(&r2_acc_, (double)r2_);
                 stenc_acc_max_add(&rmax_acc_, (double)rmax_);

@@ -9,9 +9,11 @@
 #include "varcoef27.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -265,7 +267,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) varcoef27_direct(const stenc_ar
                     stenc_T y_ = 0;
                     #line 13 "stencils/varcoef27.stencil"
                     y_ = cmmm_ * u_m1_m1_m1_ + c0mm_ * u_0_m1_m1_ + cpmm_ * u_p1_m1_m1_ + cm0m_ * u_m1_0_m1_ + c00m_ * u_0_0_m1_ + cp0m_ * u_p1_0_m1_ + cmpm_ * u_m1_p1_m1_ + c0pm_ * u_0_p1_m1_ + cppm_ * u_p1_p1_m1_ + cmm0_ * u_m1_m1_0_ + c0m0_ * u_0_m1_0_ + cpm0_ * u_p1_m1_0_ + cm00_ * u_m1_0_0_ + c000_ * u_ + cp00_ * u_p1_0_0_ + cmp0_ * u_m1_p1_0_ + c0p0_ * u_0_p1_0_ + cpp0_ * u_p1_p1_0_ + cmmp_ * u_m1_m1_p1_ + c0mp_ * u_0_m1_p1_ + cpmp_ * u_p1_m1_p1_ + cm0p_ * u_m1_0_p1_ + c00p_ * u_0_0_p1_ + cp0p_ * u_p1_0_p1_ + cmpp_ * u_m1_p1_p1_ + c0pp_ * u_0_p1_p1_ + cppp_ * u_p1_p1_p1_;
-#line 269 "varcoef27_cuda.cu"
+#line 271 "varcoef27_cuda.cu"
                     stenc_w0[stenc_e] = y_;
                 }
                 stenc_store_row<V>(stenc_a.f[28] + stenc_o28 +
@@ -390,7 +392,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) varcoef27_direct(const stenc_ar
                     stenc_T y_ = 0;
                     #line 13 "stencils/varcoef27.stencil"
                     y_ = cmmm_ * u_m1_m1_m1_ + c0mm_ * u_0_m1_m1_ + cpmm_ * u_p1_m1_m1_ + cm0m_ * u_m1_0_m1_ + c00m_ * u_0_0_m1_ + cp0m_ * u_p1_0_m1_ + cmpm_ * u_m1_p1_m1_ + c0pm_ * u_0_p1_m1_ + cppm_ * u_p1_p1_m1_ + cmm0_ * u_m1_m1_0_ + c0m0_ * u_0_m1_0_ + cpm0_ * u_p1_m1_0_ + cm00_ * u_m1_0_0_ + c000_ * u_ + cp00_ * u_p1_0_0_ + cmp0_ * u_m1_p1_0_ + c0p0_ * u_0_p1_0_ + cpp0_ * u_p1_p1_0_ + cmmp_ * u_m1_m1_p1_ + c0mp_ * u_0_m1_p1_ + cpmp_ * u_p1_m1_p1_ + cm0p_ * u_m1_0_p1_ + c00p_ * u_0_0_p1_ + cp0p_ * u_p1_0_p1_ + cmpp_ * u_m1_p1_p1_ + c0pp_ * u_0_p1_p1_ + cppp_ * u_p1_p1_p1_;
-#line 394 "varcoef27_cuda.cu"
+#line 396 "varcoef27_cuda.cu"
                     stenc_a.f[28][stenc_q28] = y_;
                 }
             }
@@ -744,7 +746,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) varcoef27_stream(const stenc_ar
                 stenc_T y_ = 0;
                 #line 13 "stencils/varcoef27.stencil"
                 y_ = cmmm_ * u_m1_m1_m1_ + c0mm_ * u_0_m1_m1_ + cpmm_ * u_p1_m1_m1_ + cm0m_ * u_m1_0_m1_ + c00m_ * u_0_0_m1_ + cp0m_ * u_p1_0_m1_ + cmpm_ * u_m1_p1_m1_ + c0pm_ * u_0_p1_m1_ + cppm_ * u_p1_p1_m1_ + cmm0_ * u_m1_m1_0_ + c0m0_ * u_0_m1_0_ + cpm0_ * u_p1_m1_0_ + cm00_ * u_m1_0_0_ + c000_ * u_ + cp00_ * u_p1_0_0_ + cmp0_ * u_m1_p1_0_ + c0p0_ * u_0_p1_0_ + cpp0_ * u_p1_p1_0_ + cmmp_ * u_m1_m1_p1_ + c0mp_ * u_0_m1_p1_ + cpmp_ * u_p1_m1_p1_ + cm0p_ * u_m1_0_p1_ + c00p_ * u_0_0_p1_ + cp0p_ * u_p1_0_p1_ + cmpp_ * u_m1_p1_p1_ + c0pp_ * u_0_p1_p1_ + cppp_ * u_p1_p1_p1_;
-#line 748 "varcoef27_cuda.cu"
+#line 750 "varcoef27_cuda.cu"
                 stenc_a.f[28][stenc_i + stenc_j * stenc_a.sj[28] +
                                      (ptrdiff_t)stenc_k * stenc_a.sk[28]] = y_;
             }

@@ -9,9 +9,11 @@
 #include "wave_r2.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -125,7 +127,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) wave_r2_direct(const stenc_args
                     const float lap_ = -1.0f / 12.0f * (u_m2_0_0_ + u_p2_0_0_ + u_0_m2_0_ + u_0_p2_0_ + u_0_0_m2_ + u_0_0_p2_) + 4.0f / 3.0f * (u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) - 15.0f / 2.0f * u_;
                     #line 13 "stencils/wave_r2.stencil"
                     u_next_ = 2.0f * u_ - u_prev_ + c2_ * lap_;
-#line 129 "wave_r2_cuda.cu"
+#line 131 "wave_r2_cuda.cu"
                     stenc_w0[stenc_e] = u_next_;
                 }
                 stenc_store_row<V>(stenc_a.f[2] + stenc_o2 +
@@ -160,7 +162,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) wave_r2_direct(const stenc_args
                     const float lap_ = -1.0f / 12.0f * (u_m2_0_0_ + u_p2_0_0_ + u_0_m2_0_ + u_0_p2_0_ + u_0_0_m2_ + u_0_0_p2_) + 4.0f / 3.0f * (u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) - 15.0f / 2.0f * u_;
                     #line 13 "stencils/wave_r2.stencil"
                     u_next_ = 2.0f * u_ - u_prev_ + c2_ * lap_;
-#line 164 "wave_r2_cuda.cu"
+#line 166 "wave_r2_cuda.cu"
                     stenc_a.f[2][stenc_q2] = u_next_;
                 }
             }
@@ -244,7 +246,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) wave_r2_stream(const stenc_args
                 const float lap_ = -1.0f / 12.0f * (u_m2_0_0_ + u_p2_0_0_ + u_0_m2_0_ + u_0_p2_0_ + u_0_0_m2_ + u_0_0_p2_) + 4.0f / 3.0f * (u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) - 15.0f / 2.0f * u_;
                 #line 13 "stencils/wave_r2.stencil"
                 u_next_ = 2.0f * u_ - u_prev_ + c2_ * lap_;
-#line 248 "wave_r2_cuda.cu"
+#line 250 "wave_r2_cuda.cu"
                 stenc_a.f[2][stenc_i + stenc_j * stenc_a.sj[2] +
                                      (ptrdiff_t)stenc_k * stenc_a.sk[2]] = u_next_;
             }

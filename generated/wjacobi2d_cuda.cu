@@ -9,9 +9,11 @@
 #include "wjacobi2d.h"
 #include "stenc/launch.h"
 
-/* Division by a constant zero is IEEE arithmetic in the language (an infinity or a NaN); nvcc
- * would report it (#39-D), an error under -Werror all-warnings. */
-#pragma nv_diag_suppress 39
+/* Constant arithmetic is IEEE arithmetic in the language: a division by zero gives an
+ * infinity or a NaN, an overflow an infinity, an underflow zero or a subnormal. nvcc reports
+ * them when it folds constants (#39-D division by zero, #221-D value does not fit, #222-D
+ * result out of range), errors under -Werror all-warnings. */
+#pragma nv_diag_suppress 39, 221, 222
 
 namespace {
 
@@ -104,7 +106,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) wjacobi2d_direct(const stenc_ar
                     stenc_T u_new_ = 0;
                     #line 11 "stencils/wjacobi2d.stencil"
                     u_new_ = (1.0 - omega_) * u_ + omega_ * 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 108 "wjacobi2d_cuda.cu"
+#line 110 "wjacobi2d_cuda.cu"
                     stenc_w0[stenc_e] = u_new_;
                 }
                 stenc_store_row<V>(stenc_a.f[2] + stenc_o2 +
@@ -129,7 +131,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) wjacobi2d_direct(const stenc_ar
                     stenc_T u_new_ = 0;
                     #line 11 "stencils/wjacobi2d.stencil"
                     u_new_ = (1.0 - omega_) * u_ + omega_ * 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 133 "wjacobi2d_cuda.cu"
+#line 135 "wjacobi2d_cuda.cu"
                     stenc_a.f[2][stenc_q2] = u_new_;
                 }
             }
@@ -205,7 +207,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) wjacobi2d_stream(const stenc_ar
                 stenc_T u_new_ = 0;
                 #line 11 "stencils/wjacobi2d.stencil"
                 u_new_ = (1.0 - omega_) * u_ + omega_ * 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 209 "wjacobi2d_cuda.cu"
+#line 211 "wjacobi2d_cuda.cu"
                 stenc_a.f[2][stenc_i + stenc_j * stenc_a.sj[2] +
                                      (ptrdiff_t)stenc_k * stenc_a.sk[2]] = u_new_;
             }
