@@ -27,6 +27,9 @@
 /* Most declarations (scalars, inputs, outputs, inouts) of one stencil: the CUDA kernels take
  * them all as one parameter block, which must stay under the 32 KiB kernel-parameter limit. */
 #define AST_MAX_DECLS 1024
+/* Most arrays (inputs, outputs, inouts) of one stencil: the launch check's limit,
+ * STENC_LAUNCH_MAX_FIELDS of stenc/launch.h (test_checker asserts they agree). */
+#define AST_MAX_FIELDS 256
 /* Most reductions of one stencil: the CUDA sweep keeps a partial of each per thread in shared
  * memory, which must fit 48 KiB for a warp of 32 threads. */
 #define AST_MAX_REDUCES 64

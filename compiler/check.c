@@ -782,6 +782,12 @@ static void check_decls(checker *c) {
         diag_error(c->d, st->decls[AST_MAX_DECLS]->loc,
                    "stencil '%s' declares %d scalars and arrays; at most %d are supported",
                    st->name, st->ndecls, AST_MAX_DECLS);
+    for (int n = 0, arrays = 0; n < st->ndecls; n++) {
+        if (st->decls[n]->kind == AST_DECL_SCALAR || ++arrays != AST_MAX_FIELDS + 1) continue;
+        diag_error(c->d, st->decls[n]->loc,
+                   "stencil '%s' declares more than %d arrays (inputs, outputs and inouts)",
+                   st->name, AST_MAX_FIELDS);
+    }
     if (st->dims == 0)
         diag_error(c->d, st->loc, "stencil '%s' has no 'dims' declaration (dims 1, 2 or 3;)",
                    st->name);

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "color.h"
+#include "stenc/launch.h"
 #include "diag.h"
 #include "fe_test.h"
 
@@ -304,8 +305,29 @@ static char *stencil_with(int scalars, int reductions) {
     return src;
 }
 
+_Static_assert(AST_MAX_FIELDS == STENC_LAUNCH_MAX_FIELDS,
+               "the compiler accepts exactly the arrays a launch can take");
+
+/* A stencil of `arrays` outputs. */
+static char *stencil_with_arrays(int arrays) {
+    char *src = malloc(256 + (size_t)arrays * 24), *p = src;
+    p += sprintf(p, "stencil s { dims 1; type float; input x;\n");
+    for (int k = 1; k < arrays; k++)
+        p += sprintf(p, "output o%d; o%d = x;\n", k, k);
+    sprintf(p, "}\n");
+    return src;
+}
+
 static void test_limits(void **state) {
     (void)state;
+    for (int arrays = AST_MAX_FIELDS; arrays <= AST_MAX_FIELDS + 1; arrays++) {
+        char *src = stencil_with_arrays(arrays);
+        fe_result r = fe_run(src);
+        assert_int_equal(r.errors, arrays > AST_MAX_FIELDS);
+        if (r.errors) assert_non_null(strstr(r.messages, "declares more than 256 arrays"));
+        fe_result_free(&r);
+        free(src);
+    }
     struct {
         int scalars, reductions, errors;
         const char *expect;
