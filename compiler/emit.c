@@ -943,7 +943,7 @@ static tmpl_value *build_data(emitter *e) {
     tmpl_value *inputs = tmpl_set_list(d, "inputs");
     tmpl_value *outputs = tmpl_set_list(d, "outputs");
     tmpl_value *inouts = tmpl_set_list(d, "inouts");
-    int nfields = 0;
+    int nfields = 0, views_used = 0;
     for (int a = 0; a < km->narrays; a++) {
         const km_array *arr = &km->arrays[a];
         if (arr->kind == KM_SCALAR) {
@@ -963,6 +963,7 @@ static tmpl_value *build_data(emitter *e) {
                      : arr->kind == KM_INOUT ? "STENC_ARG_INOUT"
                                              : "STENC_ARG_OUTPUT");
         tmpl_set_bool(f, "used", arr->kind != KM_INPUT || arr->noffsets > 0);
+        views_used |= arr->kind != KM_INPUT || arr->noffsets > 0;
         tmpl_set_str(f, "data", e->data_name[a]);
         tmpl_set_str(f, "row", e->row_name[a]);
         tmpl_set_str(f, "sj", e->sj_name[a]);
@@ -996,6 +997,7 @@ static tmpl_value *build_data(emitter *e) {
         }
     }
     tmpl_set_fmt(d, "nfields", "%d", nfields);
+    tmpl_set_bool(d, "views_used", views_used);
 
     tmpl_value *reads = tmpl_set_list(d, "reads");
     for (int r = 0; r < km->nreads; r++) {
