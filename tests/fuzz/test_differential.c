@@ -33,8 +33,12 @@
 #include "gen_stencil.h"
 #include "stenc/stenc.h"
 
+/* -fno-builtin: gcc folds a math call whose argument is a constant after propagation with MPFR,
+ * correctly rounded, where the evaluator calls the C library, which may differ in the last bit
+ * (found/gcc_folds_math_on_constants.stencil). */
 #define STRICT_C                                                                                   \
-    "-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -ffp-contract=off -Wall -Wextra -Werror -Wshadow "     \
+    "-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -ffp-contract=off -fno-builtin -Wall -Wextra -Werror " \
+    "-Wshadow "                                                                                    \
     "-Wpedantic"
 #define STRICT_CU "-std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -Xcompiler -Wall,-Wextra"
 
