@@ -24,6 +24,9 @@
 #define AST_MAX_IF_DEPTH 64
 /* Longest identifier, in bytes. */
 #define AST_MAX_NAME 255
+/* Longest stencil name: its longest file name, NAME_cuda.cu, must fit the 255 bytes of a file
+ * name. */
+#define AST_MAX_STENCIL_NAME (255 - 8)
 /* Most declarations (scalars, inputs, outputs, inouts) of one stencil: the CUDA kernels take
  * them all as one parameter block, which must stay under the 32 KiB kernel-parameter limit. */
 #define AST_MAX_DECLS 1024

@@ -117,6 +117,13 @@ static const char *const derived_upper[] = {"%s_HALO",     "%s_TILE_I",   "%s_TI
 
 const char *check_stencil_name_conflict(const char *name) {
     static char why[AST_MAX_NAME + 200];
+    if (strlen(name) > AST_MAX_STENCIL_NAME) {
+        snprintf(why, sizeof why,
+                 "it is %zu bytes long, and its files (NAME_cuda.cu) must fit the 255 bytes of a "
+                 "file name: at most %d",
+                 strlen(name), AST_MAX_STENCIL_NAME);
+        return why;
+    }
     const char *reserved = check_name_reserved(name);
     if (reserved && !in_list(name, language_words, COUNT(language_words))) return reserved;
     if (in_list(name, c_cxx_cuda_words, COUNT(c_cxx_cuda_words)) ||

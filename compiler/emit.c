@@ -1096,17 +1096,29 @@ int emit_output_name(const char *name, unsigned targets, int index, char *buf, s
     return 0;
 }
 
+/* Write `text` to a temporary file of a short name of its own in the output directory (a name
+ * built from `path` could exceed the 255-byte limit of a file name), then rename it to `path`
+ * with the permissions an ordinary file gets. */
 static int write_file(emitter *e, const char *path, const tmpl_buf *text) {
     tmpl_buf tmp = {0};
-    tmpl_buf_printf(&tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp.data, "wb");
+    tmpl_buf_printf(&tmp, "%s/.stenc-XXXXXX", e->opt->out_dir);
+    int fd = mkstemp(tmp.data);
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fd >= 0 && fchmod(fd, 0666 & ~mask) != 0) {
+        close(fd);
+        remove(tmp.data);
+        fd = -1;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (fd >= 0 && !f) close(fd);
     int ok = f != NULL;
     if (ok) ok = fwrite(tmpl_buf_str(text), 1, text->len, f) == text->len;
     if (f && fclose(f) != 0) ok = 0;
     if (ok && rename(tmp.data, path) != 0) ok = 0;
     if (!ok) {
         fprintf(e->err, "%s: error: cannot write: %s\n", path, strerror(errno));
-        remove(tmp.data);
+        if (fd >= 0) remove(tmp.data);
     }
     tmpl_buf_free(&tmp);
     return !ok;

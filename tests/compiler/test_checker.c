@@ -454,6 +454,13 @@ static void test_name_rules(void **state) {
     for (size_t n = 0; n < sizeof bad_stencils / sizeof bad_stencils[0]; n++)
         if (!check_stencil_name_conflict(bad_stencils[n]))
             fail_msg("stencil name '%s' accepted", bad_stencils[n]);
+    char longest[AST_MAX_STENCIL_NAME + 2];
+    memset(longest, 's', sizeof longest - 1);
+    longest[AST_MAX_STENCIL_NAME] = '\0'; /* NAME_cuda.cu: 255 bytes, the most a file name has */
+    assert_null(check_stencil_name_conflict(longest));
+    longest[AST_MAX_STENCIL_NAME] = 's';
+    longest[AST_MAX_STENCIL_NAME + 1] = '\0';
+    assert_non_null(strstr(check_stencil_name_conflict(longest), "must fit the 255 bytes"));
     static const char *const good_stencils[] = {"heat3d", "jacobi",     "x",   "pair",
                                                 "vector", "laplace_2d", "Heat"};
     for (size_t n = 0; n < sizeof good_stencils / sizeof good_stencils[0]; n++)
