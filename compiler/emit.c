@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1124,6 +1125,24 @@ static int write_file(emitter *e, const char *path, const tmpl_buf *text) {
     return !ok;
 }
 
+/* The CUDA file's digest, a key of the tuning cache: FNV-1a 64 of the file rendered with an
+ * empty digest. It covers the stencil as compiled, its variant table and the templates, so a
+ * stencil of the same name in another project, or an edited one, never reuses timings. */
+static int set_digest(emitter *e, tmpl_value *data) {
+    tmpl_set_str(data, "digest", "");
+    tmpl_buf text = {0}, name = {0};
+    int rc = render_file(e, "cuda/stencil_cuda.cu.tmpl", data, &text);
+    tmpl_buf_printf(&name, "%s_cuda.cu", e->km->name);
+    resume_lines(&text, name.data); /* as the file is written */
+    tmpl_buf_free(&name);
+    uint64_t h = 14695981039346656037u;
+    for (size_t i = 0; i < text.len; i++)
+        h = (h ^ (unsigned char)text.data[i]) * 1099511628211u;
+    tmpl_buf_free(&text);
+    tmpl_set_fmt(data, "digest", "%016" PRIx64, h);
+    return rc;
+}
+
 static int emit_files(emitter *e, tmpl_value *data) {
     tmpl_buf point = {0};
     if (render_file(e, "c/point.tmpl", data, &point)) {
@@ -1143,6 +1162,8 @@ static int emit_files(emitter *e, tmpl_value *data) {
     if (row.len && row.data[row.len - 1] == '\n') row.data[--row.len] = '\0';
     tmpl_set_str(data, "row", tmpl_buf_str(&row));
     tmpl_buf_free(&row);
+
+    if ((e->opt->targets & EMIT_TARGET_CUDA) && set_digest(e, data)) return 1;
 
     tmpl_buf texts[OUTPUT_FILES] = {{0}};
     char *paths[OUTPUT_FILES] = {0};

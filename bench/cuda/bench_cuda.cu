@@ -44,6 +44,11 @@
 #include "varcoef27.h"
 #include "wave_r2.h"
 
+// Defined by the generated CUDA code; their digests are part of the tuning keys.
+extern "C" const stenc_launch_variants heat3d_cuda_variants, varcoef27_cuda_variants,
+    euler_flux_cuda_variants, wave_r2_cuda_variants, jacobi2d_cuda_variants,
+    residual2d_cuda_variants, life_cuda_variants;
+
 #if BENCH_DOUBLE
 typedef double real;
 static const char *const kPrecision = "double";
@@ -110,13 +115,34 @@ struct Case {
     double scalars[4];
     run_fn run;
     const char *(*variant_name)(int);
+    const stenc_launch_variants *variants; // for the tuning key's digest
     double lo[4], hi[4]; // input value ranges (first four inputs; the rest use the last);
                          // lo==hi==-2: 0/1 cells
 };
 
 static const Case kCases[] = {
-    {"heat3d", 3, 1, 1, 1, {0.22, 0.13}, r_heat3d, heat3d_variant_name, {-1}, {1}},
-    {"varcoef27", 3, 1, 28, 1, {0}, r_varcoef27, varcoef27_variant_name, {-1}, {1}},
+    {"heat3d",
+     3,
+     1,
+     1,
+     1,
+     {0.22, 0.13},
+     r_heat3d,
+     heat3d_variant_name,
+     &heat3d_cuda_variants,
+     {-1},
+     {1}},
+    {"varcoef27",
+     3,
+     1,
+     28,
+     1,
+     {0},
+     r_varcoef27,
+     varcoef27_variant_name,
+     &varcoef27_cuda_variants,
+     {-1},
+     {1}},
     {"euler_flux",
      3,
      1,
@@ -125,12 +151,43 @@ static const Case kCases[] = {
      {0.4, 0.1, 0.5, 0.05},
      r_euler_flux,
      euler_flux_variant_name,
+     &euler_flux_cuda_variants,
      {0.8, -0.3, -0.3, 2.0},
      {1.2, 0.3, 0.3, 3.0}},
-    {"wave_r2", 3, 2, 2, 1, {0.1}, r_wave_r2, wave_r2_variant_name, {-1}, {1}},
-    {"jacobi2d", 2, 1, 2, 1, {1.0 / 289}, r_jacobi2d, jacobi2d_variant_name, {-1}, {1}},
-    {"residual2d", 2, 1, 2, 1, {289.0}, r_residual2d, residual2d_variant_name, {-1}, {1}},
-    {"life", 2, 1, 1, 1, {0}, r_life, life_variant_name, {-2}, {-2}},
+    {"wave_r2",
+     3,
+     2,
+     2,
+     1,
+     {0.1},
+     r_wave_r2,
+     wave_r2_variant_name,
+     &wave_r2_cuda_variants,
+     {-1},
+     {1}},
+    {"jacobi2d",
+     2,
+     1,
+     2,
+     1,
+     {1.0 / 289},
+     r_jacobi2d,
+     jacobi2d_variant_name,
+     &jacobi2d_cuda_variants,
+     {-1},
+     {1}},
+    {"residual2d",
+     2,
+     1,
+     2,
+     1,
+     {289.0},
+     r_residual2d,
+     residual2d_variant_name,
+     &residual2d_cuda_variants,
+     {-1},
+     {1}},
+    {"life", 2, 1, 1, 1, {0}, r_life, life_variant_name, &life_cuda_variants, {-2}, {-2}},
 };
 
 struct Row {
@@ -562,7 +619,7 @@ int main(int argc, char **argv) {
         CHECK_STENC(stenc_tune(ctx, STENC_TUNE_OFF));
         char key[512], chosen[128] = "?";
         int found = 0;
-        CHECK_STENC(stenc_tune_key(ctx, c.name, n, kType, key, sizeof key));
+        CHECK_STENC(stenc_tune_key(ctx, c.name, c.variants->digest, n, kType, key, sizeof key));
         CHECK_STENC(stenc_tune_lookup(ctx, key, chosen, sizeof chosen, &found));
         double ms = timer.median_ms([&] { CHECK_STENC(c.run(ctx, nullptr, c.scalars, f)); }, reps);
         std::string label = std::string("tuned:") + chosen;

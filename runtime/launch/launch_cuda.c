@@ -91,7 +91,7 @@ stenc_status stenc_launch_select(stenc_ctx *ctx, const stenc_launch_variants *vs
     if (vs->flags & STENC_VARIANTS_FIXED) return vs->list[0].run(ctx, shape, f, scalars, op);
     char key[512], name[128];
     int found = 0;
-    STENC_TRY(stenc_tune_key(ctx, vs->stencil, shape->n, vs->type, key, sizeof key));
+    STENC_TRY(stenc_tune_key(ctx, vs->stencil, vs->digest, shape->n, vs->type, key, sizeof key));
     STENC_TRY(stenc_tune_lookup(ctx, key, name, sizeof name, &found));
     if (found) {
         int v = find_variant(vs, name);

@@ -77,18 +77,20 @@ stenc_status stenc_tune_cache_path(char *path, size_t capacity) {
     return STENC_OK;
 }
 
-stenc_status stenc_tune_key(const stenc_ctx *ctx, const char *stencil, const size_t n[3],
-                            stenc_type type, char *key, size_t capacity) {
+stenc_status stenc_tune_key(const stenc_ctx *ctx, const char *stencil, const char *digest,
+                            const size_t n[3], stenc_type type, char *key, size_t capacity) {
     STENC_TRY(stenc_ctx_check(ctx, "stenc_tune_key"));
     STENC_REQUIRE(stencil && n && key, "stenc_tune_key: NULL argument");
+    if (!digest) digest = "";
     /* Measured first: a failed call leaves the buffer untouched. */
-    const char *const format = "%s|%zux%zux%zu|%s|%s";
-    int len =
-        snprintf(NULL, 0, format, stencil, n[0], n[1], n[2], stenc_type_name(type), ctx->name);
+    const char *const format = "%s#%s|%zux%zux%zu|%s|%s|stenc " STENC_VERSION_STRING;
+    int len = snprintf(NULL, 0, format, stencil, digest, n[0], n[1], n[2], stenc_type_name(type),
+                       ctx->name);
     if (len < 0 || (size_t)len >= capacity || (size_t)len >= TUNE_KEY_MAX)
         return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "stenc_tune_key: key for '%s' too long",
                            stencil);
-    snprintf(key, capacity, format, stencil, n[0], n[1], n[2], stenc_type_name(type), ctx->name);
+    snprintf(key, capacity, format, stencil, digest, n[0], n[1], n[2], stenc_type_name(type),
+             ctx->name);
     /* Tabs and newlines would break the file format. */
     for (char *c = key; *c; c++)
         if (*c == '\t' || *c == '\n') *c = ' ';

@@ -304,11 +304,80 @@ static void test_all_or_nothing(void **state) {
     remove_dir(out_dir);
 }
 
+/* The digest in the CUDA variant table (a key of the tuning cache) is FNV-1a 64 of the file
+ * with the digest left empty, and differs between two stencils of the same name. */
+static char *emit_cuda_file(const char *dir, const char *body, const char *tag) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.stencil", dir, tag);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "stencil lap { dims 2; type double; input x; output y; y = %s; }\n", body);
+    fclose(f);
+    char out[1024];
+    snprintf(out, sizeof out, "%s/%s", dir, tag);
+    assert_int_equal(mkdir(out, 0700), 0);
+    run_result r = run_stenc((const char *[]){"--target", "cuda", "-o", out, path, NULL});
+    if (r.status != 0) fail_msg("%s", r.err);
+    run_free(&r);
+    char file[1100];
+    snprintf(file, sizeof file, "%s/lap_cuda.cu", out);
+    return slurp_or_empty(file);
+}
+
+static void check_digest(char *text, char digest[17]) {
+    char *table = strstr(text, "lap_cuda_variants = {");
+    assert_non_null(table);
+    char *end = strstr(table, "};");
+    assert_non_null(end);
+    char *q = end;
+    while (q > table && *q != '"')
+        q--;
+    assert_true(q - table > 17 && q[-17] == '"');
+    memcpy(digest, q - 16, 16);
+    digest[16] = '\0';
+    for (int i = 0; i < 16; i++)
+        assert_non_null(strchr("0123456789abcdef", digest[i]));
+    memmove(q - 16, q, strlen(q) + 1); /* the text with an empty digest */
+    unsigned long long h = 0xcbf29ce484222325ull;
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        h ^= *c;
+        h *= 0x100000001b3ull;
+    }
+    char want[17];
+    snprintf(want, sizeof want, "%016llx", h);
+    assert_string_equal(digest, want);
+}
+
+static void test_tuning_digest(void **state) {
+    (void)state;
+    char dir[] = "/tmp/stenc_cli_digest_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *a = emit_cuda_file(dir, "x[-1,0] + x[1,0] - 2*x", "a");
+    char *b = emit_cuda_file(dir, "x[-1,0] + x[1,0] - 2*x", "b");
+    char *c = emit_cuda_file(dir, "x[0,-1] + x[0,1] - 2*x", "c");
+    char da[17], db[17], dc[17];
+    check_digest(a, da);
+    check_digest(b, db);
+    check_digest(c, dc);
+    assert_string_not_equal(da, dc);
+    /* a and b differ only in the source file's name (comments, #line) */
+    assert_string_not_equal(da, db);
+    free(a), free(b), free(c);
+    char *again = emit_cuda_file(dir, "x[0,-1] + x[0,1] - 2*x", "c2");
+    char d2[17];
+    check_digest(again, d2);
+    free(again);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_files),      cmocka_unit_test(test_info_heat3d),
         cmocka_unit_test(test_info_bytes),     cmocka_unit_test(test_options),
         cmocka_unit_test(test_all_or_nothing), cmocka_unit_test(test_warning_options),
+        cmocka_unit_test(test_tuning_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,10 +20,21 @@ static void test_key_names_everything(void **state) {
     assert_stenc_ok(stenc_ctx_create(&ctx, STENC_DEVICE_CPU));
     char key[512];
     size_t n[3] = {17, 33, 1};
-    assert_stenc_ok(stenc_tune_key(ctx, "heat3d", n, STENC_F64, key, sizeof key));
-    assert_non_null(strstr(key, "heat3d|17x33x1|double|CPU"));
+    assert_stenc_ok(stenc_tune_key(ctx, "heat3d", "00ff", n, STENC_F64, key, sizeof key));
+    assert_non_null(strstr(key, "heat3d#00ff|17x33x1|double|CPU"));
+    char version[64];
+    snprintf(version, sizeof version, "|stenc %d.%d.%d", STENC_VERSION_MAJOR, STENC_VERSION_MINOR,
+             STENC_VERSION_PATCH);
+    assert_non_null(strstr(key, version));
+    /* Another digest (an edited stencil, or another project's stencil of the same name) is
+     * another key. */
+    char other[512];
+    assert_stenc_ok(stenc_tune_key(ctx, "heat3d", "00fe", n, STENC_F64, other, sizeof other));
+    assert_string_not_equal(key, other);
+    assert_stenc_ok(stenc_tune_key(ctx, "heat3d", NULL, n, STENC_F64, other, sizeof other));
+    assert_non_null(strstr(other, "heat3d#|17x33x1"));
     char tiny[8];
-    assert_int_equal(stenc_tune_key(ctx, "heat3d", n, STENC_F64, tiny, sizeof tiny),
+    assert_int_equal(stenc_tune_key(ctx, "heat3d", "00ff", n, STENC_F64, tiny, sizeof tiny),
                      STENC_ERR_INVALID_ARGUMENT);
     stenc_ctx_destroy(ctx);
 }

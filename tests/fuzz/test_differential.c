@@ -320,7 +320,7 @@ static void *build_batch(item *items, int n, const char *dir) {
         if (items[s].ok)
             fprintf(f,
                     "const stenc_launch_variants %s_cuda_variants = {\"%s\", STENC_F64, 0, NULL, "
-                    "0};\n",
+                    "0, \"\"};\n",
                     gs_get_info(items[s].st)->name, gs_get_info(items[s].st)->name);
     /* Parameter names in the reserved stenc_ space: a stencil may be named s, f or ctx. */
     const char *proto = "stenc_status fuzz_dispatch(int stenc_s, stenc_ctx *stenc_c, int stenc_k, "

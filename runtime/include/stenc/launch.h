@@ -107,7 +107,8 @@ typedef struct stenc_launch_variants {
     stenc_type type;
     int count;
     const stenc_launch_variant *list;
-    unsigned flags; /* STENC_VARIANTS_* */
+    unsigned flags;     /* STENC_VARIANTS_* */
+    const char *digest; /* the generated code's hash, part of the tuning key (stenc/tune.h) */
 } stenc_launch_variants;
 
 /* Run the variant named `variant`, or with variant == NULL: list[0] when vs->flags has

@@ -33,9 +33,13 @@ stenc_tune_mode stenc_tune_get_mode(const stenc_ctx *ctx);
  * $HOME/.cache/stenc/tune-cache.txt. */
 stenc_status stenc_tune_cache_path(char *path, size_t capacity);
 
-/* Build the key of a launch: "heat3d|512x512x512|float|NVIDIA H100 80GB HBM3 (sm_90, ...)". */
-stenc_status stenc_tune_key(const stenc_ctx *ctx, const char *stencil, const size_t n[3],
-                            stenc_type type, char *key, size_t capacity);
+/* Build the key of a launch from the stencil's name and digest (stenc_launch_variants.digest,
+ * a hash of its generated code; NULL or "" for none), its size and precision, the device and
+ * the stenc version: "heat3d#1f0c9a2b3d4e5f60|512x512x512|float|NVIDIA H100 80GB HBM3 (sm_90,
+ * ...)|stenc 0.1.0". Entries written under other keys (another stencil of the same name, an
+ * edited stencil, another stenc version) are never matched: stale lines are ignored. */
+stenc_status stenc_tune_key(const stenc_ctx *ctx, const char *stencil, const char *digest,
+                            const size_t n[3], stenc_type type, char *key, size_t capacity);
 
 /* Look a key up (context memory first, then the file). *found is 0 when absent. */
 stenc_status stenc_tune_lookup(stenc_ctx *ctx, const char *key, char *variant, size_t capacity,
