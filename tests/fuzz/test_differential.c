@@ -8,7 +8,10 @@
  * Environment: STENC_RANDOM_STENCILS (200), STENC_RANDOM_SEED (1), STENC_RANDOM_FLAGS
  * (gen_stencil.h; "default"), STENC_RANDOM_JOBS (2), STENC_RANDOM_BATCH (25),
  * STENC_RANDOM_NVCC (stencils whose .cu is compiled: 48), STENC_RANDOM_CLANG (0 to skip),
- * STENC_RANDOM_KEEP (1: keep the work directory), STENC_RANDOM_OUT (where failing cases go).
+ * STENC_RANDOM_KEEP (1: keep the work directory), STENC_RANDOM_OUT (where failing cases go),
+ * STENC_RANDOM_EXPORT (a directory: only generate and run stenc, and copy each batch's
+ * .stencil, .h and _cuda.cu files there with nvcc's command line, for nvcc on a machine with
+ * more cores: tests/fuzz/nvcc_export.sh).
  * A failure prints the seed and the stencil; `stenc_gen -f FLAGS SEED` prints it again. */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -47,6 +50,7 @@ typedef struct config {
     uint64_t seed;
     unsigned flags;
     int jobs, batch, nvcc_max, use_clang, keep;
+    char export_dir[1024];
     char out[1024];
 } config;
 
@@ -561,6 +565,28 @@ static void choose_names(uint64_t first, int n, char names[][GS_NAME]) {
 #endif
 }
 
+/* Copy the accepted stencils' CUDA sources to cfg.export_dir/b<first>/. */
+static void export_batch(const item *items, int n, const char *dir, uint64_t first) {
+    int any = 0;
+    for (int s = 0; s < n; s++)
+        any |= items[s].ok;
+    char *cmd = xasprintf("mkdir -p %s/b%llu && cd %s && cp", cfg.export_dir,
+                          (unsigned long long)first, dir);
+    for (int s = 0; s < n; s++) {
+        if (!items[s].ok) continue;
+        const char *name = gs_get_info(items[s].st)->name;
+        char *more = xasprintf("%s %s.stencil %s.h %s_cuda.cu", cmd, name, name, name);
+        free(cmd);
+        cmd = more;
+    }
+    char *all = xasprintf("%s %s/b%llu/", cmd, cfg.export_dir, (unsigned long long)first);
+    if (any) assert_int_equal(run1(all), 0);
+    free(all);
+    free(cmd);
+    for (int s = 0; s < n; s++)
+        gs_free(items[s].st);
+}
+
 static void run_batch(uint64_t first, int n, void *state) {
     stenc_ctx *ctx = state;
     char dir[1100];
@@ -580,6 +606,10 @@ static void run_batch(uint64_t first, int n, void *state) {
     run_stenc(items, n, dir);
     for (int s = 0; s < n; s++)
         tot.accepted += items[s].ok;
+    if (cfg.export_dir[0]) {
+        export_batch(items, n, dir, first);
+        n = 0; /* nothing to compile or run here */
+    }
     compile_c(items, n, dir, FUZZ_GCC, "-fopenmp -fPIC", "", 1);
     if (cfg.use_clang && FUZZ_CLANG[0])
         compile_c(items, n, dir, FUZZ_CLANG, FUZZ_CLANG_OMP, "_clang", 0);
@@ -676,6 +706,20 @@ int main(void) {
     cfg.nvcc_max = (int)env_long("STENC_RANDOM_NVCC", 48);
     cfg.use_clang = (int)env_long("STENC_RANDOM_CLANG", 1);
     cfg.keep = (int)env_long("STENC_RANDOM_KEEP", 0);
+    const char *export_dir = getenv("STENC_RANDOM_EXPORT");
+    if (export_dir && *export_dir) {
+        snprintf(cfg.export_dir, sizeof cfg.export_dir, "%s", export_dir);
+        mkdir(cfg.export_dir, 0755);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/nvcc_flags.txt", cfg.export_dir);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            perror(path);
+            return 1;
+        }
+        fprintf(f, "%s\n", STRICT_CU);
+        fclose(f);
+    }
     const char *out = getenv("STENC_RANDOM_OUT");
     snprintf(cfg.out, sizeof cfg.out, "%s", out && *out ? out : FUZZ_OUT_DIR);
     mkdir(cfg.out, 0755);
