@@ -1,11 +1,14 @@
 # stenc_add_stencils(TARGET name FILES a.stencil ... [TARGETS c cuda] [PRECISION float|double]
-#                    [OUTPUT_DIR dir])
+#                    [OUTPUT_DIR dir] [CUDA_ARCHITECTURES archs...])
 #
 # Compile .stencil files with the stenc compiler at build time and build the generated code
 # into a static library `name` that links stenc::stenc and exposes the generated headers
 # (#include "NAME.h" for every `stencil NAME` block). TARGETS defaults to c; PRECISION
 # overrides the type declared in the files; OUTPUT_DIR defaults to
-# ${CMAKE_CURRENT_BINARY_DIR}/<name>_generated. See docs/build-integration.md.
+# ${CMAKE_CURRENT_BINARY_DIR}/<name>_generated. The generated CUDA is built for
+# CUDA_ARCHITECTURES when given, else for the project's CMAKE_CUDA_ARCHITECTURES when the
+# project chose them, else for the GPU generations libstenc was built for. See
+# docs/build-integration.md.
 include_guard(GLOBAL)
 
 # The template root: the installed package sets the property before including this file; in
@@ -15,6 +18,30 @@ if(NOT _stenc_tdir_set)
   get_filename_component(_stenc_tdir "${CMAKE_CURRENT_LIST_DIR}/../templates" ABSOLUTE)
   set_property(GLOBAL PROPERTY STENC_TEMPLATE_DIR "${_stenc_tdir}")
 endif()
+
+# Did the project choose CMAKE_CUDA_ARCHITECTURES? CMake fills it with nvcc's own default
+# (sm_75 for CUDA 13) when a project leaves it unset, so a value equal to that default counts as
+# unset. nvcc names its default in a dry run, which compiles nothing.
+function(_stenc_project_chose_cuda_architectures out_var)
+  get_property(default GLOBAL PROPERTY _STENC_NVCC_DEFAULT_ARCH)
+  if(NOT default)
+    set(probe "${CMAKE_BINARY_DIR}/CMakeFiles/stenc_arch_probe.cu")
+    file(WRITE "${probe}" "")
+    execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --dryrun -c "${probe}" -o probe.o
+                    OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
+    if(rc EQUAL 0 AND out MATCHES "arch=sm_([0-9]+a?)")
+      set(default "${CMAKE_MATCH_1}")
+    else()
+      set(default "unknown")
+    endif()
+    set_property(GLOBAL PROPERTY _STENC_NVCC_DEFAULT_ARCH "${default}")
+  endif()
+  set(chose TRUE)
+  if(CMAKE_CUDA_ARCHITECTURES MATCHES "^${default}(-real)?$")
+    set(chose FALSE)
+  endif()
+  set(${out_var} ${chose} PARENT_SCOPE)
+endfunction()
 
 # The names of the `stencil NAME {` blocks of one file, comments removed first.
 function(_stenc_stencil_names file out_var)
@@ -33,7 +60,8 @@ function(_stenc_stencil_names file out_var)
 endfunction()
 
 function(stenc_add_stencils)
-  cmake_parse_arguments(ARG "" "TARGET;PRECISION;OUTPUT_DIR" "FILES;TARGETS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TARGET;PRECISION;OUTPUT_DIR" "FILES;TARGETS;CUDA_ARCHITECTURES"
+                        ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "stenc_add_stencils: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -124,6 +152,15 @@ function(stenc_add_stencils)
     # No FMA contraction: the CUDA kernels then round exactly like the C ones (bit-identical
     # results, see docs/cuda.md). The stencils are memory-bound, so this costs nothing.
     target_compile_options(${ARG_TARGET} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-fmad=false>)
+    set(archs ${ARG_CUDA_ARCHITECTURES})
+    if(NOT archs)
+      _stenc_project_chose_cuda_architectures(chose)
+      get_property(archs GLOBAL PROPERTY STENC_CUDA_ARCHITECTURES)
+      if(chose OR NOT archs)
+        set(archs ${CMAKE_CUDA_ARCHITECTURES})
+      endif()
+    endif()
+    set_target_properties(${ARG_TARGET} PROPERTIES CUDA_ARCHITECTURES "${archs}")
   endif()
   set_target_properties(${ARG_TARGET} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_include_directories(${ARG_TARGET} PUBLIC "$<BUILD_INTERFACE:${ARG_OUTPUT_DIR}>")

@@ -2,7 +2,13 @@
 # Install stenc's build dependencies on Debian/Ubuntu when they are missing. As root it runs
 # apt-get itself; otherwise it prints the exact command and fails.
 set -euo pipefail
-packages=(cmake gcc g++ make pkg-config flex bison libcmocka-dev libgsl-dev)
+packages=(cmake gcc g++ make pkg-config flex bison libcmocka-dev libgsl-dev
+          # field I/O: HDF5, and the independent readers its tests check files with
+          libhdf5-dev hdf5-tools python3-numpy python3-h5py
+          # bench/plot.sh (the ctest bench_plot)
+          gnuplot-nox
+          # cpack's .deb packages: dpkg-shlibdeps names their library dependencies
+          dpkg-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

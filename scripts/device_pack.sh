@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=$1; shift
-build=build-device-$bundle
+build=${STENC_DEVICE_BUILD:-build-device-$bundle} # STENC_DEVICE_BUILD: reuse a build
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
 cmake --build "$build" -j2 --target "$@"
 out=carry/$bundle
@@ -19,9 +19,11 @@ for t in "$@"; do
   [ -n "$exe" ] || { echo "no executable for target $t" >&2; exit 1; }
   cp "$exe" "$out/bin/"
   strip --strip-debug "$out/bin/$t" 2>/dev/null || true
-  # Copy libraries the GPU machine's image may lack (cmocka, gomp, gsl); not glibc or libstdc++.
+  # Copy the libraries the GPU machine's image may lack (cmocka, gomp, gsl, hdf5 and what hdf5
+  # needs): all but glibc's, libstdc++'s and CUDA's (the GPU machine has the toolkit).
   # (no match is fine: grep's status must not end the script under pipefail)
-  ldd "$exe" | awk '/=> \//{print $3}' | { grep -E 'cmocka|gomp|gsl' || true; } |
+  ldd "$exe" | awk '/=> \//{print $3}' |
+    { grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64|libstdc\+\+|libgcc_s|libcu[a-z]*|libnv[A-Za-z]*)\.so' || true; } |
     xargs -r -I{} cp -L {} "$out/lib/"
 done
 cat > "$out/run.sh" <<'RUN'

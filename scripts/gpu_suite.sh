@@ -9,7 +9,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-tests=(test_core test_graph test_field_gpu test_stencils_cuda test_tridiag_gpu test_hash_gpu test_sort_gpu
+tests=(test_core test_graph test_field_gpu test_io_gpu test_stencils_cuda test_tridiag_gpu test_hash_gpu test_sort_gpu
        test_nelder_mead_gpu test_multigrid_gpu)
 examples=(life_demo mesh_smoothing poisson_multigrid sor fe_gauss_seidel heat_demo adi_heat)
 benches=(bench_anchors bench_cuda_float bench_cuda_double bench_tridiag bench_hash bench_sort
@@ -69,7 +69,7 @@ step example_poisson_mg_gpu 120 $R poisson_multigrid --grids 31,63,127,255 --dev
 step example_sor_gpu 90 $R sor --grids 15,31 --device cuda --check
 step example_fe_gs_gpu 90 $R fe_gauss_seidel --grids 7,15 --device cuda --check
 step example_heat_gpu 90 $R heat_demo --grids 16,32,64 --device cuda --check
-step example_adi_gpu 60 $R adi_heat
+step example_adi_gpu 60 $R adi_heat --device cuda --grids 63,127,255 --check
 
 # 2. compute-sanitizer on quick subsets.
 export STENC_HASH_TEST_SKIP=test_gpu_large

@@ -5,7 +5,8 @@
  * in the same run. Medians of several timed runs after a warm-up; generated == reference is
  * checked bit for bit on the benchmark data.
  *
- * Output: one key=value line per case, then a table. --quick: tiny sizes (a smoke test). */
+ * Output: one key=value line per case, then a table. --quick: tiny sizes (a smoke test);
+ * --quiet: no progress lines (on stderr, when it is a terminal). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <omp.h>
 #endif
 
+#include "progress.h"
 #include "stencil_cases.h"
 
 #define BENCH_DEFAULT_REPS 7
@@ -108,7 +110,8 @@ static void parse(int argc, char **argv, bench_options *o) {
         else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc)
             o->only = argv[++a];
         else {
-            printf("usage: %s [--quick] [--reps N] [--set-mb MB] [--only STENCIL]\n", argv[0]);
+            printf("usage: %s [--quick] [--reps N] [--set-mb MB] [--only STENCIL] [--quiet]\n",
+                   argv[0]);
             exit(strcmp(argv[a], "--help") == 0 ? 0 : 2);
         }
     }
@@ -123,6 +126,7 @@ typedef struct row {
 } row;
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv);
     bench_options o;
     parse(argc, argv, &o);
     stenc_ctx *ctx;
@@ -143,8 +147,11 @@ int main(int argc, char **argv) {
     int count, failed = 0, nrows = 0;
     const stencil_case *cases = stencil_cases(&count);
     row rows[16];
+    progress prog;
+    progress_begin(&prog, "bench_cpu");
     for (int ci = 0; ci < count; ci++) {
         const stencil_case *c = &cases[ci];
+        progress_update(&prog, ci, count); /* every case moves about the same working set */
         if (o.only && strcmp(o.only, c->name) != 0) continue;
         size_t esize = stenc_type_size(c->type);
         double bytes_per_point = (double)(c->ninputs + c->noutputs) * (double)esize;

@@ -2,7 +2,9 @@
 // a hand-written naive heat3d kernel (the anchor's, bench/anchors/anchors.cu) and the
 // cudaMemcpy device-to-device copy rate, all in one run, in one precision (this file is built
 // twice: bench_cuda_float, bench_cuda_double, each against the stencils generated in that
-// precision). 3-D stencils at 512^3, 2-D at 8192^2 (--quick: 64^3 and 512^2).
+// precision). 3-D stencils at 512^3, 2-D at 8192^2 (--quick: 64^3 and 1024^2); --sizes
+// N1,N2,... runs the stencils at each N^3 and (16N)^2 instead, for throughput against size
+// (bench/plot.sh). --quiet: no progress lines (on stderr, when it is a terminal).
 //
 // For each case: Gpts/s, GB/s from the analyser's bytes per point ((inputs + outputs) x
 // sizeof(T)), and that rate over the copy rate measured in the same run (the bytes-per-point
@@ -29,8 +31,10 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "progress.h"
 #include "stenc/stenc.h"
 
 #include "euler_flux.h"
@@ -538,11 +542,24 @@ static int bench_solvers(stenc_ctx *ctx, bool quick, double copy, int reps, cons
 }
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv);
     bool quick = false, solvers_only = false;
     int reps = 20;
     const char *only = nullptr;
+    std::vector<size_t> sides; // 3-D sides; a 2-D stencil runs at 16 times the side, squared
     for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--quick"))
+        if (!strcmp(argv[a], "--sizes") && a + 1 < argc) {
+            for (const char *p = argv[++a]; *p;) {
+                char *end;
+                const unsigned long v = strtoul(p, &end, 10);
+                if (end == p || v < 8 || v > 1024 || (*end && *end != ',')) {
+                    fprintf(stderr, "--sizes takes 3-D sides of 8..1024 separated by commas\n");
+                    return 2;
+                }
+                sides.push_back(v);
+                p = *end ? end + 1 : end;
+            }
+        } else if (!strcmp(argv[a], "--quick"))
             quick = true, reps = 3;
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
@@ -557,15 +574,29 @@ int main(int argc, char **argv) {
         return 77;
     }
     printf("device=\"%s\" precision=%s reps=%d\n", stenc_ctx_device_name(ctx), kPrecision, reps);
-    const size_t n3 = quick ? 64 : 512, n2 = quick ? 512 : 8192;
+    const size_t side0 = quick ? 64 : 512;
+    if (sides.empty()) sides.push_back(side0);
     // The copy rate on a buffer the size of one 512^3 field (well beyond the 50 MB L2).
-    const double copy = copy_gbs(ctx, n3 * n3 * n3 * sizeof(real), reps);
+    const double copy = copy_gbs(ctx, side0 * side0 * side0 * sizeof(real), reps);
     printf("name=copy target=cudaMemcpyD2D precision=%s bytes=%zu gbs=%.0f\n", kPrecision,
-           n3 * n3 * n3 * sizeof(real), copy);
+           side0 * side0 * side0 * sizeof(real), copy);
     Timer timer(ctx);
     int failures = 0;
+    progress prog;
+    progress_begin(&prog, "bench_cuda");
+    double work_done = 0, work_total = 0; // 3-D points of the cases, over the sizes
+    for (size_t side : sides)
+        work_total += (double)side * side * side * (sizeof kCases / sizeof kCases[0]);
 
-    for (const Case &c : kCases) {
+    std::vector<std::pair<size_t, const Case *>> runs; // every case at every size
+    for (size_t side : sides)
+        for (const Case &c : kCases)
+            runs.push_back({side, &c});
+    for (const auto &run : runs) {
+        const Case &c = *run.second;
+        const size_t n3 = run.first, n2 = 16 * run.first;
+        progress_update(&prog, work_done, work_total);
+        work_done += (double)n3 * n3 * n3;
         if (solvers_only || (only && strcmp(only, c.name))) continue;
         size_t n[3] = {c.dims == 3 ? n3 : n2, c.dims == 3 ? n3 : n2, c.dims == 3 ? n3 : 1};
         char size[32];

@@ -20,6 +20,7 @@
 #include "stenc/hash.h"
 
 #include "bench_util.h"
+#include "progress.h"
 #include "hash_internal.h" // the partition policy hook and the backend, for the phase timings
 
 // Published peers (cuCollections static_map, H100 SXM, 2^27 pairs, 50% load) and the anchor
@@ -116,6 +117,7 @@ struct row {
 };
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv); // --quiet: no progress lines
     int max_lg = argc > 1 ? atoi(argv[1]) : 27;
     const char *target = argc > 2 ? argv[2] : "h100";
     // "phases": only the phase timings, at 2^max_lg (for a profiler run).
@@ -146,6 +148,11 @@ int main(int argc, char **argv) {
     std::vector<row> rows;
     unsigned long long *bad;
     BENCH_CUDA_CHECK(cudaMalloc(&bad, 8));
+    progress prog; // counts the pairs built, over every size, layout and load
+    progress_begin(&prog, "bench_hash");
+    double pairs_done = 0, pairs_total = 0;
+    for (int lg : {20, 24, 27})
+        if (lg <= max_lg && !phases_only) pairs_total += 4.0 * (double)((size_t)1 << lg);
     for (int lg : {20, 24, 27}) {
         if (lg > max_lg || phases_only) continue;
         const size_t n = (size_t)1 << lg;
@@ -157,6 +164,8 @@ int main(int argc, char **argv) {
         const unsigned grid = (unsigned)((n + 255) / 256);
         for (int lay = 0; lay < 2; lay++)
             for (double factor : {1.25, 2.0}) {
+                progress_update(&prog, pairs_done, pairs_total);
+                pairs_done += (double)n;
                 const char *lname = lay ? "buckets" : "slots";
                 stenc_hash_config cfg = stenc_hash_config_default(STENC_HASH_MAP);
                 cfg.layout = lay ? STENC_HASH_LAYOUT_BUCKETS : STENC_HASH_LAYOUT_SLOTS;

@@ -23,7 +23,8 @@
  * The V-cycle times (at 4095^2, per level, CPU and GPU) come from the example
  * examples/poisson_multigrid (`poisson_multigrid --grids 4095 --device all`).
  *
- * Output: key=value lines, then a table. --quick: small sizes (a smoke test). */
+ * Output: key=value lines, then a table. --quick: small sizes (a smoke test); --quiet: no
+ * progress lines (on stderr, when it is a terminal). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 
 #include "gs27_8color.h"
 #include "gs_redblack.h"
+#include "progress.h"
 #include "stenc/stenc.h"
 
 #define BMG_DEFAULT_REPS 9
@@ -302,8 +304,11 @@ static int cuda_colour_kernels(stenc_ctx *ctx) {
     return ok;
 }
 
+/* The progress lines count the three measurements of each device (the copy, the red-black
+ * sweep, the 8-colour sweep) alike. */
 static int run_device(stenc_ctx *ctx, const bmg_options *o, const char *target, bmg_row *rows,
-                      int *nrows, double *copy_out) {
+                      int *nrows, double *copy_out, progress *prog, int first_step,
+                      int total_steps) {
     stenc_timer *timer = NULL;
     if (stenc_timer_create(ctx, &timer) != STENC_OK) return -1;
     double copy = copy_bandwidth(ctx, timer, o);
@@ -311,7 +316,9 @@ static int run_device(stenc_ctx *ctx, const bmg_options *o, const char *target, 
     printf("name=copy target=%s precision=double size=%.0fMB gbs=%.2f device=\"%s\"\n", target,
            o->copy_mb, copy, stenc_ctx_device_name(ctx));
     int rc = isfinite(copy) ? 0 : -1;
+    progress_update(prog, first_step + 1, total_steps);
     if (rc == 0) rc = bench_redblack(ctx, timer, o, copy, target, rows + *nrows);
+    progress_update(prog, first_step + 2, total_steps);
     if (rc == 0) *nrows += 2, rc = bench_8color(ctx, timer, o, copy, target, rows + *nrows);
     if (rc == 0) *nrows += 1;
     stenc_timer_destroy(timer);
@@ -319,6 +326,7 @@ static int run_device(stenc_ctx *ctx, const bmg_options *o, const char *target, 
 }
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv);
     bmg_options o = {BMG_DEFAULT_REPS, 0, BMG_RB_N, BMG_C8_N, BMG_COPY_MB};
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--quick") == 0)
@@ -327,7 +335,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc)
             o.reps = atoi(argv[++a]);
         else {
-            printf("usage: %s [--quick] [--reps N]\n", argv[0]);
+            printf("usage: %s [--quick] [--reps N] [--quiet]\n", argv[0]);
             return strcmp(argv[a], "--help") == 0 ? 0 : 2;
         }
     }
@@ -341,13 +349,16 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_multigrid: %s\n", stenc_last_error());
         return 1;
     }
-    failed |= run_device(ctx, &o, "cpu", rows, &nrows, &copy[0]) != 0;
+    progress prog;
+    const int steps = stenc_cuda_device_count() > 0 ? 6 : 3;
+    progress_begin(&prog, "bench_multigrid");
+    failed |= run_device(ctx, &o, "cpu", rows, &nrows, &copy[0], &prog, 0, steps) != 0;
     stenc_ctx_destroy(ctx);
     if (stenc_ctx_create(&ctx, STENC_DEVICE_CUDA) != STENC_OK)
         printf("note: no GPU run (%s)\n", stenc_last_error());
     else {
         if (cuda_colour_kernels(ctx))
-            failed |= run_device(ctx, &o, "cuda", rows, &nrows, &copy[1]) != 0;
+            failed |= run_device(ctx, &o, "cuda", rows, &nrows, &copy[1], &prog, 3, steps) != 0;
         else
             printf("note: the colour stencils have no CUDA kernel in this build (%s); no GPU "
                    "run\n",

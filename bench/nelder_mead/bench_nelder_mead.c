@@ -6,16 +6,17 @@
  * time with CUDA events, median of runs after a warm-up; also end to end with the copies).
  * Every run is checked: GPU against CPU, and every problem against the known minimum.
  *
- * Usage: bench_nelder_mead [max_m]   (default 4000000) */
+ * Usage: bench_nelder_mead [max_m] [--quiet]   (max_m default 4000000; --quiet: no progress
+ * lines, which go to stderr when it is a terminal) */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_multimin.h>
 
+#include "progress.h"
 #include "stenc/stenc.h"
 #include "stenc/nelder_mead.h"
 
@@ -24,12 +25,6 @@ static const size_t sizes[] = {150000, 450000, 1000000, 4000000};
 static const size_t gsl_subset = 100000;
 static const int fixed_iters = 100;
 static const double tol = 1e-8, step = 0.1;
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -69,7 +64,7 @@ static double time_gsl(const double *x0, size_t m, int tol_mode, double *mean_it
     const stenc_nm_options o = mode_options(tol_mode);
     long total = 0;
     double worst = 0;
-    double t0 = now_s();
+    double t0 = progress_now_s();
     for (size_t i = 0; i < m; i++) {
         gsl_vector_set(start, 0, x0[2 * i]), gsl_vector_set(start, 1, x0[2 * i + 1]);
         gsl_multimin_fminimizer_set(s, &F, start, steps);
@@ -84,7 +79,7 @@ static double time_gsl(const double *x0, size_t m, int tol_mode, double *mean_it
         total += it;
         if (s->fval > worst) worst = s->fval;
     }
-    double t = now_s() - t0;
+    double t = progress_now_s() - t0;
     gsl_vector_free(start), gsl_vector_free(steps);
     gsl_multimin_fminimizer_free(s);
     *mean_iters = (double)total / (double)m;
@@ -107,14 +102,14 @@ static run_result time_stenc(stenc_ctx *ctx, const double *x0_host, size_t m, in
     CHECK(stenc_malloc(ctx, &iters, m * sizeof(int32_t)));
     CHECK(stenc_malloc(ctx, &params, sizeof circle));
     CHECK(stenc_upload(ctx, params, &circle, sizeof circle));
-    double t0 = now_s();
+    double t0 = progress_now_s();
     CHECK(stenc_upload(ctx, x0, x0_host, m * DIM * sizeof(double)));
     stenc_nm_batch b = {
         .count = m, .dim = DIM, .x0 = x0, .params = params, .x = x, .f = f, .iters = iters};
     const stenc_nm_options o = mode_options(tol_mode);
     CHECK(stenc_nm_minimize(ctx, STENC_NM_CIRCLE, &b, &o)); /* warm-up, and the copies */
     CHECK(stenc_download(ctx, f_out, f, m * sizeof(double)));
-    run_result r = {.ms_with_copies = 1e3 * (now_s() - t0)};
+    run_result r = {.ms_with_copies = 1e3 * (progress_now_s() - t0)};
     stenc_timer *timer;
     CHECK(stenc_timer_create(ctx, &timer));
     double ms[16];
@@ -147,6 +142,7 @@ typedef struct row {
 } row;
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv);
     size_t max_m = argc > 1 ? (size_t)atoll(argv[1]) : 4000000;
     size_t top = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
@@ -168,11 +164,18 @@ int main(int argc, char **argv) {
            gpu ? stenc_ctx_device_name(gpu) : "none", threads, gsl_subset);
     row rows[64];
     int nrows = 0, failed = 0;
+    /* The progress lines count cases: per mode GSL, stenc on one core, and each size. */
+    int cases = 2, done = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0] && sizes[s] <= top; s++)
+        cases++;
+    progress prog;
+    progress_begin(&prog, "bench_nelder_mead");
     for (int tol_mode = 0; tol_mode < 2; tol_mode++) {
         const char *mode = tol_mode ? "tol" : "fixed";
         size_t sub = gsl_subset < top ? gsl_subset : top;
         double gsl_iters, gsl_worst;
         double gsl_s = time_gsl(x0, sub, tol_mode, &gsl_iters, &gsl_worst);
+        progress_update(&prog, ++done, 2.0 * cases);
         double gsl_per_problem = gsl_s / (double)sub;
         rows[nrows++] =
             (row){"gsl_1core", mode,      sub,      1e3 * gsl_s, 1e-6 * (double)sub / gsl_s,
@@ -181,6 +184,7 @@ int main(int argc, char **argv) {
         omp_set_num_threads(1);
         run_result one = time_stenc(cpu, x0, sub, tol_mode, 1, f_cpu, it);
         omp_set_num_threads(threads);
+        progress_update(&prog, ++done, 2.0 * cases);
         rows[nrows++] = (row){"stenc_cpu_1core",
                               mode,
                               sub,
@@ -218,6 +222,7 @@ int main(int argc, char **argv) {
                     failed = 1;
                 }
             }
+            progress_update(&prog, ++done, 2.0 * cases);
             /* check: in tol mode every problem reached the circle */
             if (tol_mode && c.worst_f > 1e-6) {
                 printf("# CHECK FAILED: worst f %g\n", c.worst_f);

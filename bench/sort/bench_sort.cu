@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "progress.h"
 #include "sort_internal.h" // stsort_set_overlap_launches
 #include "stenc/sort.h"
 
@@ -289,6 +290,7 @@ void print_kinds(stenc_ctx *ctx, size_t n, const stenc_sort_policy *p, const cha
 }
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv); // --quiet: no progress lines
     int max_lg = 28;
     bool tune = false, main_table = true, tune_narrow = false, tune_cluster = false;
     bool have_policy = false, u32_only = false, ab_tile_merge = false, ab_fixed_passes = false,
@@ -378,8 +380,15 @@ int main(int argc, char **argv) {
     for (int lg : sizes)
         if (lg <= max_lg) ns.push_back((size_t)1 << lg);
     ns.insert(ns.end(), counts.begin(), counts.end());
+    progress prog; // counts the keys of the main table's sizes
+    progress_begin(&prog, "bench_sort");
+    double keys_done = 0, keys_total = 0;
+    for (size_t n : ns)
+        keys_total += (double)n;
     for (size_t n : ns) {
         if (!main_table) break;
+        progress_update(&prog, keys_done, keys_total);
+        keys_done += (double)n;
         const stenc_sort_policy *pol = have_policy ? &policy : nullptr;
         const char *name = have_policy ? "sort_policy" : "sort";
         // Rows with one of the runtime's process-wide switches set to `mode`.

@@ -15,6 +15,7 @@
 #include <cusparse.h>
 
 #include "bench_util.h"
+#include "progress.h"
 #include "stenc/tridiag.h"
 
 extern "C" int bench_tridiag_cpu(void);
@@ -236,6 +237,7 @@ static void run_case(stenc_ctx *ctx, cusparseHandle_t h, int n, long long batch,
 }
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv); // --quiet: no progress lines
     bool quick = argc > 1 && !strcmp(argv[1], "quick");
     stenc_ctx *ctx;
     BENCH_STENC_CHECK(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA));
@@ -278,7 +280,14 @@ int main(int argc, char **argv) {
     CS(cusparseSetStream(h, stream));
     const int cases[][2] = {{1024, 1024}, {1024, 16384}, {256, 65536},
                             {64, 262144}, {4096, 4096},  {100000, 64}};
+    progress prog; // counts the unknowns of the cases
+    progress_begin(&prog, "bench_tridiag");
+    double done = 0, total = 0;
+    for (auto &cs : cases)
+        total += (double)cs[0] * cs[1];
     for (auto &cs : cases) {
+        progress_update(&prog, done, total);
+        done += (double)cs[0] * cs[1];
         if (quick && cs[0] * (long long)cs[1] > (1 << 20)) continue;
         bool all = cs[0] == 1024 || quick;
         run_case<float>(ctx, h, cs[0], cs[1], all);

@@ -2,36 +2,85 @@
  * the Peaceman-Rachford ADI scheme (Gems ch. 23 uses the same splitting): each step is a sweep
  * of tridiagonal solves along x (contiguous systems) and one along y (interleaved systems, the
  * layout the sweep produces), on the CPU or the GPU through stenc_tridiag_solve.
- * The initial value sin(pi x) sin(pi y) decays as exp(-2 pi^2 t): the program prints its error.
- *   adi_heat [N]      N interior points per side (default 255)
- *   adi_heat --check  N = 15, 31, 63, 127: exits 1 unless the error falls ~4x per halving of h
- * STENC_DEVICE=cpu|cuda picks the device. */
+ * The initial value sin(pi x) sin(pi y) decays as exp(-2 pi^2 t): the program prints the max
+ * error on each grid, and --check requires it to fall about 4x per halving of h (dt = h/4, so
+ * the scheme is second order in h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adi_rhs.h"
-#include "stenc/tridiag.h"
+#include "stenc/stenc.h"
+
+#define EXAMPLE_NAME "adi_heat"
+#include "example_util.h"
+
+#define ADI_MAX_GRIDS 8
+#define ADI_END_TIME 0.05
+/* --check: the error ratio between successive grids (halving h: about 4) and the largest error */
+#define ADI_CHECK_MIN_RATIO 3.0
+#define ADI_CHECK_MAX_RATIO 5.0
+#define ADI_CHECK_MAX_ERROR 1e-2
 
 static const double kPi = 3.14159265358979323846;
-static const double kEndTime = 0.05;
 
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) != STENC_OK) {                                                                  \
-            fprintf(stderr, "%s failed: %s\n", #call, stenc_last_error());                         \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
+typedef struct adi_options {
+    long grids[ADI_MAX_GRIDS];
+    int ngrids;
+    stenc_device device;
+    int check;
+} adi_options;
 
-static void rhs(stenc_ctx *ctx, int dir, const double *u, double *out, int n, double half_r) {
+static void usage(const char *prog) {
+    printf("usage: %s [--grids 255] [--device auto|cpu|cuda] [--check] [--quiet] [--help]\n"
+           "  --grids   interior points per side of each grid (default 255; with --check\n"
+           "            15,31,63,127); each 1..16383\n"
+           "  --device  auto (the GPU when there is one), cpu or cuda (default auto)\n"
+           "  --check   exit 1 unless every error is below %g and it falls %.0f..%.0fx per\n"
+           "            halving of h\n"
+           "  --quiet   no progress lines (printed on stderr when it is a terminal)\n",
+           prog, ADI_CHECK_MAX_ERROR, ADI_CHECK_MIN_RATIO, ADI_CHECK_MAX_RATIO);
+}
+
+static int parse_args(int argc, char **argv, adi_options *o) {
+    const long check_grids[] = {15, 31, 63, 127};
+    int have_grids = 0;
+    memset(o, 0, sizeof *o);
+    o->grids[0] = 255, o->ngrids = 1, o->device = STENC_DEVICE_AUTO;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+        if (strcmp(arg, "--check") == 0) {
+            o->check = 1;
+            continue;
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(EXAMPLE_NAME), -1;
+        if (!val) return fprintf(stderr, "%s needs a value (--help)\n", arg), -2;
+        a++;
+        if (strcmp(arg, "--grids") == 0) {
+            o->ngrids = example_parse_sizes(val, o->grids, ADI_MAX_GRIDS, 1, 16383);
+            if (o->ngrids < 0) return -2;
+            have_grids = 1;
+        } else if (strcmp(arg, "--device") == 0) {
+            if (example_parse_device(val, &o->device) != 0) return -2;
+        } else
+            return fprintf(stderr, "unknown option %s (--help)\n", arg), -2;
+    }
+    if (o->check && !have_grids) {
+        memcpy(o->grids, check_grids, sizeof check_grids);
+        o->ngrids = 4;
+    }
+    return 0;
+}
+
+/* The explicit half step on the context's device. */
+static stenc_status rhs(stenc_ctx *ctx, int dir, const double *u, double *out, int n,
+                        double half_r) {
     if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) {
 #ifdef STENC_HAVE_CUDA
-        if (adi_rhs_cuda(dir, u, out, n, half_r, stenc_ctx_cuda_stream(ctx)) == 0) return;
+        if (adi_rhs_cuda(dir, u, out, n, half_r, stenc_ctx_cuda_stream(ctx)) == 0) return STENC_OK;
 #endif
-        fprintf(stderr, "adi: CUDA rhs kernel failed\n");
-        exit(2);
+        return stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__, "adi_rhs_cuda failed");
     }
     const int step = dir == 1 ? n : 1;
 #pragma omp parallel for
@@ -42,16 +91,32 @@ static void rhs(stenc_ctx *ctx, int dir, const double *u, double *out, int n, do
             double lo = at > 0 ? u[k - step] : 0.0, hi = at < n - 1 ? u[k + step] : 0.0;
             out[k] = u[k] + half_r * (lo - 2.0 * u[k] + hi);
         }
+    return STENC_OK;
 }
 
-/* Runs to kEndTime with dt = h/4 and returns the max error against the exact solution. */
-static double solve_heat(stenc_ctx *ctx, int n, double *ms_per_step) {
+/* Time steps on an n x n grid: dt = h/4 up to ADI_END_TIME. */
+static int adi_steps(int n) {
+    const double h = 1.0 / (n + 1);
+    return (int)ceil(ADI_END_TIME / (h / 4));
+}
+
+/* Runs to ADI_END_TIME with dt = h/4; *err gets the max error against the exact solution.
+ * *work_done grows by n^2 per step (the progress lines). */
+static int solve_heat(stenc_ctx *ctx, int n, double *err, double *ms_per_step, progress *prog,
+                      double *work_done, double work_total) {
     const double h = 1.0 / (n + 1), dt = h / 4, half_r = 0.5 * dt / (h * h);
-    const int steps = (int)ceil(kEndTime / dt);
+    const int steps = adi_steps(n);
     const double t_end = steps * dt;
     size_t count = (size_t)n * n, bytes = count * sizeof(double);
     double *host = malloc(bytes), *coef = malloc(bytes);
-    void *a, *b, *c, *u, *tmp;
+    void *a = NULL, *b = NULL, *c = NULL, *u = NULL, *tmp = NULL;
+    stenc_tridiag_report *report = NULL;
+    stenc_timer *timer = NULL;
+    int ok = 0;
+    if (!host || !coef) {
+        fprintf(stderr, "adi_heat: out of memory\n");
+        goto fail;
+    }
     TRY(stenc_malloc(ctx, &a, bytes));
     TRY(stenc_malloc(ctx, &b, bytes));
     TRY(stenc_malloc(ctx, &c, bytes));
@@ -70,70 +135,87 @@ static double solve_heat(stenc_ctx *ctx, int n, double *ms_per_step) {
             host[(size_t)j * n + i] = sin(kPi * (i + 1) * h) * sin(kPi * (j + 1) * h);
     TRY(stenc_upload(ctx, u, host, bytes));
 
-    stenc_tridiag_report *report;
     TRY(stenc_tridiag_report_create(ctx, &report));
     stenc_tridiag_options opt = {STENC_TRIDIAG_AUTO, 0, report};
-    stenc_timer *timer;
     TRY(stenc_timer_create(ctx, &timer));
     TRY(stenc_timer_start(timer));
     for (int s = 0; s < steps; s++) {
         /* x-implicit half step: row j is system j, contiguous. */
-        rhs(ctx, 1, u, tmp, n, half_r);
+        TRY(rhs(ctx, 1, u, tmp, n, half_r));
         TRY(stenc_tridiag_solve(ctx, STENC_F64, STENC_TRIDIAG_CONTIGUOUS, n, n, a, b, c, tmp, u,
                                 &opt));
         /* y-implicit half step: column i is system i, element j at j*n + i: interleaved. */
-        rhs(ctx, 0, u, tmp, n, half_r);
+        TRY(rhs(ctx, 0, u, tmp, n, half_r));
         TRY(stenc_tridiag_solve(ctx, STENC_F64, STENC_TRIDIAG_INTERLEAVED, n, n, a, b, c, tmp, u,
                                 &opt));
+        *work_done += (double)count;
+        progress_update(prog, *work_done, work_total);
     }
     double ms;
     TRY(stenc_timer_stop(timer, &ms));
     TRY(stenc_tridiag_report_check(report, NULL));
     *ms_per_step = ms / steps;
     TRY(stenc_download(ctx, host, u, bytes));
-    double err = 0, decay = exp(-2 * kPi * kPi * t_end);
+    double decay = exp(-2 * kPi * kPi * t_end);
+    *err = 0;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) {
             double exact = decay * sin(kPi * (i + 1) * h) * sin(kPi * (j + 1) * h);
             double e = fabs(host[(size_t)j * n + i] - exact);
-            if (!(e <= err)) err = isnan(e) ? INFINITY : e;
+            if (!(e <= *err)) *err = isnan(e) ? INFINITY : e;
         }
+    ok = 1;
+fail:
     stenc_timer_destroy(timer);
     stenc_tridiag_report_destroy(report);
     stenc_free(ctx, a), stenc_free(ctx, b), stenc_free(ctx, c), stenc_free(ctx, u);
     stenc_free(ctx, tmp);
     free(host), free(coef);
-    return err;
+    return ok ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv);
+    adi_options o;
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed == -1) return 0;
+    if (parsed < 0) return 2;
     stenc_ctx *ctx;
-    TRY(stenc_ctx_create(&ctx, STENC_DEVICE_AUTO));
-    printf("device: %s\n", stenc_ctx_device_name(ctx));
-    int check = argc > 1 && strcmp(argv[1], "--check") == 0;
-    int fixed = argc > 1 && !check ? atoi(argv[1]) : 255;
-    if (fixed < 1) {
-        fprintf(stderr, "usage: adi_heat [N | --check]\n");
-        return 2;
+    if (stenc_ctx_create(&ctx, o.device) != STENC_OK) {
+        fprintf(stderr, "adi_heat: %s\n", stenc_last_error());
+        return 1;
     }
-    const int grid[] = {15, 31, 63, 127};
-    int runs = check ? 4 : 1, ok = 1;
-    double prev = 0;
-    for (int k = 0; k < runs; k++) {
-        int n = check ? grid[k] : fixed;
-        double ms, err = solve_heat(ctx, n, &ms);
+    printf("adi_heat: u_t = laplace(u) on the unit square, Peaceman-Rachford ADI to t = %g\n"
+           "device: %s\n",
+           ADI_END_TIME, stenc_ctx_device_name(ctx));
+    double work_done = 0, work_total = 0, prev = 0;
+    for (int g = 0; g < o.ngrids; g++)
+        work_total += (double)o.grids[g] * (double)o.grids[g] * adi_steps((int)o.grids[g]);
+    progress prog;
+    progress_begin(&prog, "adi_heat");
+    int ok = 1;
+    for (int g = 0; g < o.ngrids; g++) {
+        const int n = (int)o.grids[g];
+        double ms, err;
+        if (solve_heat(ctx, n, &err, &ms, &prog, &work_done, work_total) != 0) {
+            stenc_ctx_destroy(ctx);
+            return 1;
+        }
         printf("N=%d h=%.5f max error %.3e  %.3f ms/step", n, 1.0 / (n + 1), err, ms);
-        if (k > 0) {
+        if (g > 0) {
             double ratio = prev / err;
             printf("  error ratio %.2f", ratio);
-            /* Second order in h (dt = h/4): halving h should divide the error by about 4. */
-            if (!(ratio > 3.0 && ratio < 5.0)) ok = 0;
+            if (!(ratio > ADI_CHECK_MIN_RATIO && ratio < ADI_CHECK_MAX_RATIO)) ok = 0;
         }
         printf("\n");
-        if (!(err < 1e-2)) ok = 0;
+        fflush(stdout);
+        if (!(err < ADI_CHECK_MAX_ERROR)) ok = 0;
         prev = err;
     }
     stenc_ctx_destroy(ctx);
-    if (check) printf("%s\n", ok ? "PASS: second-order convergence" : "FAIL");
-    return ok ? 0 : 1;
+    if (o.check) {
+        printf("check: %s (second-order convergence)\n", ok ? "passed" : "FAILED");
+        return ok ? 0 : 1;
+    }
+    return 0;
 }

@@ -1,14 +1,15 @@
-/* Small helpers the example programs share: a checked-call macro, a clock, and the parsing of
- * the options they have in common. Define EXAMPLE_NAME (the program's name, for messages)
- * before including. Header-only: each example stays one source file. */
+/* Small helpers the example programs share: a checked-call macro and the parsing of the
+ * options they have in common; progress.h (included here) gives the clock and the progress
+ * lines. Define EXAMPLE_NAME (the program's name, for messages) before including.
+ * Header-only: each example stays one source file. */
 #ifndef STENC_EXAMPLE_UTIL_H
 #define STENC_EXAMPLE_UTIL_H
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "progress.h"
 #include "stenc/stenc.h"
 
 #ifndef EXAMPLE_NAME
@@ -24,13 +25,6 @@
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)
-
-/* Seconds on a monotonic clock. */
-static inline double example_now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* "auto", "cpu" or "cuda"; returns 0, or -1 (with a message) for anything else. */
 static inline int example_parse_device(const char *val, stenc_device *device) {

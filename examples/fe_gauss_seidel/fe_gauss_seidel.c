@@ -266,20 +266,39 @@ typedef struct fe_result {
     double rel_residual, max_error, seconds;
 } fe_result;
 
-static int fe_solve(stenc_ctx *ctx, const fe_options *o, fe_mode mode, size_t n, fe_result *res) {
+/* The progress lines count point updates, from the sweeps a solve is expected to take:
+ * FE_PROGRESS_RATE n^2 log(1/tol) (the constant stencil's count; the graded meshes need
+ * fewer). */
+#define FE_PROGRESS_RATE 0.05
+typedef struct fe_progress {
+    progress line;
+    double done, total; /* done: the solves finished before the one in hand */
+} fe_progress;
+
+static double fe_expected_work(const fe_options *o, size_t n) {
+    const double n2 = (double)n * (double)n;
+    return FE_PROGRESS_RATE * n2 * log(1 / o->tol) * n2 * (double)n;
+}
+
+static int fe_solve(stenc_ctx *ctx, const fe_options *o, fe_mode mode, size_t n, fe_result *res,
+                    fe_progress *fp) {
     fe_problem P;
+    const double expected = fe_expected_work(o, n), per_sweep = (double)n * (double)n * (double)n;
     int ok = 0;
     memset(res, 0, sizeof *res);
     if (problem_init(&P, ctx, mode, -1, n, o->grading) != 0) return -1;
     double rel = 1;
-    double t0 = example_now_s();
+    double t0 = progress_now_s();
     while (res->sweeps < o->max_sweeps && !(rel < o->tol)) {
         TRY(fe_sweep(ctx, &P));
         res->sweeps++;
+        const double work = (double)res->sweeps * per_sweep;
+        progress_update(&fp->line, fp->done + (work < expected ? work : expected), fp->total);
         TRY(fe_rel_residual(ctx, &P, &rel));
     }
+    fp->done += expected;
     TRY(stenc_ctx_synchronize(ctx));
-    res->seconds = example_now_s() - t0;
+    res->seconds = progress_now_s() - t0;
     res->converged = rel < o->tol;
     res->rel_residual = rel;
     if (fe_error(&P, &res->max_error) != 0) goto fail;
@@ -416,12 +435,16 @@ done:
 
 static void usage(const char *prog) {
     printf("usage: %s [--grids 7,15,31] [--modes const,semi,var] [--grading A] [--tol T]\n"
-           "          [--max-sweeps N] [--device auto|cpu|cuda] [--check]\n"
-           "  --grids    unknowns per side (default 7,15,31)\n"
-           "  --grading  a in X(t) = t - a sin(2 pi t)/(2 pi), |a| < 1 (default %.1f)\n"
-           "  --tol      stop when |b - A u| / |b| < T (default %g)\n"
-           "  --check    exit 1 unless every solve converges, the error falls as h^2, and the\n"
-           "             colour sweeps match a hand-written one\n",
+           "          [--max-sweeps N] [--device auto|cpu|cuda] [--check] [--quiet] [--help]\n"
+           "  --grids       unknowns per side, 2..1023 (default 7,15,31)\n"
+           "  --modes       the stencil kinds to solve with (default const,semi,var)\n"
+           "  --grading     a in X(t) = t - a sin(2 pi t)/(2 pi), |a| < 1 (default %.1f)\n"
+           "  --tol         stop when |b - A u| / |b| < T (default %g)\n"
+           "  --max-sweeps  give up after N sweeps (default 1000000)\n"
+           "  --device      auto (the GPU when there is one), cpu or cuda (default auto)\n"
+           "  --check       exit 1 unless every solve converges, the error falls as h^2, and\n"
+           "                the colour sweeps match a hand-written one\n"
+           "  --quiet       no progress lines (printed on stderr when it is a terminal)\n",
            prog, FE_DEFAULT_GRADING, FE_DEFAULT_TOL);
 }
 
@@ -439,7 +462,7 @@ static int parse_args(int argc, char **argv, fe_options *o) {
             o->check = 1;
             continue;
         }
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(argv[0]), -1;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(EXAMPLE_NAME), -1;
         if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
         a++;
         if (strcmp(arg, "--grids") == 0) {
@@ -477,6 +500,7 @@ static int cuda_kernels_available(stenc_ctx *ctx, const fe_options *o) {
 }
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv);
     fe_options o;
     int parsed = parse_args(argc, argv, &o);
     if (parsed == -1) return 0;
@@ -512,6 +536,11 @@ int main(int argc, char **argv) {
         problem_free(&P);
     }
     int failures = 0;
+    fe_progress fp = {.done = 0, .total = 0};
+    for (int m = 0; m < FE_MODE_COUNT; m++)
+        for (int g = 0; g < o.ngrids && o.modes[m]; g++)
+            fp.total += fe_expected_work(&o, (size_t)o.grids[g]);
+    progress_begin(&fp.line, "fe_gauss_seidel");
     printf("%6s %6s %8s %10s %12s %8s %10s %12s\n", "mode", "n", "sweeps", "|r|/|b|", "max_error",
            "ratio", "time_s", "ms/sweep");
     for (int m = 0; m < FE_MODE_COUNT; m++) {
@@ -520,7 +549,7 @@ int main(int argc, char **argv) {
         for (int g = 0; g < o.ngrids; g++) {
             fe_result r;
             size_t n = (size_t)o.grids[g];
-            if (fe_solve(ctx, &o, (fe_mode)m, n, &r) != 0) {
+            if (fe_solve(ctx, &o, (fe_mode)m, n, &r, &fp) != 0) {
                 stenc_ctx_destroy(ctx);
                 return 1;
             }

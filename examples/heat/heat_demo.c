@@ -4,23 +4,19 @@
  * exp(-3 pi^2 kappa t) u0; the scheme is second order in h at fixed r, so the maximum error
  * should fall about 4x per refinement.
  *
- * Runs on the GPU when the context is a CUDA one (a device is present and the generated
- * kernels were built with CUDA), else on the CPU. Without the generated kernels it uses the
- * hand-written reference heat3d and says so. */
+ * heat3d.stencil is compiled by stenc_add_stencils() (CMakeLists.txt), for the GPU too when
+ * nvcc is there. The program runs on the GPU when the context is a CUDA one and the kernel
+ * runs there, else on the CPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "heat3d.h"
 #include "stenc/stenc.h"
 
 #define EXAMPLE_NAME "heat_demo"
 #include "example_util.h"
-#ifdef STENC_HAVE_GENERATED
-#include "heat3d.h"
-#endif
-#include "reference.h"
 
 #define HEAT_MAX_GRIDS 8
 /* The ratio of successive errors below which --check fails: second order gives about 4. */
@@ -37,13 +33,16 @@ typedef struct heat_options {
 
 static void usage(const char *prog) {
     printf("usage: %s [--grids 16,32,64,128] [--t-end T] [--kappa K] [--r R] [--steps S]\n"
-           "          [--device auto|cpu|cuda] [--check]\n"
+           "          [--device auto|cpu|cuda] [--check] [--quiet] [--help]\n"
            "  --grids   interior points per side of each grid, in refinement order\n"
+           "            (default 16,32,64,128; each 2..2048)\n"
            "  --t-end   final time (default 0.02)\n"
            "  --kappa   diffusivity (default 1)\n"
            "  --r       kappa*dt/h^2, at most 1/6 (default 0.125)\n"
            "  --steps   fixed number of steps for every grid instead of --r\n"
-           "  --check   exit 1 unless the error falls by at least %.1fx per refinement\n",
+           "  --device  auto (the GPU when there is one), cpu or cuda (default auto)\n"
+           "  --check   exit 1 unless the error falls by at least %.1fx per refinement\n"
+           "  --quiet   no progress lines (printed on stderr when it is a terminal)\n",
            prog, HEAT_CHECK_MIN_RATIO);
 }
 
@@ -59,7 +58,7 @@ static int parse_args(int argc, char **argv, heat_options *o) {
             o->check = 1;
             continue;
         }
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(argv[0]), -1;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(EXAMPLE_NAME), -1;
         if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
         a++;
         if (strcmp(arg, "--grids") == 0) {
@@ -83,16 +82,6 @@ static int parse_args(int argc, char **argv, heat_options *o) {
     return 0;
 }
 
-static stenc_status heat_step(stenc_ctx *ctx, double a, double b, const stenc_field *x,
-                              stenc_field *y) {
-#ifdef STENC_HAVE_GENERATED
-    return heat3d(ctx, a, b, x, y);
-#else
-    (void)ctx;
-    return ref_heat3d(a, b, x, y);
-#endif
-}
-
 /* On a CUDA context: can the heat3d launcher run on device-resident fields? (The generated
  * kernels may have been built for the CPU only.) */
 static int cuda_kernel_available(stenc_ctx *ctx) {
@@ -100,7 +89,7 @@ static int cuda_kernel_available(stenc_ctx *ctx) {
     int ok = stenc_field_create(ctx, &x, STENC_F32, 3, 3, 3, 3, 1) == STENC_OK &&
              stenc_field_create(ctx, &y, STENC_F32, 3, 3, 3, 3, 1) == STENC_OK &&
              stenc_field_upload(x) == STENC_OK && stenc_field_upload(y) == STENC_OK &&
-             heat_step(ctx, 0.5, 0.1, x, y) == STENC_OK && stenc_ctx_synchronize(ctx) == STENC_OK;
+             heat3d(ctx, 0.5, 0.1, x, y) == STENC_OK && stenc_ctx_synchronize(ctx) == STENC_OK;
     stenc_field_free(x);
     stenc_field_free(y);
     return ok;
@@ -111,10 +100,18 @@ typedef struct heat_result {
     double dt, r, seconds, gpts, max_error;
 } heat_result;
 
-/* Solve on an n^3 interior grid (h = 1/(n+1); the boundary sits in the halo). */
-static int solve(stenc_ctx *ctx, const heat_options *o, int n, heat_result *res) {
+/* The number of steps on an n^3 grid: --steps, or what keeps kappa*dt/h^2 at --r. */
+static long heat_steps(const heat_options *o, int n) {
+    const double h = 1.0 / (n + 1);
+    return o->steps > 0 ? o->steps : (long)ceil(o->t_end * o->kappa / (o->r * h * h));
+}
+
+/* Solve on an n^3 interior grid (h = 1/(n+1); the boundary sits in the halo). The progress
+ * lines count point updates: *work_done grows by n^3 per step, out of work_total. */
+static int solve(stenc_ctx *ctx, const heat_options *o, int n, heat_result *res, progress *prog,
+                 double *work_done, double work_total) {
     const double pi = acos(-1.0), h = 1.0 / (n + 1);
-    long steps = o->steps > 0 ? o->steps : (long)ceil(o->t_end * o->kappa / (o->r * h * h));
+    const long steps = heat_steps(o, n);
     const double dt = o->t_end / (double)steps, r = o->kappa * dt / (h * h);
     if (r > 1.0 / 6 + 1e-12) {
         fprintf(stderr, "heat_demo: %ld steps on %d^3 give r = %.4f > 1/6 (unstable)\n", steps, n,
@@ -147,16 +144,11 @@ static int solve(stenc_ctx *ctx, const heat_options *o, int n, heat_result *res)
 
     TRY(stenc_timer_create(ctx, &timer));
     TRY(stenc_timer_start(timer));
-    /* Progress on a terminal only, so that logs and the ctest output stay one line a grid. */
-    const int progress = isatty(STDOUT_FILENO);
-    const long report_every = steps / 4 > 0 ? steps / 4 : 1;
     for (long s = 1; s <= steps; s++) {
-        TRY(heat_step(ctx, 1 - 6 * r, r, x, y));
+        TRY(heat3d(ctx, 1 - 6 * r, r, x, y));
         TRY(stenc_field_swap(x, y));
-        if (progress && s % report_every == 0 && s < steps) {
-            printf("  %4d^3: step %ld/%ld\r", n, s, steps);
-            fflush(stdout);
-        }
+        *work_done += (double)count;
+        progress_update(prog, *work_done, work_total);
     }
     double ms = 0;
     TRY(stenc_timer_stop(timer, &ms));
@@ -186,14 +178,12 @@ fail:
 }
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv);
     heat_options o;
     int parsed = parse_args(argc, argv, &o);
     if (parsed == -1) return 0;
     if (parsed < 0) return 2;
     stenc_ctx *ctx = NULL;
-#ifndef STENC_HAVE_GENERATED
-    if (o.device != STENC_DEVICE_CPU) o.device = STENC_DEVICE_CPU; /* reference runs on host */
-#endif
     if (stenc_ctx_create(&ctx, o.device) != STENC_OK) {
         fprintf(stderr, "heat_demo: %s\n", stenc_last_error());
         return 1;
@@ -211,18 +201,17 @@ int main(int argc, char **argv) {
     printf("heat_demo: u_t = kappa laplace(u) on the unit cube, kappa = %g, t = %g\n", o.kappa,
            o.t_end);
     printf("device: %s\n", stenc_ctx_device_name(ctx));
-#ifdef STENC_HAVE_GENERATED
-    printf("kernel: generated heat3d\n");
-#else
-    printf("kernel: hand-written reference heat3d (the generated kernels are not built)\n");
-#endif
     printf("%8s %8s %10s %8s %10s %10s %12s %8s\n", "grid", "steps", "dt", "r", "time_s", "Gpts/s",
            "max_error", "ratio");
-    double prev_err = 0;
+    double prev_err = 0, work_done = 0, work_total = 0;
     int failed = 0;
+    for (int g = 0; g < o.ngrids; g++)
+        work_total += pow((double)o.grids[g], 3) * (double)heat_steps(&o, (int)o.grids[g]);
+    progress prog;
+    progress_begin(&prog, "heat_demo");
     for (int g = 0; g < o.ngrids; g++) {
         heat_result res;
-        if (solve(ctx, &o, (int)o.grids[g], &res) != 0) {
+        if (solve(ctx, &o, (int)o.grids[g], &res, &prog, &work_done, work_total) != 0) {
             stenc_ctx_destroy(ctx);
             return 1;
         }

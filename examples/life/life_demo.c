@@ -9,7 +9,10 @@
  *   soup    - a random board against a hand-written reference (integer counts with explicit
  *             modular indexing, not the stencil, not the halo).
  * --check compares every cell and exits 1 on any difference. The same program runs on the
- * CPU or on the GPU (fields uploaded once, halo fills and steps on the device). */
+ * CPU or on the GPU (fields uploaded once, halo fills and steps on the device).
+ *
+ * life.stencil is compiled by stenc_add_stencils() (CMakeLists.txt); it is a copy of the
+ * project's stencils/life.stencil, so that this folder stands alone. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +39,27 @@ typedef struct life_options {
 
 static void usage(const char *prog) {
     printf("usage: %s [--size NX[xNY]] [--steps S] [--device auto|cpu|cuda] [--check]\n"
-           "          [--bench N STEPS]\n"
-           "  --size   board size (default 23x17); the board is periodic\n"
-           "  --steps  steps per board (default 100; the glider check needs a multiple of 4)\n"
-           "  --check  exit 1 unless every board matches its known result exactly\n"
-           "  --bench  also time STEPS steps of a random N x N board\n",
+           "          [--bench N STEPS] [--quiet] [--help]\n"
+           "  --size    board size, 8..65536 per side (default 23x17); the board is periodic\n"
+           "  --steps   steps per board (default 100; the glider check needs a multiple of 4)\n"
+           "  --device  auto (the GPU when there is one), cpu or cuda (default auto; cuda\n"
+           "            without a device exits 77, skipped)\n"
+           "  --check   exit 1 unless every board matches its known result exactly\n"
+           "  --bench   also time STEPS steps of a random N x N board\n"
+           "  --quiet   no progress lines (printed on stderr when it is a terminal)\n",
            prog);
+}
+
+/* The progress lines count cell updates: the three boards' steps, the reference's steps for
+ * the soup, and the benchmark's. */
+typedef struct life_progress {
+    progress line;
+    double done, total;
+} life_progress;
+
+static void life_report(life_progress *lp, double cells) {
+    lp->done += cells;
+    progress_update(&lp->line, lp->done, lp->total);
 }
 
 static int parse_args(int argc, char **argv, life_options *o) {
@@ -52,7 +70,7 @@ static int parse_args(int argc, char **argv, life_options *o) {
             o->check = 1;
             continue;
         }
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(argv[0]), -1;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return usage(EXAMPLE_NAME), -1;
         if (!val) return fprintf(stderr, "%s needs a value\n", arg), -2;
         a++;
         if (strcmp(arg, "--size") == 0) {
@@ -79,7 +97,8 @@ static int parse_args(int argc, char **argv, life_options *o) {
 
 /* Run `steps` generations of the nx*ny board `cells` (0/1, i fastest) in place with the
  * generated stencil on ctx; *ms gets the time of the steps alone. */
-static int run_board(stenc_ctx *ctx, long nx, long ny, long steps, uint8_t *cells, double *ms) {
+static int run_board(stenc_ctx *ctx, long nx, long ny, long steps, uint8_t *cells, double *ms,
+                     life_progress *lp) {
     size_t count = (size_t)nx * (size_t)ny;
     float *dense = malloc(count * sizeof *dense);
     stenc_field *cur = NULL, *next = NULL;
@@ -102,6 +121,7 @@ static int run_board(stenc_ctx *ctx, long nx, long ny, long steps, uint8_t *cell
         TRY(stenc_field_fill_halo(cur, bc));
         TRY(life(ctx, cur, next));
         TRY(stenc_field_swap(cur, next));
+        life_report(lp, (double)count);
     }
     TRY(stenc_timer_stop(timer, ms));
     TRY(stenc_field_download(cur));
@@ -156,7 +176,7 @@ static uint32_t xorshift32(uint32_t *s) {
 }
 
 /* The three boards on ctx; returns the number of failed checks, or -1 on an error. */
-static int run_checks(stenc_ctx *ctx, const life_options *o) {
+static int run_checks(stenc_ctx *ctx, const life_options *o, life_progress *lp) {
     static const char *const glider[] = {".#.", "..#", "###"}; /* moves (+1,+1) per 4 steps */
     static const char *const blinker_h[] = {"###"};
     static const char *const blinker_v[] = {"#", "#", "#"};
@@ -170,7 +190,7 @@ static int run_checks(stenc_ctx *ctx, const life_options *o) {
 
     /* glider */
     place(nx, ny, board, glider, 3, 2, 3);
-    if (run_board(ctx, nx, ny, s, board, &ms) != 0) goto error;
+    if (run_board(ctx, nx, ny, s, board, &ms, lp) != 0) goto error;
     if (s % 4 == 0) {
         place(nx, ny, expect, glider, 3, 2 + s / 4, 3 + s / 4);
         long d = count_diff(count, board, expect);
@@ -183,7 +203,7 @@ static int run_checks(stenc_ctx *ctx, const life_options *o) {
     /* blinker */
     memset(board, 0, count), memset(expect, 0, count);
     place(nx, ny, board, blinker_h, 1, nx / 2 - 1, ny / 2);
-    if (run_board(ctx, nx, ny, s, board, &ms) != 0) goto error;
+    if (run_board(ctx, nx, ny, s, board, &ms, lp) != 0) goto error;
     if (s % 2 == 0)
         place(nx, ny, expect, blinker_h, 1, nx / 2 - 1, ny / 2);
     else
@@ -202,8 +222,9 @@ static int run_checks(stenc_ctx *ctx, const life_options *o) {
     for (long t = 0; t < s; t++) {
         reference_step(nx, ny, expect, tmp);
         memcpy(expect, tmp, count);
+        life_report(lp, (double)count);
     }
-    if (run_board(ctx, nx, ny, s, board, &ms) != 0) goto error;
+    if (run_board(ctx, nx, ny, s, board, &ms, lp) != 0) goto error;
     for (size_t p = 0; p < count; p++)
         alive += board[p];
     d = count_diff(count, board, expect);
@@ -218,7 +239,7 @@ done:
     return failures;
 }
 
-static int run_bench(stenc_ctx *ctx, const life_options *o) {
+static int run_bench(stenc_ctx *ctx, const life_options *o, life_progress *lp) {
     const long n = o->bench_n;
     const size_t count = (size_t)n * (size_t)n;
     uint8_t *board = malloc(count);
@@ -228,8 +249,8 @@ static int run_bench(stenc_ctx *ctx, const life_options *o) {
     for (size_t p = 0; p < count; p++)
         board[p] = (uint8_t)(xorshift32(&seed) < LIFE_SOUP_DENSITY * 4294967296.0);
     /* one warm-up step (device allocations, first launch), then the timed run */
-    int rc = run_board(ctx, n, n, 1, board, &ms);
-    if (rc == 0) rc = run_board(ctx, n, n, o->bench_steps, board, &ms);
+    int rc = run_board(ctx, n, n, 1, board, &ms, lp);
+    if (rc == 0) rc = run_board(ctx, n, n, o->bench_steps, board, &ms, lp);
     if (rc == 0)
         printf("bench  : %ld^2 board, %ld steps (halo fill + life), %.4f ms/step, %.2f Gcells/s\n",
                n, o->bench_steps, ms / (double)o->bench_steps,
@@ -251,6 +272,7 @@ static int cuda_kernel_available(stenc_ctx *ctx) {
 }
 
 int main(int argc, char **argv) {
+    progress_args(&argc, argv);
     life_options o;
     int parsed = parse_args(argc, argv, &o);
     if (parsed == -1) return 0;
@@ -275,8 +297,11 @@ int main(int argc, char **argv) {
     }
     printf("life_demo: %ldx%ld periodic board, %ld steps, device: %s\n", o.nx, o.ny, o.steps,
            stenc_ctx_device_name(ctx));
-    int failures = run_checks(ctx, &o);
-    if (failures >= 0 && o.bench_n > 0 && run_bench(ctx, &o) != 0) failures = -1;
+    life_progress lp = {.done = 0, .total = 4.0 * (double)o.nx * (double)o.ny * (double)o.steps};
+    if (o.bench_n > 0) lp.total += (double)o.bench_n * (double)o.bench_n * (o.bench_steps + 1.0);
+    progress_begin(&lp.line, "life_demo");
+    int failures = run_checks(ctx, &o, &lp);
+    if (failures >= 0 && o.bench_n > 0 && run_bench(ctx, &o, &lp) != 0) failures = -1;
     stenc_ctx_destroy(ctx);
     if (failures < 0) return 1;
     if (o.check) {

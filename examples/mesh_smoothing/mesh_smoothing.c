@@ -5,14 +5,10 @@
  * projected neighbour; write the result; report the minimum angle before and after, and the
  * time. The same driver runs on the CPU and on the GPU (the objective is smooth_objective.h).
  *
- *   mesh_smoothing [--in FILE.off | --torus NU NV DISTORT] [--out FILE.off] [--sweeps N]
- *                  [--device cpu|cuda] [--compare] [--check]
- * --compare runs the CPU and the GPU and requires the same quality (exit 77 without a GPU);
- * --check exits 1 unless the minimum angle rose. */
+ * Options: usage() below, or --help. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mesh.h"
 #include "smooth_objective.h"
@@ -88,15 +84,18 @@ typedef struct result {
     int colours;
 } result;
 
-static int smooth(mesh *m, stenc_device device, int sweeps, result *r) {
+/* Smooth m in place on `device`. The progress lines count colour batches: *done grows by one
+ * per colour of each sweep, out of `total` for the whole run. */
+static int smooth(mesh *m, stenc_device device, int sweeps, result *r, progress *prog, double *done,
+                  double total) {
     stenc_ctx *ctx;
     CHECK(stenc_ctx_create(&ctx, device));
     r->before = mesh_min_angle_deg(m);
-    double t0 = example_now_s();
+    double t0 = progress_now_s();
     int32_t *colour = malloc((size_t)m->nv * sizeof(int32_t));
     r->colours = mesh_colour(m, colour);
-    r->colour_ms = 1e3 * (example_now_s() - t0);
-    t0 = example_now_s();
+    r->colour_ms = 1e3 * (progress_now_s() - t0);
+    t0 = progress_now_s();
     /* the mesh on the solver's device; xyz is refreshed after every colour */
     void *xyz_d, *tri_d, *vtri_d, *params_d, *x0_d, *x_d, *f_d, *stop_d, *step_d;
     const size_t nv = (size_t)m->nv;
@@ -122,6 +121,9 @@ static int smooth(mesh *m, stenc_device device, int sweeps, result *r) {
     opt.size_tol = 1e-9;
     for (int s = 0; s < sweeps; s++)
         for (int c = 0; c < r->colours; c++) {
+            /* the colour count is known only now: a colour is 1/colours of a sweep */
+            *done += 1.0 / r->colours;
+            progress_update(prog, *done, total);
             CHECK(stenc_upload(ctx, xyz_d, m->xyz, 3 * nv * sizeof(double)));
             size_t count = 0;
             for (int32_t v = 0; v < m->nv; v++) {
@@ -156,7 +158,7 @@ static int smooth(mesh *m, stenc_device device, int sweeps, result *r) {
                     p[k] += x[2 * i] * sp[i].u[k] + x[2 * i + 1] * sp[i].v[k];
             }
         }
-    r->opt_ms = 1e3 * (example_now_s() - t0);
+    r->opt_ms = 1e3 * (progress_now_s() - t0);
     r->after = mesh_min_angle_deg(m);
     stenc_free(ctx, xyz_d), stenc_free(ctx, tri_d), stenc_free(ctx, vtri_d);
     stenc_free(ctx, params_d), stenc_free(ctx, x0_d), stenc_free(ctx, step_d);
@@ -173,51 +175,90 @@ static mesh copy_mesh(const mesh *m) {
     return c;
 }
 
-int main(int argc, char **argv) {
-    const char *in = NULL, *out = NULL;
-    int nu = 64, nv = 32, sweeps = 3, compare = 0, check = 0;
-    double distort = 0.4;
-    stenc_device device = STENC_DEVICE_AUTO;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--in") && i + 1 < argc)
-            in = argv[++i];
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--torus") && i + 3 < argc)
-            nu = atoi(argv[i + 1]), nv = atoi(argv[i + 2]), distort = atof(argv[i + 3]), i += 3;
-        else if (!strcmp(argv[i], "--sweeps") && i + 1 < argc)
-            sweeps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--device") && i + 1 < argc)
-            device = !strcmp(argv[++i], "cuda") ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU;
-        else if (!strcmp(argv[i], "--compare"))
-            compare = 1;
-        else if (!strcmp(argv[i], "--check"))
-            check = 1;
-        else {
-            fprintf(stderr, "usage: see the top of mesh_smoothing.c\n");
-            return 2;
-        }
+typedef struct mesh_options {
+    const char *in, *out;
+    int nu, nv, sweeps, compare, check;
+    double distort;
+    stenc_device device;
+} mesh_options;
+
+static void usage(const char *prog) {
+    printf("usage: %s [--in FILE.off | --torus NU NV DISTORT] [--out FILE.off] [--sweeps N]\n"
+           "          [--device auto|cpu|cuda] [--compare] [--check] [--quiet] [--help]\n"
+           "  --in       read the mesh from an OFF file (triangles)\n"
+           "  --torus    or make a torus of NU x NV vertices, each moved along the surface by up\n"
+           "             to DISTORT times the grid spacing at random (default 64 32 0.4)\n"
+           "  --out      write the smoothed mesh to an OFF file\n"
+           "  --sweeps   passes over all colours (default 3)\n"
+           "  --device   auto (the GPU when there is one), cpu or cuda (default auto)\n"
+           "  --compare  smooth on the CPU and on the GPU and require the same minimum angle\n"
+           "             to 0.01 degree (exit 77 without a GPU)\n"
+           "  --check    exit 1 unless the minimum angle rose\n"
+           "  --quiet    no progress lines (printed on stderr when it is a terminal)\n",
+           prog);
+}
+
+static int parse_args(int argc, char **argv, mesh_options *o) {
+    *o = (mesh_options){NULL, NULL, 64, 32, 3, 0, 0, 0.4, STENC_DEVICE_AUTO};
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        const int left = argc - a - 1; /* values after the option */
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+            return usage(EXAMPLE_NAME), -1;
+        else if (!strcmp(arg, "--compare"))
+            o->compare = 1;
+        else if (!strcmp(arg, "--check"))
+            o->check = 1;
+        else if (!strcmp(arg, "--in") && left >= 1)
+            o->in = argv[++a];
+        else if (!strcmp(arg, "--out") && left >= 1)
+            o->out = argv[++a];
+        else if (!strcmp(arg, "--torus") && left >= 3) {
+            o->nu = atoi(argv[a + 1]), o->nv = atoi(argv[a + 2]), o->distort = atof(argv[a + 3]);
+            a += 3;
+            if (o->nu < 3 || o->nv < 3)
+                return fprintf(stderr, "mesh_smoothing: --torus needs NU, NV >= 3\n"), -2;
+        } else if (!strcmp(arg, "--sweeps") && left >= 1) {
+            o->sweeps = atoi(argv[++a]);
+            if (o->sweeps < 0) return fprintf(stderr, "mesh_smoothing: bad --sweeps\n"), -2;
+        } else if (!strcmp(arg, "--device") && left >= 1) {
+            if (example_parse_device(argv[++a], &o->device) != 0) return -2;
+        } else
+            return fprintf(stderr, "mesh_smoothing: bad option %s (--help)\n", arg), -2;
     }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    progress_args(&argc, argv);
+    mesh_options o;
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed == -1) return 0;
+    if (parsed < 0) return 2;
+    const int compare = o.compare, check = o.check, sweeps = o.sweeps;
     if (compare && stenc_cuda_device_count() == 0) {
         printf("SKIPPED: --compare needs a CUDA device\n");
         return 77;
     }
     mesh m;
-    if (in) {
-        if (mesh_read_off(in, &m)) return 1;
-    } else {
-        if (nu < 3 || nv < 3) return 2;
-        mesh_torus(&m, nu, nv, distort, 1);
-    }
+    if (o.in) {
+        if (mesh_read_off(o.in, &m)) return 1;
+    } else
+        mesh_torus(&m, o.nu, o.nv, o.distort, 1);
     mesh_build_adjacency(&m);
     int ok = 1;
-    stenc_device devices[2] = {device, STENC_DEVICE_CUDA};
+    stenc_device devices[2] = {o.device, STENC_DEVICE_CUDA};
     if (compare) devices[0] = STENC_DEVICE_CPU;
     result res[2];
     mesh smoothed[2];
+    progress prog;
+    double done = 0;
+    progress_begin(&prog, "mesh_smoothing");
     for (int d = 0; d < 1 + compare; d++) {
         smoothed[d] = copy_mesh(&m);
-        if (smooth(&smoothed[d], devices[d], sweeps, &res[d])) return 1;
+        if (smooth(&smoothed[d], devices[d], sweeps, &res[d], &prog, &done,
+                   (double)sweeps * (1 + compare)))
+            return 1;
         stenc_ctx *probe;
         const char *dev = "cpu";
         if (stenc_ctx_create(&probe, devices[d]) == STENC_OK) {
@@ -243,8 +284,8 @@ int main(int argc, char **argv) {
             ok = 0;
         }
     }
-    if (out && mesh_write_off(out, &smoothed[0])) {
-        fprintf(stderr, "cannot write %s\n", out);
+    if (o.out && mesh_write_off(o.out, &smoothed[0])) {
+        fprintf(stderr, "cannot write %s\n", o.out);
         ok = 0;
     }
     for (int d = 0; d < 1 + compare; d++)

@@ -71,6 +71,15 @@ int stenc_tune_mode_from_env(void);
 void *stenc_host_alloc(size_t bytes);
 void stenc_host_free(void *ptr);
 
+/* splitmix64: the next of a reproducible sequence of 64-bit values, the same on every
+ * platform (hash constants, reftest's random data). */
+static inline uint64_t stenc_splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 /* Multiply sizes, failing on overflow: returns 0 and leaves *out alone when a*b overflows. */
 int stenc_mul_size(size_t a, size_t b, size_t *out);
 

@@ -275,11 +275,11 @@ stenc_status stenc_field_get(const stenc_field *field, long i, long j, long k, d
     return STENC_OK;
 }
 
-/* Copy the interior row by row between the field and a dense array; to_field picks the way. */
-static void copy_interior(const stenc_field *field, void *dense, int to_field) {
+/* Copy the interior row by row between a copy of the field's allocation whose interior (0,0,0)
+ * is at `origin` and a dense array; to_field picks the way. */
+static void copy_interior(const stenc_field *field, char *origin, void *dense, int to_field) {
     const stenc_field_layout *L = &field->layout;
     size_t row_bytes = L->n[0] * field->elem_size;
-    char *origin = origin_in(field, field->host);
     char *d = dense;
     for (size_t k = 0; k < L->n[2]; k++)
         for (size_t j = 0; j < L->n[1]; j++) {
@@ -296,15 +296,74 @@ static void copy_interior(const stenc_field *field, void *dense, int to_field) {
 stenc_status stenc_field_copy_from(stenc_field *field, const void *src) {
     STENC_TRY(require_host(field, "stenc_field_copy_from"));
     STENC_REQUIRE(src != NULL, "stenc_field_copy_from: source array is NULL");
-    copy_interior(field, (void *)src, 1);
+    copy_interior(field, origin_in(field, field->host), (void *)src, 1);
     return STENC_OK;
 }
 
 stenc_status stenc_field_copy_to(const stenc_field *field, void *dst) {
     STENC_TRY(require_host(field, "stenc_field_copy_to"));
     STENC_REQUIRE(dst != NULL, "stenc_field_copy_to: destination array is NULL");
-    copy_interior(field, dst, 0);
+    copy_interior(field, origin_in(field, field->host), dst, 0);
     return STENC_OK;
+}
+
+/* ---- interior transfers wherever the field lives (field_internal.h) ---------------------- */
+
+/* Bytes from interior (0,0,0) to one past the last interior element: the smallest contiguous
+ * piece of the allocation that holds the whole interior. */
+static size_t interior_span_bytes(const stenc_field *field) {
+    const stenc_field_layout *L = &field->layout;
+    size_t last =
+        (L->n[2] - 1) * (size_t)L->stride[2] + (L->n[1] - 1) * (size_t)L->stride[1] + L->n[0];
+    return last * field->elem_size;
+}
+
+/* A host copy of the device's interior span, so that rows can be gathered or scattered with
+ * the host loop; the caller frees *span. */
+static stenc_status download_span(const stenc_field *field, char **span, const char *fn) {
+    size_t bytes = interior_span_bytes(field);
+    *span = malloc(bytes);
+    if (!*span)
+        return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY,
+                           "%s: no memory for a %zu-byte host copy of the device field", fn, bytes);
+    stenc_status status =
+        stenc_cuda_download(field->ctx, *span, origin_in(field, field->device), bytes);
+    if (status != STENC_OK) {
+        free(*span);
+        *span = NULL;
+    }
+    return status;
+}
+
+stenc_status stenc_field_interior_get(const stenc_field *field, void *dense, const char *fn) {
+    STENC_TRY(stenc_field_check(field, fn, "field"));
+    STENC_REQUIRE(dense != NULL, "%s: destination array is NULL", fn);
+    if (field->location == STENC_ON_HOST) {
+        copy_interior(field, origin_in(field, field->host), dense, 0);
+        return STENC_OK;
+    }
+    char *span;
+    STENC_TRY(download_span(field, &span, fn));
+    copy_interior(field, span, dense, 0);
+    free(span);
+    return STENC_OK;
+}
+
+stenc_status stenc_field_interior_put(stenc_field *field, const void *dense, const char *fn) {
+    STENC_TRY(stenc_field_check(field, fn, "field"));
+    STENC_REQUIRE(dense != NULL, "%s: source array is NULL", fn);
+    if (field->location == STENC_ON_HOST) {
+        copy_interior(field, origin_in(field, field->host), (void *)dense, 1);
+        return STENC_OK;
+    }
+    /* The span also holds halo and padding between rows: they go back up unchanged. */
+    char *span;
+    STENC_TRY(download_span(field, &span, fn));
+    copy_interior(field, span, (void *)dense, 1);
+    stenc_status status = stenc_cuda_upload(field->ctx, origin_in(field, field->device), span,
+                                            interior_span_bytes(field));
+    free(span);
+    return status;
 }
 
 stenc_status stenc_field_swap(stenc_field *a, stenc_field *b) {

@@ -25,6 +25,13 @@ static inline size_t stenc_field_bytes(const stenc_field *field) {
     return field->layout.alloc_elems * field->elem_size;
 }
 
+/* Copy the interior between the field's current data, on the host or on the device, and a
+ * dense array of nx*ny*nz elements, i fastest, without changing where the field lives (for
+ * runtime/io). A device field goes through a temporary host copy of its interior span;
+ * blocking. `fn` names the public call in messages. */
+stenc_status stenc_field_interior_get(const stenc_field *field, void *dense, const char *fn);
+stenc_status stenc_field_interior_put(stenc_field *field, const void *dense, const char *fn);
+
 /* Transfers at or above this size go through pinned staging buffers, in chunks of
  * STENC_FIELD_STAGING_CHUNK bytes, two buffers in flight; smaller ones are one plain copy. */
 #define STENC_FIELD_STAGING_MIN ((size_t)1 << 20)

@@ -211,19 +211,12 @@ static hash_scratch *partition_scratch(stenc_hash_table *t) {
     return t->cfg.partition == STENC_HASH_PARTITION_OFF ? NULL : &t->scratch;
 }
 
-/* splitmix64: fresh, reproducible constants for every build attempt. */
-static uint64_t mix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
+/* Fresh, reproducible constants for every build attempt. */
 static void draw_constants(const stenc_hash_table *t, uint64_t attempt, hash_geom *g) {
     uint64_t s = t->cfg.seed ^ (attempt * 0xa0761d6478bd642full);
     for (int i = 0; i < STENC_HASH_MAX_FUNCTIONS; i++) {
-        g->a[i] = mix64(&s) | 1u;
-        g->b[i] = mix64(&s);
+        g->a[i] = stenc_splitmix64(&s) | 1u;
+        g->b[i] = stenc_splitmix64(&s);
     }
 }
 

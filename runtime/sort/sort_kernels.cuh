@@ -1012,7 +1012,13 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
         flip_phases<RB>(k, tid, r, q, next, sh.map, a);
     }
     // The steps on bits hi .. lo (>= t) across the cluster's blocks.
+    // Clusters exist from sm_90 on; the planner (sort.c) uses them only there, so the older
+    // GPUs' code never reaches this.
     __device__ __forceinline__ void cross_steps(int hi, int lo) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+        (void)hi, (void)lo;
+        __trap();
+#else
         namespace cg = cooperative_groups;
         cg::cluster_group cluster = cg::this_cluster();
         const uint32_t threads = blockDim.x, rank = cluster.block_rank();
@@ -1026,6 +1032,7 @@ template <int RB, class K, int KIND, class V> struct ThreadOps {
                            (rank >> (b - lo)) & 1u);
         }
         cluster.sync(); // the partners' reads are done before this block writes or exits
+#endif
     }
 };
 

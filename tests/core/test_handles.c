@@ -285,7 +285,7 @@ static void test_failed_call_outputs(void **state) {
     /* Buffers of a failed call keep their contents. */
     char key[8] = "keep", path[4] = "xyz", variant[2] = "v";
     const size_t n[3] = {64, 64, 1};
-    assert_int_equal(stenc_tune_key(ctx, "heat3d", n, STENC_F32, key, sizeof key),
+    assert_int_equal(stenc_tune_key(ctx, "heat3d", "", n, STENC_F32, key, sizeof key),
                      STENC_ERR_INVALID_ARGUMENT);
     assert_string_equal(key, "keep");
     setenv("STENC_TUNE_CACHE", "/tmp/stenc-test-handles-cache.txt", 1);

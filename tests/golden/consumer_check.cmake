@@ -11,7 +11,8 @@ function(run what)
 endfunction()
 run("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 foreach(needed lib/cmake/stenc/stencConfig.cmake lib/cmake/stenc/stencConfigVersion.cmake
-        lib/cmake/stenc/StencAddStencils.cmake share/stenc/templates/c/stencil_c.c.tmpl
+        lib/cmake/stenc/StencAddStencils.cmake lib/cmake/stenc/StencReferenceTest.cmake
+        lib/cmake/stenc/reftest/driver.c share/stenc/templates/c/stencil_c.c.tmpl
         include/stenc/launch.h bin/stenc)
   if(NOT EXISTS "${prefix}/${needed}")
     message(FATAL_ERROR "the install lacks ${needed}")

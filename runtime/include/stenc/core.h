@@ -25,6 +25,10 @@ extern "C" {
 #define STENC_VERSION_PATCH 0
 #define STENC_VERSION_STRING "0.1.0"
 
+/* The version of the library linked in, which may differ from the header's STENC_VERSION_STRING
+ * when a program runs against another libstenc.so of the same major version. */
+const char *stenc_version(void);
+
 /* ---- status ------------------------------------------------------------------------------ */
 
 typedef enum stenc_status {

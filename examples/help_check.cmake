@@ -1,0 +1,23 @@
+# The ctest examples_help_documented: each example program's --help output must appear word
+# for word in docs/examples.md, so that the page says exactly what every program takes.
+#   cmake -DDOC=docs/examples.md -DPROGRAMS="path1|path2|..." -P help_check.cmake
+file(READ "${DOC}" doc)
+string(REPLACE "|" ";" programs "${PROGRAMS}")
+set(failed "")
+foreach(program IN LISTS programs)
+  get_filename_component(name "${program}" NAME)
+  execute_process(COMMAND "${program}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+  string(STRIP "${help}" help)
+  if(NOT rc EQUAL 0 OR NOT help MATCHES "^usage: ${name} ")
+    list(APPEND failed "${name} (--help: exit ${rc})")
+  else()
+    string(FIND "${doc}" "${help}" at)
+    if(at EQUAL -1)
+      list(APPEND failed "${name} (its --help is not in ${DOC})")
+    endif()
+  endif()
+endforeach()
+if(failed)
+  message(FATAL_ERROR "not documented: ${failed}")
+endif()
+message(STATUS "every --help is in ${DOC}")

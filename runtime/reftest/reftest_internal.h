@@ -1,0 +1,15 @@
+/* What the two halves of reftest (compare.c, reftest.c) share. Not installed. */
+#ifndef STENC_REFTEST_INTERNAL_H
+#define STENC_REFTEST_INTERNAL_H
+
+#include "internal.h"
+#include "stenc/reftest.h"
+
+/* Raise each component of *max to e's where e's is larger. */
+static inline void stenc_rt_keep_max(stenc_value_error *max, const stenc_value_error *e) {
+    if (e->abs > max->abs) max->abs = e->abs;
+    if (e->rel > max->rel) max->rel = e->rel;
+    if (e->ulp > max->ulp) max->ulp = e->ulp;
+}
+
+#endif /* STENC_REFTEST_INTERNAL_H */
