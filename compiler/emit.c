@@ -311,6 +311,11 @@ static void print_number(emitter *e, tmpl_buf *b, const ast_expr *x) {
         tmpl_buf_puts(b, e->is_float ? "0.0f" : "0.0");
         return;
     }
+    /* In a double stencil a suffixed number is a float widened to double (docs/language.md):
+     * the cast keeps C from computing `2.f - 0.3f` in float, and C++ (CUDA) from picking the
+     * float overload of `exp(0.3f)`. */
+    int widen = !e->is_float && x->u.number.is_float;
+    if (widen) tmpl_buf_puts(b, "(double)");
     tmpl_buf_puts(b, text);
     if (x->u.number.is_integer) tmpl_buf_puts(b, ".0");
     if (e->is_float && !x->u.number.is_float) tmpl_buf_puts(b, "f");
