@@ -29,11 +29,14 @@ typedef struct heat_options {
     long steps; /* > 0: fixed number of steps (dt = t_end/steps must keep r <= 1/6) */
     stenc_device device;
     int check;
+    const char *vti_dir; /* --vti: snapshots of u there, with one .pvd per grid */
+    long snapshots;      /* how many per grid, besides the initial state */
 } heat_options;
 
 static void usage(const char *prog) {
     printf("usage: %s [--grids 16,32,64,128] [--t-end T] [--kappa K] [--r R] [--steps S]\n"
-           "          [--device auto|cpu|cuda] [--check] [--quiet] [--help]\n"
+           "          [--device auto|cpu|cuda] [--vti DIR] [--snapshots N] [--check] [--quiet]\n"
+           "          [--help]\n"
            "  --grids   interior points per side of each grid, in refinement order\n"
            "            (default 16,32,64,128; each 2..2048)\n"
            "  --t-end   final time (default 0.02)\n"
@@ -41,6 +44,9 @@ static void usage(const char *prog) {
            "  --r       kappa*dt/h^2, at most 1/6 (default 0.125)\n"
            "  --steps   fixed number of steps for every grid instead of --r\n"
            "  --device  auto (the GPU when there is one), cpu or cuda (default auto)\n"
+           "  --vti     write u as VTK ImageData to DIR/heat_N_STEP.vti, with the time series\n"
+           "            DIR/heat_N.pvd for ParaView (the writes are inside the timed loop)\n"
+           "  --snapshots  snapshots per grid after the initial one, with --vti (default 10)\n"
            "  --check   exit 1 unless the error falls by at least %.1fx per refinement\n"
            "  --quiet   no progress lines (printed on stderr when it is a terminal)\n",
            prog, HEAT_CHECK_MIN_RATIO);
@@ -52,6 +58,7 @@ static int parse_args(int argc, char **argv, heat_options *o) {
     memcpy(o->grids, default_grids, sizeof default_grids);
     o->kappa = 1.0, o->t_end = 0.02, o->r = 0.125, o->steps = 0;
     o->device = STENC_DEVICE_AUTO, o->check = 0;
+    o->vti_dir = NULL, o->snapshots = 10;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
         if (strcmp(arg, "--check") == 0) {
@@ -72,11 +79,16 @@ static int parse_args(int argc, char **argv, heat_options *o) {
             o->r = atof(val);
         else if (strcmp(arg, "--steps") == 0)
             o->steps = atol(val);
+        else if (strcmp(arg, "--vti") == 0)
+            o->vti_dir = val;
+        else if (strcmp(arg, "--snapshots") == 0)
+            o->snapshots = atol(val);
         else if (strcmp(arg, "--device") == 0) {
             if (example_parse_device(val, &o->device) != 0) return -2;
         } else
             return fprintf(stderr, "unknown option %s\n", arg), -2;
     }
+    if (o->snapshots < 1) return fprintf(stderr, "need --snapshots >= 1\n"), -2;
     if (!(o->kappa > 0) || !(o->t_end > 0) || !(o->r > 0 && o->r <= 1.0 / 6))
         return fprintf(stderr, "need kappa > 0, t-end > 0, 0 < r <= 1/6\n"), -2;
     return 0;
@@ -106,6 +118,21 @@ static long heat_steps(const heat_options *o, int n) {
     return o->steps > 0 ? o->steps : (long)ceil(o->t_end * o->kappa / (o->r * h * h));
 }
 
+/* With --vti: write u at time t as DIR/heat_N_STEP.vti and list it in the grid's .pvd. Reads
+ * the field where it lives (the device copy on a GPU) without moving it. */
+static stenc_status snapshot(const heat_options *o, stenc_io_pvd *pvd, const stenc_field *u, int n,
+                             long step, double t) {
+    if (!pvd) return STENC_OK;
+    char name[64], path[4200];
+    snprintf(name, sizeof name, "heat_%d_%06ld.vti", n, step);
+    snprintf(path, sizeof path, "%s/%s", o->vti_dir, name);
+    const double h = 1.0 / (n + 1), origin[3] = {h, h, h}, spacing[3] = {h, h, h};
+    const char *names[] = {"u"};
+    const stenc_field *fields[] = {u};
+    stenc_status st = stenc_io_vti_write(path, 1, names, fields, origin, spacing);
+    return st != STENC_OK ? st : stenc_io_pvd_add(pvd, t, name);
+}
+
 /* Solve on an n^3 interior grid (h = 1/(n+1); the boundary sits in the halo). The progress
  * lines count point updates: *work_done grows by n^3 per step, out of work_total. */
 static int solve(stenc_ctx *ctx, const heat_options *o, int n, heat_result *res, progress *prog,
@@ -122,6 +149,7 @@ static int solve(stenc_ctx *ctx, const heat_options *o, int n, heat_result *res,
     float *u = malloc(count * sizeof *u);
     stenc_field *x = NULL, *y = NULL;
     stenc_timer *timer = NULL;
+    stenc_io_pvd *pvd = NULL;
     int ok = 0;
     if (!u) return fprintf(stderr, "heat_demo: out of memory\n"), -1;
     for (int k = 0; k < n; k++)
@@ -142,11 +170,20 @@ static int solve(stenc_ctx *ctx, const heat_options *o, int n, heat_result *res,
     TRY(stenc_field_upload(x));
     TRY(stenc_field_upload(y));
 
+    const long every = steps / o->snapshots > 0 ? steps / o->snapshots : 1;
+    if (o->vti_dir) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/heat_%d.pvd", o->vti_dir, n);
+        TRY(stenc_io_pvd_open(&pvd, path));
+        TRY(snapshot(o, pvd, x, n, 0, 0.0));
+    }
+
     TRY(stenc_timer_create(ctx, &timer));
     TRY(stenc_timer_start(timer));
     for (long s = 1; s <= steps; s++) {
         TRY(heat3d(ctx, 1 - 6 * r, r, x, y));
         TRY(stenc_field_swap(x, y));
+        if (s % every == 0 || s == steps) TRY(snapshot(o, pvd, x, n, s, (double)s * dt));
         *work_done += (double)count;
         progress_update(prog, *work_done, work_total);
     }
@@ -170,6 +207,7 @@ static int solve(stenc_ctx *ctx, const heat_options *o, int n, heat_result *res,
     res->max_error = err;
     ok = 1;
 fail:
+    if (pvd && stenc_io_pvd_close(pvd) != STENC_OK) ok = 0;
     stenc_timer_destroy(timer);
     stenc_field_free(x);
     stenc_field_free(y);
