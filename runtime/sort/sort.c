@@ -168,7 +168,7 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
      * about 2.2M to 2^22, +3% at 3M and 4M; with fewer blocks, slower). Not when the tiles
      * already run in one wave, a block per SM: half as many doubled tiles leave half the SMs
      * idle through the longest pass (u32 keys at 2140000-2162688, 131-132 tiles of 2^14: 13.3
-     * Gkeys/s with 66 tiles of 2^15, 17.8-18.1 without; docs/sort.md, "Fifteenth revision"). */
+     * Gkeys/s with 66 tiles of 2^15, 17.8-18.1 without; bench/logs/sort_history.md, "Fifteenth revision"). */
     while (p.first_tile_log2 == 0 && p.tile_log2 == 0 && !narrow && sm_count > 0 &&
            first_pass_blocks(segment_len, num_segments, seg_log2, space_log2, first_tile) >
                (size_t)sm_count &&
@@ -258,7 +258,7 @@ static int policy_is_default(const stenc_sort_policy *p) {
                   p->cluster_log2 == 0 && p->first_tile_log2 == 0);
 }
 
-/* The default rule (measured on the H100, docs/sort.md, "Fourteenth revision" and
+/* The default rule (measured on the H100, bench/logs/sort_history.md, "Fourteenth revision" and
  * "Seventeenth revision"). A split sort queues about twice the launches, 3-4 us of host time
  * each, so it pays only where the device's time covers them: heads of at least 2^21 4-byte or
  * 8-byte elements (8-byte sorts between 2^21 and 2^22 measured -10% to +13% with the default
@@ -289,7 +289,7 @@ _Static_assert(STSORT_SIDE_TILE_LOG2 <= STSORT_SIDE_FIRST_TILE_LOG2_4B &&
                "a side part's later tiles are at most its first ones");
 
 /* The side part's plan: the default one, except beside a head of 2^21 (the only head measured;
- * docs/sort.md, "Seventeenth revision" and "Eighteenth revision"). There a side part of up to
+ * bench/logs/sort_history.md, "Seventeenth revision" and "Eighteenth revision"). There a side part of up to
  * 2^18 4-byte or 2^19 8-byte elements sorts its first pass in few launches on tiles of 2^13
  * (4-byte elements) or 2^14 (8-byte ones) in clusters of 2, and its later passes on tiles of
  * 2^13, where the default plan (narrow tiles of 2^11 up to 2^18) queues about twice as many

@@ -47,7 +47,7 @@ inline cudaLaunchAttribute cluster_attribute(int log2) {
     return attr;
 }
 
-// A sort's launches, captured once and replayed (docs/sort.md, "Fifteenth revision"). On the
+// A sort's launches, captured once and replayed (bench/logs/sort_history.md, "Fifteenth revision"). On the
 // lent H100's host a launch costs 3-4 us, as long as a small sort's pass runs on the device,
 // and replaying a captured graph of any length 2 us. A problem (its arrays, sizes, types, order
 // and plan) runs directly on its first call, is captured on its second and replayed from then

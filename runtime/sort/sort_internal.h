@@ -195,7 +195,7 @@ stenc_status stsort_configure(size_t segment_len, size_t num_segments, size_t el
                               int sm_count, size_t smem_optin, int cluster_max,
                               const stenc_sort_policy *policy, stsort_config *cfg);
 
-/* A one-segment sort of n elements may run *split* (docs/sort.md, "Fourteenth revision" and
+/* A one-segment sort of n elements may run *split* (bench/logs/sort_history.md, "Fourteenth revision" and
  * "Sixteenth revision"): the network's phases 1..Q on [0, O) (the main part) and on [O, n)
  * (the side part, on a second stream) beside each other, then its phases Q + 1 on over the
  * whole array. O is a multiple of 2^Q, so no comparator of phases 1..Q crosses O, and bits
@@ -228,7 +228,7 @@ int stsort_set_split(int mode);
 
 /* Whether a sort called again on the same arrays, sizes, types, order and plan (split sorts
  * too, with both parts) replays its launches from a CUDA graph captured on its second call (on
- * by default; docs/sort.md, "Fifteenth revision" and "Eighteenth revision"); returns the
+ * by default; bench/logs/sort_history.md, "Fifteenth revision" and "Eighteenth revision"); returns the
  * previous setting. Process-wide, for the benchmark's comparison and the tests. */
 int stsort_set_replay(int on);
 
@@ -254,12 +254,12 @@ static inline size_t stsort_smem_slots(int tile_log2) {
 int stsort_set_overlap_launches(int on);
 
 /* Whether a first pass whose tiles each lie in one segment sorts them with merge sort (on by
- * default) instead of the bitonic phases (docs/sort.md, "Ninth revision"); returns the
+ * default) instead of the bitonic phases (bench/logs/sort_history.md, "Ninth revision"); returns the
  * previous setting. Process-wide, for the benchmark's comparison only. */
 int stsort_set_tile_merge(int on);
 
 /* Whether the later passes on the default tiles (contiguous, and strided of up to 9 bits) run
- * the kernels whose schedule is fixed at compile time (on by default; docs/sort.md, "Eleventh
+ * the kernels whose schedule is fixed at compile time (on by default; bench/logs/sort_history.md, "Eleventh
  * revision") instead of the general one; returns the previous setting. Process-wide, for the
  * benchmark's comparison. */
 int stsort_set_fixed_passes(int on);

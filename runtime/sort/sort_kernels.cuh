@@ -78,7 +78,7 @@ SORT_HD uint32_t padded(uint32_t s) {
 // (16 bytes) whole, so that layout 0 (a thread's registers are consecutive positions) moves
 // with 16-byte accesses. Bits 2..4 of s (the 16-byte chunk within a row of 32 slots, i.e. the
 // bank group) are XORed with H(row bits 0..4): rows 1, 2, 4 -> chunk 1, 2, 4, rows 8, 16 ->
-// chunk 3, 6. Chosen by exhaustive search over linear H (docs/sort.md, "Sixth revision"):
+// chunk 3, 6. Chosen by exhaustive search over linear H (bench/logs/sort_history.md, "Sixth revision"):
 // conflict-free 16-byte accesses in layout 0 and scalar accesses in every layout >= 2 for
 // RB = 3 and 5 (RB = 4: layout 4 two-way); layout 1 is two-way for any map that keeps the
 // 16-byte chunks whole. Linear over GF(2): swizzle(a ^ b) = swizzle(a) ^ swizzle(b).
@@ -87,7 +87,7 @@ SORT_HD uint32_t swizzle(uint32_t s) {
 }
 // The wide kernels (32 registers) whose shared-memory arrays all hold 4-byte elements (u32/i32/
 // f32 keys, alone or with u32 values) use the swizzle; every other kernel keeps the pad (and its
-// code). Measured on the H100 (docs/sort.md, "Sixth revision"): wide +2-5% at 2^22-2^27; the
+// code). Measured on the H100 (bench/logs/sort_history.md, "Sixth revision"): wide +2-5% at 2^22-2^27; the
 // narrow kernel (RB = 3) lost 5% at 2^18 with the swizzle, so it keeps the pad.
 template <int RB, class K, class V> __host__ __device__ constexpr bool swizzled() {
     return RB == STSORT_REG_LOG2 && sizeof(K) == 4 &&
