@@ -8,7 +8,9 @@ packages=(cmake gcc g++ make pkg-config flex bison libcmocka-dev libgsl-dev
           # bench/plot.sh (the ctest bench_plot)
           gnuplot-nox
           # cpack's .deb packages: dpkg-shlibdeps names their library dependencies
-          dpkg-dev)
+          dpkg-dev
+          # distributed fields (libstenc_mpi) and their tests under mpirun
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

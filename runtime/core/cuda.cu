@@ -14,6 +14,11 @@ extern "C" int stenc_cuda_count_devices(void) {
     return count;
 }
 
+extern "C" stenc_status stenc_cuda_select_device(int ordinal) {
+    STENC_CUDA_TRY(cudaSetDevice(ordinal));
+    return STENC_OK;
+}
+
 extern "C" stenc_status stenc_cuda_ctx_init(stenc_ctx *ctx) {
     if (stenc_cuda_count_devices() == 0)
         return STENC_ERROR(STENC_ERR_NO_DEVICE, "stenc_ctx_create: no CUDA device is present");

@@ -3,7 +3,10 @@
 #ifndef STENC_CORE_INTERNAL_H
 #define STENC_CORE_INTERNAL_H
 
+#include <stdint.h>
+
 #include "stenc/core.h"
+#include "stenc/field.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,6 +21,7 @@ typedef enum stenc_cache_slot {
     STENC_CACHE_HASH,
     STENC_CACHE_MULTIGRID,
     STENC_CACHE_STENCIL,
+    STENC_CACHE_DIST, /* runtime/dist: the communicator of a context made on one */
     STENC_CACHE_SLOTS
 } stenc_cache_slot;
 
@@ -49,6 +53,22 @@ void stenc_ctx_cache_set(stenc_ctx *ctx, stenc_cache_slot slot, void *state,
 void stenc_tune_release(stenc_ctx *ctx);
 /* Initial tuning mode from the environment (STENC_TUNE). */
 int stenc_tune_mode_from_env(void);
+
+/* Distributed fields. runtime/dist (a library of its own, with MPI) attaches its part to a
+ * field; the core calls back through these hooks, so that it never depends on MPI. */
+typedef struct stenc_field_dist_ops {
+    void (*release)(stenc_field *field); /* frees the dist part; called by stenc_field_free */
+    /* A global reduction (kind: runtime/multigrid's stenc_reduce_kind); b is NULL but for dot.
+     * The arguments are checked already. */
+    stenc_status (*reduce)(int kind, const stenc_field *a, const stenc_field *b, double *result);
+} stenc_field_dist_ops;
+void stenc_field_set_dist(stenc_field *field, const stenc_field_dist_ops *ops, void *dist,
+                          uint64_t decomp_sig);
+void *stenc_field_dist(const stenc_field *field);
+const stenc_field_dist_ops *stenc_field_dist_ops_of(const stenc_field *field);
+/* Equal for fields split alike over the same ranks; 0 for a field of one process. Computed
+ * from global facts only, so every rank compares two fields the same way. */
+uint64_t stenc_field_decomp_signature(const stenc_field *field);
 
 /* stenc_set_error() (public, core.h) records an error; use it through STENC_ERROR so that
  * the call site is filled in. */
@@ -124,6 +144,8 @@ stenc_status stenc_field_check(const struct stenc_field *field, const char *fn, 
  * STENC_ERR_NO_DEVICE and stenc_cuda_count_devices() returns 0. */
 int stenc_cuda_count_devices(void);
 stenc_status stenc_cuda_ctx_init(stenc_ctx *ctx);
+/* Make CUDA device `ordinal` this thread's current device (contexts created next use it). */
+stenc_status stenc_cuda_select_device(int ordinal);
 void stenc_cuda_ctx_release(stenc_ctx *ctx);
 stenc_status stenc_cuda_synchronize(stenc_ctx *ctx);
 stenc_status stenc_cuda_malloc(stenc_ctx *ctx, void **ptr, size_t bytes);

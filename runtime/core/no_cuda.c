@@ -7,6 +7,10 @@
 int stenc_cuda_count_devices(void) {
     return 0;
 }
+stenc_status stenc_cuda_select_device(int ordinal) {
+    (void)ordinal;
+    return NO_CUDA("stenc_ctx_create_mpi");
+}
 stenc_status stenc_cuda_ctx_init(stenc_ctx *ctx) {
     (void)ctx;
     return NO_CUDA("stenc_ctx_create");

@@ -136,6 +136,7 @@ stenc_status stenc_field_free(stenc_field *field) {
     if (!field) return STENC_OK;
     STENC_TRY(stenc_handle_remove(field, &field_kind, "stenc_field_free", "field"));
     stenc_status status = STENC_OK;
+    if (field->dist_ops && field->dist_ops->release) field->dist_ops->release(field);
     if (field->device) {
         /* Device memory is freed on its context's stream, so that context must be live. */
         if (stenc_ctx_live(field->ctx))
@@ -371,6 +372,10 @@ stenc_status stenc_field_swap(stenc_field *a, stenc_field *b) {
     STENC_TRY(stenc_field_check(b, "stenc_field_swap", "field b"));
     if (a == b) return STENC_OK;
     const stenc_field_layout *la = &a->layout, *lb = &b->layout;
+    if (a->decomp_sig != b->decomp_sig) /* before the local shapes, which differ by rank */
+        return STENC_ERROR(STENC_ERR_SHAPE, "stenc_field_swap: the fields are split differently "
+                                            "over the ranks (or one is distributed and the "
+                                            "other not)");
     if (a->ctx != b->ctx)
         return STENC_ERROR(STENC_ERR_SHAPE, "stenc_field_swap: the fields belong to different "
                                             "contexts");
@@ -388,4 +393,23 @@ stenc_status stenc_field_swap(stenc_field *a, stenc_field *b) {
     a->host = b->host, a->device = b->device, a->location = b->location;
     b->host = host, b->device = device, b->location = location;
     return STENC_OK;
+}
+
+void stenc_field_set_dist(stenc_field *field, const stenc_field_dist_ops *ops, void *dist,
+                          uint64_t decomp_sig) {
+    field->dist_ops = ops;
+    field->dist = dist;
+    field->decomp_sig = decomp_sig;
+}
+
+void *stenc_field_dist(const stenc_field *field) {
+    return field ? field->dist : NULL;
+}
+
+const stenc_field_dist_ops *stenc_field_dist_ops_of(const stenc_field *field) {
+    return field ? field->dist_ops : NULL;
+}
+
+uint64_t stenc_field_decomp_signature(const stenc_field *field) {
+    return field ? field->decomp_sig : 0;
 }

@@ -18,6 +18,11 @@ struct stenc_field {
     void *host;              /* start of the host allocation (alloc_elems elements) */
     void *device;            /* start of the device allocation, NULL until the first upload */
     stenc_location location; /* where the current data lives */
+    /* A distributed field (runtime/dist): its part there, and how to release and reduce it.
+     * NULL for a field of one process. */
+    const stenc_field_dist_ops *dist_ops;
+    void *dist;
+    uint64_t decomp_sig; /* equal for fields split alike over the same ranks; 0 when local */
 };
 
 /* Bytes of the whole allocation, halo and padding included. */

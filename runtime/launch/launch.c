@@ -73,6 +73,17 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
     STENC_REQUIRE(desc->nargs >= 0 && desc->nargs <= STENC_LAUNCH_MAX_FIELDS,
                   "%s: %d field arguments (at most %d)", desc->name, desc->nargs,
                   STENC_LAUNCH_MAX_FIELDS);
+    /* Distributed fields first: the decomposition is the same fact on every rank, where the
+     * local interiors checked below may match on one rank and not on another. */
+    for (int a = 1; a < desc->nargs; a++) {
+        if (!fields[a] || !fields[0]) break; /* reported below */
+        if (stenc_field_decomp_signature(fields[a]) != stenc_field_decomp_signature(fields[0]))
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "%s: field '%s' is split over the ranks differently from '%s' "
+                               "(another decomposition, or one is distributed and the other "
+                               "not)",
+                               desc->name, desc->args[a].name, desc->args[0].name);
+    }
     stenc_launch_shape found = {STENC_ON_HOST, {1, 1, 1}};
     stenc_field_layout first = {0};
     for (int a = 0; a < desc->nargs; a++) {

@@ -110,6 +110,11 @@ static stenc_status reduce(const char *fn, stenc_reduce_kind kind, const stenc_f
     stenc_mg_view a, b;
     if (fb) {
         STENC_TRY(stenc_mg_view_pair(fn, "a", fa, "b", fb, &a, &b));
+        if (stenc_field_decomp_signature(fa) != stenc_field_decomp_signature(fb))
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "%s: a and b are split over the ranks differently (another "
+                               "decomposition, or one is distributed and the other not)",
+                               fn);
         for (int d = 0; d < 3; d++)
             if (a.layout.n[d] != b.layout.n[d])
                 return STENC_ERROR(STENC_ERR_SHAPE,
@@ -120,6 +125,8 @@ static stenc_status reduce(const char *fn, stenc_reduce_kind kind, const stenc_f
         STENC_TRY(stenc_mg_view_of(fn, "field", fa, &a));
         if (kind == STENC_REDUCE_DOT) b = a;
     }
+    const stenc_field_dist_ops *dist = stenc_field_dist_ops_of(fa);
+    if (dist) return dist->reduce((int)kind, fa, fb, result); /* global, over every rank */
     const stenc_mg_view *pb = kind == STENC_REDUCE_DOT ? &b : NULL;
     if (a.layout.n[0] * a.layout.n[1] * a.layout.n[2] == 0) {
         *result = 0.0;

@@ -1,0 +1,855 @@
+/* Distributed fields over MPI: contexts on a communicator, Cartesian decompositions, halo
+ * exchange, exact global reductions, gather and scatter. See stenc/dist.h and
+ * docs/distributed.md. */
+#include "stenc/dist.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "dist_internal.h"
+#include "field_internal.h" /* interior copies of host and device fields */
+#include "stenc/reduce.h"
+
+/* ---- every rank agrees on a status ----------------------------------------------------------- */
+
+/* Collective over comm: STENC_OK when every rank passes STENC_OK; else the status of the
+ * lowest failing rank, everywhere. A rank that did not fail itself gets that rank's message. */
+static stenc_status agree(MPI_Comm comm, stenc_status mine, const char *fn) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int candidate = mine == STENC_OK ? size : rank, first = size;
+    MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size) return STENC_OK;
+    struct {
+        int status;
+        char message[480];
+    } report = {(int)mine, ""};
+    if (rank == first) snprintf(report.message, sizeof report.message, "%s", stenc_last_error());
+    MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, first, comm);
+    if (mine != STENC_OK) return mine;
+    return STENC_ERROR((stenc_status)report.status, "%s: rank %d failed: %s", fn, first,
+                       report.message);
+}
+
+/* ---- contexts on a communicator -------------------------------------------------------------- */
+
+typedef struct dist_ctx {
+    MPI_Comm comm;
+} dist_ctx;
+
+static void release_dist_ctx(stenc_ctx *ctx, void *state) {
+    (void)ctx;
+    dist_ctx *dc = state;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free(&dc->comm);
+    free(dc);
+}
+
+static stenc_status create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device,
+                               dist_ctx *dc) {
+    MPI_Comm node;
+    int local_rank = 0;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_free(&node);
+    const int devices = stenc_cuda_device_count();
+    if (device == STENC_DEVICE_CUDA && devices == 0)
+        return STENC_ERROR(STENC_ERR_NO_DEVICE,
+                           "stenc_ctx_create_mpi: no CUDA device is present on this rank's node");
+    if (devices > 0 && device != STENC_DEVICE_CPU)
+        STENC_TRY(stenc_cuda_select_device(local_rank % devices));
+    STENC_TRY(stenc_ctx_create(out, device));
+    stenc_ctx_cache_set(*out, STENC_CACHE_DIST, dc, release_dist_ctx);
+    return STENC_OK;
+}
+
+stenc_status stenc_ctx_create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device) {
+    STENC_REQUIRE(out != NULL, "stenc_ctx_create_mpi: ctx pointer is NULL");
+    *out = NULL;
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    STENC_REQUIRE(initialized, "stenc_ctx_create_mpi: MPI is not initialised (call MPI_Init)");
+    STENC_REQUIRE(comm != MPI_COMM_NULL, "stenc_ctx_create_mpi: comm is MPI_COMM_NULL");
+    int inter = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    STENC_REQUIRE(!inter, "stenc_ctx_create_mpi: comm is an intercommunicator");
+    dist_ctx *dc = calloc(1, sizeof *dc);
+    if (!dc) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_ctx_create_mpi: no memory");
+    MPI_Comm_dup(comm, &dc->comm);
+    MPI_Comm_set_errhandler(dc->comm, MPI_ERRORS_RETURN); /* the library never aborts */
+    stenc_status status = create_mpi(out, comm, device, dc);
+    if (status != STENC_OK && !*out) {
+        MPI_Comm dup = dc->comm;
+        free(dc);
+        status = agree(dup, status, "stenc_ctx_create_mpi");
+        MPI_Comm_free(&dup);
+        return status;
+    }
+    MPI_Comm dup = dc->comm; /* owned by the context now */
+    status = agree(dup, status, "stenc_ctx_create_mpi");
+    if (status != STENC_OK) {
+        stenc_ctx_destroy(*out);
+        *out = NULL;
+    }
+    return status;
+}
+
+static const dist_ctx *ctx_dist(const stenc_ctx *ctx) {
+    return stenc_ctx_cache_get(ctx, STENC_CACHE_DIST);
+}
+
+stenc_status stenc_ctx_comm(const stenc_ctx *ctx, MPI_Comm *comm) {
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_ctx_comm"));
+    STENC_REQUIRE(comm != NULL, "stenc_ctx_comm: comm is NULL");
+    const dist_ctx *dc = ctx_dist(ctx);
+    STENC_REQUIRE(dc != NULL, "stenc_ctx_comm: the context was not made by stenc_ctx_create_mpi");
+    *comm = dc->comm;
+    return STENC_OK;
+}
+
+/* ---- decompositions ------------------------------------------------------------------------- */
+
+static const stenc_handle_kind decomp_kind = {"decomposition"};
+
+struct stenc_decomp {
+    stenc_ctx *ctx;
+    MPI_Comm cart;      /* Cartesian; dimension 0 is k (the slowest), so k is split first */
+    stenc_decomp_info info;
+    int neighbour[3][2]; /* rank in cart across each face, or MPI_PROC_NULL */
+    uint64_t sig;
+};
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t bytes) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < bytes; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Points of rank `c` of `p` along a dimension of n points, and its first point. */
+static void split_1d(size_t n, int p, int c, size_t *lo, size_t *count) {
+    const size_t base = n / (size_t)p, extra = n % (size_t)p;
+    *count = base + ((size_t)c < extra ? 1 : 0);
+    *lo = (size_t)c * base + ((size_t)c < extra ? (size_t)c : extra);
+}
+
+static stenc_status check_decomp_args(const stenc_ctx *ctx, int dims, const size_t n[3],
+                                      const int procs[3], int size, int chosen[3]) {
+    STENC_REQUIRE(dims >= 1 && dims <= 3, "stenc_decomp_create: dims is %d (1, 2 or 3)", dims);
+    STENC_REQUIRE(n != NULL, "stenc_decomp_create: n is NULL");
+    STENC_REQUIRE(ctx_dist(ctx) != NULL,
+                  "stenc_decomp_create: the context was not made by stenc_ctx_create_mpi");
+    for (int d = 0; d < 3; d++) {
+        if (d >= dims) {
+            STENC_REQUIRE(procs == NULL || procs[d] <= 1,
+                          "stenc_decomp_create: procs[%d] = %d in an unused dimension", d,
+                          procs[d]);
+            chosen[d] = 1;
+            continue;
+        }
+        STENC_REQUIRE(n[d] >= 1, "stenc_decomp_create: n[%d] is 0", d);
+        STENC_REQUIRE(procs == NULL || procs[d] >= 0, "stenc_decomp_create: procs[%d] = %d", d,
+                      procs[d]);
+        chosen[d] = procs ? procs[d] : 0;
+    }
+    int fixed = 1;
+    for (int d = 0; d < 3; d++)
+        if (chosen[d] > 0) fixed *= chosen[d];
+    STENC_REQUIRE(size % fixed == 0,
+                  "stenc_decomp_create: the fixed ranks per dimension multiply to %d, which does "
+                  "not divide the communicator's %d ranks",
+                  fixed, size);
+    /* MPI_Dims_create fills the free dimensions, most ranks first; give them to k, j, i. */
+    int free_dims = 0;
+    int mpi_dims[3] = {0, 0, 0};
+    for (int d = dims - 1; d >= 0; d--)
+        if (chosen[d] == 0) free_dims++;
+    if (free_dims > 0) {
+        MPI_Dims_create(size / fixed, free_dims, mpi_dims);
+        int next = 0;
+        for (int d = dims - 1; d >= 0; d--)
+            if (chosen[d] == 0) chosen[d] = mpi_dims[next++];
+    } else {
+        STENC_REQUIRE(fixed == size,
+                      "stenc_decomp_create: procs multiply to %d but the communicator has %d "
+                      "ranks",
+                      fixed, size);
+    }
+    for (int d = 0; d < dims; d++)
+        if ((size_t)chosen[d] > n[d])
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "stenc_decomp_create: %d ranks along dimension %d but only %zu "
+                               "points: a rank would hold none",
+                               chosen[d], d, n[d]);
+    return STENC_OK;
+}
+
+stenc_status stenc_decomp_create(stenc_decomp **out, stenc_ctx *ctx, int dims, const size_t n[3],
+                                 const int procs[3], const int periodic[3]) {
+    STENC_REQUIRE(out != NULL, "stenc_decomp_create: decomp pointer is NULL");
+    *out = NULL;
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_decomp_create"));
+    const dist_ctx *dc = ctx_dist(ctx);
+    STENC_REQUIRE(dc != NULL,
+                  "stenc_decomp_create: the context was not made by stenc_ctx_create_mpi");
+    int rank, size;
+    MPI_Comm_rank(dc->comm, &rank);
+    MPI_Comm_size(dc->comm, &size);
+    int chosen[3];
+    stenc_status status = check_decomp_args(ctx, dims, n, procs, size, chosen);
+    stenc_decomp *dp = NULL;
+    if (status == STENC_OK) {
+        dp = calloc(1, sizeof *dp);
+        if (!dp) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_decomp_create: no memory");
+    }
+    STENC_TRY(agree(dc->comm, status, "stenc_decomp_create"));
+
+    stenc_decomp_info *info = &dp->info;
+    info->dims = dims;
+    info->rank = rank;
+    info->size = size;
+    int cart_dims[3], cart_periods[3];
+    for (int d = 0; d < 3; d++) {
+        info->n[d] = d < dims ? n[d] : 1;
+        info->procs[d] = chosen[d];
+        info->periodic[d] = d < dims && periodic ? periodic[d] != 0 : 0;
+    }
+    for (int d = 0; d < dims; d++) {
+        cart_dims[dims - 1 - d] = chosen[d];
+        cart_periods[dims - 1 - d] = info->periodic[d];
+    }
+    MPI_Cart_create(dc->comm, dims, cart_dims, cart_periods, 0, &dp->cart);
+    MPI_Comm_set_errhandler(dp->cart, MPI_ERRORS_RETURN); /* the library never aborts */
+    int cart_coords[3] = {0, 0, 0};
+    MPI_Cart_coords(dp->cart, rank, dims, cart_coords);
+    for (int d = 0; d < 3; d++) {
+        info->coords[d] = d < dims ? cart_coords[dims - 1 - d] : 0;
+        split_1d(info->n[d], info->procs[d], info->coords[d], &info->lo[d], &info->local[d]);
+        dp->neighbour[d][0] = dp->neighbour[d][1] = MPI_PROC_NULL;
+        if (d < dims) MPI_Cart_shift(dp->cart, dims - 1 - d, 1, &dp->neighbour[d][0], &dp->neighbour[d][1]);
+    }
+    dp->ctx = ctx;
+    uint64_t sig = 0xcbf29ce484222325ull;
+    sig = fnv1a(sig, &dims, sizeof dims);
+    sig = fnv1a(sig, info->n, sizeof info->n);
+    sig = fnv1a(sig, info->procs, sizeof info->procs);
+    sig = fnv1a(sig, info->periodic, sizeof info->periodic);
+    sig = fnv1a(sig, &size, sizeof size);
+    dp->sig = sig ? sig : 1;
+    status = stenc_handle_add(dp, &decomp_kind, "stenc_decomp_create");
+    status = agree(dc->comm, status, "stenc_decomp_create");
+    if (status != STENC_OK) {
+        MPI_Comm_free(&dp->cart);
+        free(dp);
+        return status;
+    }
+    *out = dp;
+    return STENC_OK;
+}
+
+stenc_status stenc_decomp_destroy(stenc_decomp *decomp) {
+    if (!decomp) return STENC_OK;
+    STENC_TRY(stenc_handle_remove(decomp, &decomp_kind, "stenc_decomp_destroy", "decomp"));
+    MPI_Comm_free(&decomp->cart);
+    free(decomp);
+    return STENC_OK;
+}
+
+stenc_status stenc_decomp_get_info(const stenc_decomp *decomp, stenc_decomp_info *info) {
+    STENC_TRY(stenc_handle_check(decomp, &decomp_kind, "stenc_decomp_get_info", "decomp"));
+    STENC_REQUIRE(info != NULL, "stenc_decomp_get_info: info is NULL");
+    *info = decomp->info;
+    return STENC_OK;
+}
+
+/* ---- distributed fields ----------------------------------------------------------------------- */
+
+/* A field's part here: its decomposition, and the buffers and state of its exchange. */
+typedef struct dist_field {
+    const stenc_decomp *decomp;
+    int halo;
+    size_t elem;
+    /* Per dimension and side: send and receive buffers of `cap[d]` elements each. */
+    size_t cap[3];
+    char *host_buf;   /* send and receive buffers, on the host (pinned for device fields) */
+    char *device_buf; /* the same on the device, device fields only */
+    size_t offset[3][2][2]; /* element offset of [dim][side][0 send, 1 receive] */
+    /* The exchange under way. */
+    int pending, next_dim, device, staged;
+    unsigned flags;
+    stenc_bc bc[STENC_FACE_COUNT];
+    MPI_Request req[3][4];
+} dist_field;
+
+static stenc_status dist_reduce(int kind, const stenc_field *a, const stenc_field *b,
+                                double *result);
+static void dist_release(stenc_field *field);
+
+static const stenc_field_dist_ops dist_ops = {dist_release, dist_reduce};
+
+static void free_buffers(dist_field *df, stenc_ctx *ctx) {
+    if (df->device_buf) {
+        dist_cuda_host_free(df->host_buf);
+        stenc_free(ctx, df->device_buf);
+    } else {
+        stenc_host_free(df->host_buf);
+    }
+    df->host_buf = df->device_buf = NULL;
+}
+
+static void dist_release(stenc_field *field) {
+    dist_field *df = stenc_field_dist(field);
+    if (!df) return;
+    if (df->pending) /* complete the messages, so MPI holds no pointer into freed memory */
+        for (int d = 0; d < 3; d++)
+            MPI_Waitall(4, df->req[d], MPI_STATUSES_IGNORE);
+    free_buffers(df, stenc_field_ctx(field));
+    free(df);
+}
+
+static const dist_field *field_dist(const stenc_field *field) {
+    return stenc_field_dist_ops_of(field) == &dist_ops ? stenc_field_dist(field) : NULL;
+}
+
+const stenc_decomp *stenc_field_decomp(const stenc_field *field) {
+    if (stenc_field_check(field, "stenc_field_decomp", "field") != STENC_OK) return NULL;
+    const dist_field *df = field_dist(field);
+    if (!df) {
+        STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "stenc_field_decomp: the field is not distributed");
+        return NULL;
+    }
+    return df->decomp;
+}
+
+static stenc_status check_create(stenc_ctx *ctx, const stenc_decomp *decomp, int halo) {
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_field_create_dist"));
+    STENC_TRY(stenc_handle_check(decomp, &decomp_kind, "stenc_field_create_dist", "decomp"));
+    const dist_ctx *dc = ctx_dist(ctx);
+    STENC_REQUIRE(dc != NULL,
+                  "stenc_field_create_dist: the context was not made by stenc_ctx_create_mpi");
+    int same = MPI_UNEQUAL;
+    MPI_Comm_compare(dc->comm, decomp->cart, &same);
+    STENC_REQUIRE(same == MPI_IDENT || same == MPI_CONGRUENT,
+                  "stenc_field_create_dist: the decomposition was made on another communicator "
+                  "than the context's");
+    STENC_REQUIRE(halo >= 0 && halo <= 16, "stenc_field_create_dist: halo is %d (0 to 16)", halo);
+    const stenc_decomp_info *info = &decomp->info;
+    for (int d = 0; d < info->dims; d++) {
+        if (info->procs[d] == 1 && !info->periodic[d]) continue;
+        const size_t smallest = info->n[d] / (size_t)info->procs[d];
+        if (smallest < (size_t)halo)
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "stenc_field_create_dist: along dimension %d the smallest part "
+                               "is %zu points (%zu over %d ranks), narrower than the halo %d",
+                               d, smallest, info->n[d], info->procs[d], halo);
+    }
+    return STENC_OK;
+}
+
+/* Extents of the box sent across face (d, side), in corner mode: the halo of earlier
+ * dimensions is included (it was filled first); later ones take the interior. */
+static void face_box_extent(const stenc_field_layout *L, int d, int corners, long lo[3],
+                            long count[3]) {
+    const long h = L->halo;
+    for (int e = 0; e < 3; e++) {
+        const long n = (long)L->n[e], he = e < L->dims ? h : 0;
+        if (e < d && corners) {
+            lo[e] = -he;
+            count[e] = n + 2 * he;
+        } else {
+            lo[e] = 0;
+            count[e] = n;
+        }
+    }
+    count[d] = h;
+}
+
+static stenc_status make_buffers(stenc_field *field, dist_field *df) {
+    stenc_field_layout L;
+    STENC_TRY(stenc_field_get_layout(field, &L));
+    size_t total = 0;
+    for (int d = 0; d < L.dims; d++) {
+        long lo[3], count[3];
+        face_box_extent(&L, d, 1, lo, count);
+        df->cap[d] = (size_t)count[0] * (size_t)count[1] * (size_t)count[2];
+        for (int s = 0; s < 2; s++)
+            for (int r = 0; r < 2; r++) {
+                df->offset[d][s][r] = total;
+                total += df->cap[d];
+            }
+    }
+    const size_t bytes = total * df->elem;
+    stenc_ctx *ctx = stenc_field_ctx(field);
+    if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) {
+        STENC_TRY(dist_cuda_host_alloc((void **)&df->host_buf, bytes));
+        stenc_status status = stenc_malloc(ctx, (void **)&df->device_buf, bytes);
+        if (status != STENC_OK) {
+            dist_cuda_host_free(df->host_buf);
+            df->host_buf = NULL;
+            return status;
+        }
+    } else {
+        df->host_buf = stenc_host_alloc(bytes);
+        if (!df->host_buf)
+            return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY,
+                               "stenc_field_create_dist: no memory for %zu bytes of exchange "
+                               "buffers",
+                               bytes);
+    }
+    return STENC_OK;
+}
+
+stenc_status stenc_field_create_dist(stenc_ctx *ctx, stenc_field **out, const stenc_decomp *decomp,
+                                     stenc_type type, int halo) {
+    STENC_REQUIRE(out != NULL, "stenc_field_create_dist: field pointer is NULL");
+    *out = NULL;
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_field_create_dist"));
+    const dist_ctx *dc = ctx_dist(ctx);
+    STENC_REQUIRE(dc != NULL,
+                  "stenc_field_create_dist: the context was not made by stenc_ctx_create_mpi");
+    stenc_status status = check_create(ctx, decomp, halo);
+    stenc_field *field = NULL;
+    dist_field *df = NULL;
+    if (status == STENC_OK) {
+        const stenc_decomp_info *info = &decomp->info;
+        status = stenc_field_create(ctx, &field, type, info->dims, info->local[0],
+                                    info->local[1], info->local[2], halo);
+    }
+    if (status == STENC_OK) {
+        df = calloc(1, sizeof *df);
+        if (!df) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_field_create_dist: no memory");
+    }
+    if (status == STENC_OK) {
+        df->decomp = decomp;
+        df->halo = halo;
+        df->elem = stenc_type_size(type);
+        status = make_buffers(field, df);
+        if (status != STENC_OK) {
+            free(df);
+            df = NULL;
+        }
+    }
+    if (status == STENC_OK) stenc_field_set_dist(field, &dist_ops, df, decomp->sig);
+    status = agree(dc->comm, status, "stenc_field_create_dist");
+    if (status != STENC_OK) {
+        stenc_field_free(field);
+        return status;
+    }
+    *out = field;
+    return STENC_OK;
+}
+
+/* ---- halo exchange ----------------------------------------------------------------------- */
+
+static int cuda_aware_cached = -1;
+
+int stenc_mpi_cuda_aware(void) {
+    if (cuda_aware_cached >= 0) return cuda_aware_cached;
+    int aware = 0;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    aware = MPIX_Query_cuda_support();
+#endif
+    const char *env = getenv("STENC_MPI_CUDA_AWARE");
+    if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)) aware = env[0] == '1';
+    cuda_aware_cached = aware;
+    return aware;
+}
+
+static void host_box(const dist_box *b, void *buffer, int unpack) {
+    char *origin = b->origin, *buf = buffer;
+    const size_t row = (size_t)b->count[0] * b->elem;
+    for (long k = 0; k < b->count[2]; k++)
+        for (long j = 0; j < b->count[1]; j++) {
+            char *p = origin + (size_t)b->elem * (size_t)(b->lo[0] + (b->lo[1] + j) * b->stride[1] +
+                                                          (b->lo[2] + k) * b->stride[2]);
+            if (unpack)
+                memcpy(p, buf, row);
+            else
+                memcpy(buf, p, row);
+            buf += row;
+        }
+}
+
+static stenc_status check_exchange(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],
+                                   const char *fn, dist_field **out) {
+    STENC_TRY(stenc_field_check(field, fn, "field"));
+    STENC_REQUIRE(bc != NULL, "%s: bc is NULL", fn);
+    dist_field *df = stenc_field_dist_ops_of(field) == &dist_ops ? stenc_field_dist(field) : NULL;
+    STENC_REQUIRE(df != NULL, "%s: the field is not distributed (use stenc_field_fill_halo)", fn);
+    STENC_REQUIRE(!df->pending, "%s: an exchange of this field is under way (call "
+                                "stenc_field_exchange_end first)", fn);
+    const stenc_decomp_info *info = &df->decomp->info;
+    static const char *const faces[] = {"i-lo", "i-hi", "j-lo", "j-hi", "k-lo", "k-hi"};
+    for (int d = 0; d < info->dims; d++)
+        for (int s = 0; s < 2; s++) {
+            const stenc_bc_kind kind = bc[2 * d + s].kind;
+            STENC_REQUIRE((unsigned)kind <= STENC_BC_PERIODIC, "%s: face %s has unknown kind %u",
+                          fn, faces[2 * d + s], (unsigned)kind);
+            STENC_REQUIRE((kind == STENC_BC_PERIODIC) == (info->periodic[d] != 0),
+                          "%s: face %s is %speriodic but the decomposition is %speriodic along "
+                          "dimension %d",
+                          fn, faces[2 * d + s], kind == STENC_BC_PERIODIC ? "" : "not ",
+                          info->periodic[d] ? "" : "not ", d);
+        }
+    *out = df;
+    return STENC_OK;
+}
+
+/* The box of face (d, side): what this rank sends there (recv = 0) or receives (recv = 1). */
+static dist_box face_box(const stenc_field *field, const dist_field *df, int d, int side,
+                         int recv) {
+    stenc_field_layout L;
+    stenc_field_get_layout(field, &L);
+    dist_box b;
+    b.origin = df->device ? stenc_field_device_origin(field) : stenc_field_host_origin(field);
+    for (int e = 0; e < 3; e++)
+        b.stride[e] = L.stride[e];
+    b.elem = df->elem;
+    face_box_extent(&L, d, !(df->flags & STENC_EXCHANGE_FACES), b.lo, b.count);
+    const long n = (long)L.n[d], h = L.halo;
+    b.lo[d] = recv ? (side ? n : -h) : (side ? n - h : 0);
+    return b;
+}
+
+/* Pack and post the messages of dimension d. Tag 2d + s: sent across this rank's face s. */
+static stenc_status post_dim(stenc_field *field, dist_field *df, int d) {
+    const stenc_decomp *dp = df->decomp;
+    stenc_ctx *ctx = stenc_field_ctx(field);
+    for (int r = 0; r < 4; r++)
+        df->req[d][r] = MPI_REQUEST_NULL;
+    if (df->halo == 0) return STENC_OK;
+    const int *nb = dp->neighbour[d];
+    if (nb[0] == MPI_PROC_NULL && nb[1] == MPI_PROC_NULL) return STENC_OK;
+    MPI_Datatype bytes = MPI_BYTE;
+    for (int s = 0; s < 2; s++) {
+        if (nb[s] == MPI_PROC_NULL) continue;
+        const dist_box send = face_box(field, df, d, s, 0);
+        const size_t count = dist_box_points(&send) * df->elem;
+        const size_t so = df->offset[d][s][0] * df->elem;
+        if (df->device) {
+            STENC_TRY(dist_cuda_box(ctx, &send, df->device_buf + so, 0));
+            if (df->staged)
+                STENC_TRY(dist_cuda_copy(ctx, df->host_buf + so, df->device_buf + so, count, 0));
+        } else {
+            host_box(&send, df->host_buf + so, 0);
+        }
+    }
+    if (df->device) STENC_TRY(stenc_ctx_synchronize(ctx)); /* packed before MPI reads them */
+    char *base = df->device && !df->staged ? df->device_buf : df->host_buf;
+    for (int s = 0; s < 2; s++) {
+        if (nb[s] == MPI_PROC_NULL) continue;
+        const dist_box recv = face_box(field, df, d, s, 1);
+        const int count = (int)(dist_box_points(&recv) * df->elem);
+        /* What arrives across face s was sent across the neighbour's opposite face. */
+        MPI_Irecv(base + df->offset[d][s][1] * df->elem, count, bytes, nb[s], 2 * d + (1 - s),
+                  dp->cart, &df->req[d][s]);
+    }
+    for (int s = 0; s < 2; s++) {
+        if (nb[s] == MPI_PROC_NULL) continue;
+        const dist_box send = face_box(field, df, d, s, 0);
+        const int count = (int)(dist_box_points(&send) * df->elem);
+        MPI_Isend(base + df->offset[d][s][0] * df->elem, count, bytes, nb[s], 2 * d + s, dp->cart,
+                  &df->req[d][2 + s]);
+    }
+    return STENC_OK;
+}
+
+/* Wait for dimension d, unpack it, then fill its physical faces by the boundary conditions. */
+static stenc_status finish_dim(stenc_field *field, dist_field *df, int d) {
+    const stenc_decomp *dp = df->decomp;
+    stenc_ctx *ctx = stenc_field_ctx(field);
+    int err = MPI_Waitall(4, df->req[d], MPI_STATUSES_IGNORE);
+    if (err != MPI_SUCCESS)
+        return STENC_ERROR(STENC_ERR_IO, "stenc_field_exchange: MPI_Waitall failed (%d) along "
+                                         "dimension %d", err, d);
+    const int *nb = dp->neighbour[d];
+    stenc_bc faces[STENC_FACE_COUNT] = {{STENC_BC_NONE, 0}};
+    int physical = 0;
+    for (int s = 0; s < 2; s++) {
+        if (nb[s] == MPI_PROC_NULL) {
+            faces[2 * d + s] = df->bc[2 * d + s];
+            physical = 1;
+            continue;
+        }
+        if (df->halo == 0) continue;
+        const dist_box recv = face_box(field, df, d, s, 1);
+        const size_t ro = df->offset[d][s][1] * df->elem;
+        if (df->device) {
+            if (df->staged)
+                STENC_TRY(dist_cuda_copy(ctx, df->device_buf + ro, df->host_buf + ro,
+                                         dist_box_points(&recv) * df->elem, 1));
+            STENC_TRY(dist_cuda_box(ctx, &recv, df->device_buf + ro, 1));
+        } else {
+            host_box(&recv, df->host_buf + ro, 1);
+        }
+    }
+    if (physical && df->halo > 0) STENC_TRY(stenc_field_fill_halo(field, faces));
+    return STENC_OK;
+}
+
+static stenc_status begin(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT], unsigned flags,
+                          const char *fn) {
+    dist_field *df = NULL;
+    STENC_TRY(check_exchange(field, bc, fn, &df));
+    STENC_REQUIRE((flags & ~STENC_EXCHANGE_FACES) == 0, "%s: unknown flags 0x%x", fn, flags);
+    memcpy(df->bc, bc, sizeof df->bc);
+    df->flags = flags;
+    df->device = stenc_field_location(field) == STENC_ON_DEVICE;
+    df->staged = df->device && !stenc_mpi_cuda_aware();
+    const int dims = df->decomp->info.dims;
+    const int upto = flags & STENC_EXCHANGE_FACES ? dims : 1;
+    for (int d = 0; d < 3; d++)
+        for (int r = 0; r < 4; r++)
+            df->req[d][r] = MPI_REQUEST_NULL;
+    df->pending = 1;
+    for (int d = 0; d < upto; d++) {
+        stenc_status status = post_dim(field, df, d);
+        if (status != STENC_OK) { /* complete what was posted: peers match it */
+            for (int e = 0; e <= d; e++)
+                MPI_Waitall(4, df->req[e], MPI_STATUSES_IGNORE);
+            df->pending = 0;
+            return status;
+        }
+    }
+    df->next_dim = upto;
+    return STENC_OK;
+}
+
+static stenc_status end(stenc_field *field, const char *fn) {
+    STENC_TRY(stenc_field_check(field, fn, "field"));
+    dist_field *df = stenc_field_dist_ops_of(field) == &dist_ops ? stenc_field_dist(field) : NULL;
+    STENC_REQUIRE(df != NULL, "%s: the field is not distributed", fn);
+    STENC_REQUIRE(df->pending, "%s: no exchange of this field is under way", fn);
+    const int dims = df->decomp->info.dims;
+    stenc_status status = STENC_OK;
+    if (df->flags & STENC_EXCHANGE_FACES) {
+        for (int d = 0; d < dims && status == STENC_OK; d++)
+            status = finish_dim(field, df, d);
+    } else {
+        status = finish_dim(field, df, 0);
+        for (int d = 1; d < dims && status == STENC_OK; d++) {
+            status = post_dim(field, df, d);
+            if (status == STENC_OK) status = finish_dim(field, df, d);
+        }
+    }
+    if (status != STENC_OK)
+        for (int d = 0; d < 3; d++)
+            MPI_Waitall(4, df->req[d], MPI_STATUSES_IGNORE);
+    df->pending = 0;
+    return status;
+}
+
+stenc_status stenc_field_exchange_begin(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],
+                                        unsigned flags) {
+    return begin(field, bc, flags, "stenc_field_exchange_begin");
+}
+
+stenc_status stenc_field_exchange_end(stenc_field *field) {
+    return end(field, "stenc_field_exchange_end");
+}
+
+stenc_status stenc_field_exchange(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],
+                                  unsigned flags) {
+    STENC_TRY(begin(field, bc, flags, "stenc_field_exchange"));
+    return end(field, "stenc_field_exchange");
+}
+
+/* ---- global reductions ----------------------------------------------------------------------- */
+
+/* The bit pattern of |x|: ordered like |x| for numbers, NaN above every number. */
+static uint64_t abs_bits(double x) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits & 0x7fffffffffffffffull;
+}
+
+static double load(const stenc_field_layout *L, const void *origin, size_t i, size_t j, size_t k) {
+    const ptrdiff_t off = (ptrdiff_t)i + (ptrdiff_t)j * L->stride[1] + (ptrdiff_t)k * L->stride[2];
+    return L->type == STENC_F32 ? (double)((const float *)origin)[off]
+                                : ((const double *)origin)[off];
+}
+
+/* The host's exact partial sums, one accumulator per thread added up as integers. */
+static stenc_status host_reduce(int kind, const stenc_field *a, const stenc_field *b, xsum *acc,
+                                uint64_t *max_bits) {
+    stenc_field_layout La, Lb;
+    STENC_TRY(stenc_field_get_layout(a, &La));
+    STENC_TRY(stenc_field_get_layout(b, &Lb));
+    const void *oa = stenc_field_host_origin(a), *ob = stenc_field_host_origin(b);
+    const long planes = (long)(La.n[1] * La.n[2]);
+    memset(acc, 0, sizeof *acc);
+    uint64_t top = 0;
+#pragma omp parallel
+    {
+        xsum mine;
+        memset(&mine, 0, sizeof mine);
+        uint64_t my_top = 0;
+        size_t terms = 0;
+#pragma omp for schedule(static)
+        for (long r = 0; r < planes; r++) {
+            const size_t j = (size_t)r % La.n[1], k = (size_t)r / La.n[1];
+            for (size_t i = 0; i < La.n[0]; i++) {
+                const double x = load(&La, oa, i, j, k);
+                if (kind == DIST_SUM) {
+                    xsum_add(&mine, x);
+                } else if (kind == DIST_DOT) {
+                    xsum_add_product(&mine, x, load(&Lb, ob, i, j, k));
+                } else {
+                    const uint64_t bits = abs_bits(x);
+                    my_top = bits > my_top ? bits : my_top;
+                }
+            }
+            terms += 2 * La.n[0];
+            if (terms > ((size_t)1 << 29)) {
+                xsum_normalize(&mine);
+                terms = 0;
+            }
+        }
+        xsum_normalize(&mine);
+#pragma omp critical(stenc_dist_reduce)
+        {
+            for (int w = 0; w < XSUM_WORDS; w++)
+                acc->w[w] += mine.w[w];
+            top = my_top > top ? my_top : top;
+        }
+    }
+    xsum_normalize(acc);
+    *max_bits = top;
+    return STENC_OK;
+}
+
+static stenc_status dist_reduce(int kind, const stenc_field *a, const stenc_field *b,
+                                double *result) {
+    const dist_field *df = field_dist(a);
+    MPI_Comm comm = df->decomp->cart;
+    const stenc_field *bb = b ? b : a;
+    xsum acc;
+    uint64_t top = 0;
+    stenc_status status;
+    if (stenc_field_location(a) == STENC_ON_DEVICE) {
+        stenc_field_layout La, Lb;
+        stenc_field_get_layout(a, &La);
+        stenc_field_get_layout(bb, &Lb);
+        status = dist_cuda_reduce(stenc_field_ctx(a), kind, La.type, La.n,
+                                  stenc_field_device_origin(a), La.stride,
+                                  stenc_field_device_origin(bb), Lb.stride, &acc, &top);
+    } else {
+        status = host_reduce(kind, a, bb, &acc, &top);
+    }
+    STENC_TRY(agree(comm, status, "stenc_field reduction"));
+    if (kind == DIST_MAX_ABS) {
+        uint64_t global = 0;
+        MPI_Allreduce(&top, &global, 1, MPI_UINT64_T, MPI_MAX, comm);
+        double r;
+        memcpy(&r, &global, sizeof r);
+        *result = r;
+        return STENC_OK;
+    }
+    xsum global;
+    MPI_Allreduce(acc.w, global.w, XSUM_WORDS, MPI_INT64_T, MPI_SUM, comm);
+    *result = xsum_result(&global);
+    return STENC_OK;
+}
+
+/* ---- gather and scatter --------------------------------------------------------------------- */
+
+/* Copy a rank's part (box lo[], count[]) between its dense buffer and the dense global array. */
+static void place_part(const stenc_decomp_info *info, size_t elem, const size_t lo[3],
+                       const size_t count[3], char *part, char *global, int to_global) {
+    const size_t row = count[0] * elem;
+    for (size_t k = 0; k < count[2]; k++)
+        for (size_t j = 0; j < count[1]; j++) {
+            const size_t g = lo[0] + info->n[0] * ((lo[1] + j) + info->n[1] * (lo[2] + k));
+            char *p = part + (j + count[1] * k) * row;
+            if (to_global)
+                memcpy(global + g * elem, p, row);
+            else
+                memcpy(p, global + g * elem, row);
+        }
+}
+
+static stenc_status gather_scatter(stenc_field *field, int root, char *global, int scatter,
+                                   const char *fn) {
+    STENC_TRY(stenc_field_check(field, fn, "field"));
+    const dist_field *df = field_dist(field);
+    STENC_REQUIRE(df != NULL, "%s: the field is not distributed", fn);
+    const stenc_decomp_info *info = &df->decomp->info;
+    MPI_Comm comm = df->decomp->cart;
+    stenc_status status = STENC_OK;
+    if (root < 0 || root >= info->size)
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: root %d is not one of the %d ranks",
+                             fn, root, info->size);
+    else if (info->rank == root && !global)
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: global is NULL on the root", fn);
+    /* The largest part of any rank: the first rank along each dimension holds it. */
+    size_t biggest = df->elem;
+    for (int d = 0; d < 3; d++)
+        biggest *= (info->n[d] + (size_t)info->procs[d] - 1) / (size_t)info->procs[d];
+    char *part = NULL;
+    if (status == STENC_OK) {
+        part = malloc(biggest);
+        if (!part) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+    }
+    if (status == STENC_OK && !scatter) status = stenc_field_interior_get(field, part, fn);
+    status = agree(comm, status, fn);
+    if (status != STENC_OK) {
+        free(part);
+        return status;
+    }
+    if (!scatter && info->rank == root)
+        place_part(info, df->elem, info->lo, info->local, part, global, 1);
+    /* Rank by rank through the root: every rank's box is known to all (the same split). */
+    for (int r = 0; r < info->size; r++) {
+        if (r == root || (info->rank != r && info->rank != root)) continue;
+        int coords[3] = {0, 0, 0}, cart[3] = {0, 0, 0};
+        MPI_Cart_coords(comm, r, info->dims, cart);
+        for (int d = 0; d < info->dims; d++)
+            coords[d] = cart[info->dims - 1 - d];
+        size_t lo[3], count[3];
+        for (int d = 0; d < 3; d++) {
+            const size_t base = info->n[d] / (size_t)info->procs[d];
+            const size_t extra = info->n[d] % (size_t)info->procs[d], c = (size_t)coords[d];
+            count[d] = base + (c < extra ? 1 : 0);
+            lo[d] = c * base + (c < extra ? c : extra);
+        }
+        const int bytes = (int)(count[0] * count[1] * count[2] * df->elem);
+        if (info->rank == root) {
+            if (scatter) {
+                place_part(info, df->elem, lo, count, part, global, 0);
+                MPI_Send(part, bytes, MPI_BYTE, r, 100, comm);
+            } else {
+                MPI_Recv(part, bytes, MPI_BYTE, r, 100, comm, MPI_STATUS_IGNORE);
+                place_part(info, df->elem, lo, count, part, global, 1);
+            }
+        } else if (scatter) {
+            MPI_Recv(part, bytes, MPI_BYTE, root, 100, comm, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Send(part, bytes, MPI_BYTE, root, 100, comm);
+        }
+    }
+    if (scatter) {
+        /* The root's own part went into `part` first and was overwritten by the others'. */
+        if (info->rank == root) place_part(info, df->elem, info->lo, info->local, part, global, 0);
+        status = stenc_field_interior_put(field, part, fn);
+    }
+    free(part);
+    return agree(comm, status, fn);
+}
+
+stenc_status stenc_field_gather(const stenc_field *field, int root, void *global) {
+    return gather_scatter((stenc_field *)field, root, global, 0, "stenc_field_gather");
+}
+
+stenc_status stenc_field_scatter(stenc_field *field, int root, const void *global) {
+    return gather_scatter(field, root, (char *)(uintptr_t)global, 1, "stenc_field_scatter");
+}

@@ -1,0 +1,28 @@
+/* runtime/dist without CUDA: no field is ever on a device, so these are never reached. */
+#include "dist_internal.h"
+
+#define NO_CUDA(fn) STENC_ERROR(STENC_ERR_NO_DEVICE, "%s: stenc was built without CUDA", fn)
+
+stenc_status dist_cuda_box(stenc_ctx *ctx, const dist_box *box, void *buffer, int unpack) {
+    (void)ctx, (void)box, (void)buffer, (void)unpack;
+    return NO_CUDA("stenc_field_exchange");
+}
+stenc_status dist_cuda_host_alloc(void **ptr, size_t bytes) {
+    (void)ptr, (void)bytes;
+    return NO_CUDA("stenc_field_create_dist");
+}
+void dist_cuda_host_free(void *ptr) {
+    (void)ptr;
+}
+stenc_status dist_cuda_copy(stenc_ctx *ctx, void *dst, const void *src, size_t bytes,
+                            int to_device) {
+    (void)ctx, (void)dst, (void)src, (void)bytes, (void)to_device;
+    return NO_CUDA("stenc_field_exchange");
+}
+stenc_status dist_cuda_reduce(stenc_ctx *ctx, int kind, stenc_type type, const size_t n[3],
+                              const void *a, const ptrdiff_t a_stride[3], const void *b,
+                              const ptrdiff_t b_stride[3], xsum *acc, uint64_t *max_bits) {
+    (void)ctx, (void)kind, (void)type, (void)n, (void)a, (void)a_stride, (void)b, (void)b_stride;
+    (void)acc, (void)max_bits;
+    return NO_CUDA("stenc_field reduction");
+}

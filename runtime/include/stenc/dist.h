@@ -1,0 +1,117 @@
+/* stenc distributed fields: one global grid split over the ranks of an MPI communicator.
+ *
+ * The library libstenc_mpi (CMake: stenc::stenc_mpi) adds this API on top of libstenc; it is
+ * built when MPI is found. A distributed field is an ordinary stenc_field holding this rank's
+ * part of the global interior, with its halo, so generated launchers, halo fills and field
+ * accessors work on it unchanged; stenc_field_exchange() fills the halos that face other
+ * ranks. Reductions over a distributed field (stenc/reduce.h) are global and bitwise the same
+ * whatever the number of ranks. See docs/distributed.md.
+ *
+ * Collective calls (marked so below) must be made by every rank of the context's
+ * communicator in the same order. They return the same status on every rank: when one rank
+ * fails, the others fail too, with a message naming that rank.
+ */
+#ifndef STENC_DIST_H
+#define STENC_DIST_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "stenc/core.h"
+#include "stenc/field.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- a context on a communicator --------------------------------------------------------- */
+
+/* Collective. A context for this rank of `comm` (duplicated; MPI must be initialised). With
+ * STENC_DEVICE_CUDA or AUTO (when CUDA devices are present) the rank uses device
+ * (node-local rank) mod (devices on the node): one rank per GPU. STENC_DEVICE_CPU keeps every
+ * rank on the CPU. Destroy it with stenc_ctx_destroy() before MPI_Finalize. */
+stenc_status stenc_ctx_create_mpi(stenc_ctx **ctx, MPI_Comm comm, stenc_device device);
+
+/* The context's communicator (the duplicate): STENC_ERR_INVALID_ARGUMENT for a context made
+ * by stenc_ctx_create(). */
+stenc_status stenc_ctx_comm(const stenc_ctx *ctx, MPI_Comm *comm);
+
+/* ---- decompositions ---------------------------------------------------------------------- */
+
+/* How a global interior of n[0] x n[1] x n[2] points is split over a Cartesian grid of ranks.
+ * Along each dimension the points go to the ranks in order, the first (n mod p) ranks taking
+ * one point more. */
+typedef struct stenc_decomp stenc_decomp;
+
+typedef struct stenc_decomp_info {
+    int dims;         /* 1, 2 or 3 */
+    size_t n[3];      /* global interior extents (1 in unused dimensions) */
+    int procs[3];     /* ranks along each dimension */
+    int periodic[3];  /* 1 where the global grid wraps around */
+    int rank, size;   /* this rank in the context's communicator, and its size */
+    int coords[3];    /* this rank's position in the grid of ranks */
+    size_t lo[3];     /* global index of this rank's first interior point */
+    size_t local[3];  /* this rank's interior extents */
+} stenc_decomp_info;
+
+/* Collective. Split a `dims`-D interior of n[] points over the context's ranks. procs[d] > 0
+ * fixes the ranks along d, 0 lets MPI_Dims_create choose (NULL: choose all); the product must
+ * be the communicator's size. periodic[d] (NULL: none) makes dimension d wrap around; it must
+ * match the boundary conditions later given to stenc_field_exchange(). Fails with
+ * STENC_ERR_SHAPE when a rank would get no point along some dimension. */
+stenc_status stenc_decomp_create(stenc_decomp **decomp, stenc_ctx *ctx, int dims,
+                                 const size_t n[3], const int procs[3], const int periodic[3]);
+/* Collective. Destroy the fields made on it first. NULL is allowed. */
+stenc_status stenc_decomp_destroy(stenc_decomp *decomp);
+stenc_status stenc_decomp_get_info(const stenc_decomp *decomp, stenc_decomp_info *info);
+
+/* ---- distributed fields ------------------------------------------------------------------ */
+
+/* Collective. A field holding this rank's part of `decomp`, with `halo` ghost layers, created
+ * on ctx (whose communicator must be the decomposition's). Every rank's part must be at least
+ * `halo` points wide along every split or periodic dimension (STENC_ERR_SHAPE otherwise), so
+ * that a halo comes from the nearest rank alone. Free it with stenc_field_free(). */
+stenc_status stenc_field_create_dist(stenc_ctx *ctx, stenc_field **field,
+                                     const stenc_decomp *decomp, stenc_type type, int halo);
+
+/* The decomposition of a distributed field (NULL, with an error recorded, for another field). */
+const stenc_decomp *stenc_field_decomp(const stenc_field *field);
+
+/* Bits of the exchange's `flags`. FACES: fill the face halos alone, not the edges and corners,
+ * for stencils that read no diagonal neighbour (heat3d's 7 points): every dimension is sent at
+ * once, in a third of the messages' latency. Without it, edges and corners are filled too, one
+ * dimension after the other. */
+#define STENC_EXCHANGE_FACES 1u
+
+/* Collective. Fill the halo: faces that meet another rank (or this one, across a periodic
+ * boundary) from that rank's interior, physical faces by bc[] as stenc_field_fill_halo() does.
+ * The result is the halo that stenc_field_fill_halo() would give the whole global field, point
+ * for point. Both faces of a periodic dimension of the decomposition must say
+ * STENC_BC_PERIODIC, and no other face may. Device fields are packed and unpacked on the
+ * device, and sent from device memory when MPI is CUDA-aware (MPIX_Query_cuda_support, or
+ * STENC_MPI_CUDA_AWARE=0|1), through pinned host buffers otherwise. Blocking. */
+stenc_status stenc_field_exchange(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],
+                                  unsigned flags);
+
+/* The same in two halves: begin sends (with FACES, every dimension; otherwise the first) and
+ * returns; the interior may be computed meanwhile; end completes the exchange. Between them
+ * the field's halo must not be read and its interior not written. A second begin before the
+ * end is STENC_ERR_INVALID_ARGUMENT. */
+stenc_status stenc_field_exchange_begin(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],
+                                        unsigned flags);
+stenc_status stenc_field_exchange_end(stenc_field *field);
+
+/* Collective. The global interior, dense (i fastest), of the field's type: gathered into
+ * `global` on rank `root` (other ranks may pass NULL), or scattered from it. */
+stenc_status stenc_field_gather(const stenc_field *field, int root, void *global);
+stenc_status stenc_field_scatter(stenc_field *field, int root, const void *global);
+
+/* 1 when this build sends device buffers to MPI directly (CUDA-aware MPI), 0 when it stages
+ * them through the host. */
+int stenc_mpi_cuda_aware(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STENC_DIST_H */

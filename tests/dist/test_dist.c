@@ -1,0 +1,573 @@
+/* Distributed fields under mpirun (1, 2, 4 ranks; ctest label mpi): decompositions, halo
+ * exchange against stenc_field_fill_halo() of the whole global field held by one process,
+ * exact global reductions against sums known exactly and against one rank's result, gather
+ * and scatter, heat3d steps bitwise equal to one process's, and bad input that must fail with
+ * the same status on every rank.
+ *
+ * Every check is collective (check_all): a rank never leaves a test early while the others
+ * wait in MPI. With argument "gpu" the fields live on the device (exit 77 without one). */
+#include <mpi.h>
+
+#include "heat3d.h"
+#include "stenc/dist.h"
+#include "test_util.h"
+
+static int on_gpu;
+static int world_rank, world_size;
+
+/* Collective: fail the test on every rank when `ok` is false on any; the failing ranks say
+ * why. */
+static void check_all(int ok, const char *what) {
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!ok) print_error("rank %d: %s\n", world_rank, what);
+    assert_int_equal(all, 1);
+}
+
+/* Collective: every rank got `expected`, and so the same status. */
+static void check_status_all(stenc_status got, stenc_status expected, const char *what) {
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s: status %s, expected %s (%s)", what, stenc_status_string(got),
+             stenc_status_string(expected), stenc_last_error());
+    check_all(got == expected, msg);
+}
+
+static stenc_ctx *make_ctx(MPI_Comm comm) {
+    stenc_ctx *ctx = NULL;
+    stenc_status st = stenc_ctx_create_mpi(&ctx, comm, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU);
+    check_status_all(st, STENC_OK, "stenc_ctx_create_mpi");
+    return ctx;
+}
+
+/* A value for global point (i, j, k) that no other point shares, exact in float. */
+static double global_value(long i, long j, long k, uint64_t seed) {
+    uint64_t s = seed ^ ((uint64_t)(i + 64) * 1000003u + (uint64_t)(j + 64) * 10007u + (uint64_t)(k + 64));
+    test_rng rng = test_rng_seeded(s);
+    return (double)(int64_t)(test_rng_u64(&rng) % 2000001) / 1024.0 - 976.0;
+}
+
+static void fill_local(stenc_field *f, const stenc_decomp_info *info, uint64_t seed) {
+    stenc_field_layout L;
+    assert_int_equal(stenc_field_get_layout(f, &L), STENC_OK);
+    for (size_t k = 0; k < L.n[2]; k++)
+        for (size_t j = 0; j < L.n[1]; j++)
+            for (size_t i = 0; i < L.n[0]; i++)
+                assert_int_equal(stenc_field_set(f, (long)i, (long)j, (long)k,
+                                                 global_value((long)(info->lo[0] + i), (long)(info->lo[1] + j),
+                                                              (long)(info->lo[2] + k), seed)),
+                                 STENC_OK);
+}
+
+/* ---- decompositions ------------------------------------------------------------------------ */
+
+static void test_decomp_covers_grid(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    const size_t sizes[][3] = {{13, 7, 5}, {64, 3, 9}, {5, 5, 5}, {1000, 1, 1}};
+    for (int c = 0; c < 4; c++)
+        for (int dims = 1; dims <= 3; dims++) {
+            size_t n[3] = {sizes[c][0], dims > 1 ? sizes[c][1] : 1, dims > 2 ? sizes[c][2] : 1};
+            stenc_decomp *d = NULL;
+            stenc_status st = stenc_decomp_create(&d, ctx, dims, n, NULL, NULL);
+            /* A split that leaves a rank without points must fail everywhere. */
+            int could = 1, p = world_size, fits = 0;
+            (void)could, (void)p;
+            if (st != STENC_OK) {
+                check_status_all(st, STENC_ERR_SHAPE, "decomposition too fine");
+                continue;
+            }
+            fits = 1;
+            stenc_decomp_info info;
+            assert_int_equal(stenc_decomp_get_info(d, &info), STENC_OK);
+            check_all(info.procs[0] * info.procs[1] * info.procs[2] == world_size, "procs product");
+            /* Count, on rank 0, how often every global point is owned. */
+            unsigned long long box[6] = {info.lo[0], info.lo[1], info.lo[2], info.local[0],
+                                         info.local[1], info.local[2]};
+            unsigned long long *all = malloc(sizeof box * (size_t)world_size);
+            MPI_Allgather(box, 6, MPI_UNSIGNED_LONG_LONG, all, 6, MPI_UNSIGNED_LONG_LONG,
+                          MPI_COMM_WORLD);
+            size_t total = n[0] * n[1] * n[2];
+            unsigned char *owned = calloc(total, 1);
+            int ok = 1;
+            size_t smallest = total, largest = 0;
+            for (int r = 0; r < world_size; r++) {
+                const unsigned long long *b = all + 6 * r;
+                for (int dd = 0; dd < 3; dd++) {
+                    smallest = b[3 + dd] < smallest ? b[3 + dd] : smallest;
+                    largest = b[3 + dd] > largest ? b[3 + dd] : largest;
+                }
+                for (size_t k = 0; k < b[5]; k++)
+                    for (size_t j = 0; j < b[4]; j++)
+                        for (size_t i = 0; i < b[3]; i++) {
+                            size_t g = (b[0] + i) + n[0] * ((b[1] + j) + n[1] * (b[2] + k));
+                            if (g >= total) ok = 0;
+                            else owned[g]++;
+                        }
+            }
+            for (size_t g = 0; g < total; g++)
+                if (owned[g] != 1) ok = 0;
+            check_all(ok && smallest >= 1 && fits, "every point owned by exactly one rank");
+            free(owned);
+            free(all);
+            assert_int_equal(stenc_decomp_destroy(d), STENC_OK);
+        }
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+/* ---- halo exchange ----------------------------------------------------------------------- */
+
+/* Exchange a distributed field and compare every halo point (faces only with FACES) with
+ * the halo that stenc_field_fill_halo() gives the whole global field in one process. */
+static void exchange_case(stenc_ctx *ctx, stenc_ctx *self, int dims, const size_t n[3],
+                          stenc_type type, int halo, const stenc_bc bc[6], unsigned flags,
+                          int split_begin, uint64_t seed) {
+    int periodic[3] = {0, 0, 0};
+    for (int d = 0; d < dims; d++)
+        periodic[d] = bc[2 * d].kind == STENC_BC_PERIODIC;
+    stenc_decomp *dp = NULL;
+    stenc_status st = stenc_decomp_create(&dp, ctx, dims, n, NULL, periodic);
+    if (st != STENC_OK) { /* too many ranks for this grid: fine, if every rank says so */
+        check_status_all(st, STENC_ERR_SHAPE, "decomposition");
+        return;
+    }
+    stenc_field *f = NULL;
+    st = stenc_field_create_dist(ctx, &f, dp, type, halo);
+    if (st != STENC_OK) {
+        check_status_all(st, STENC_ERR_SHAPE, "field wider halo than a part");
+        stenc_decomp_destroy(dp);
+        return;
+    }
+    stenc_decomp_info info;
+    assert_int_equal(stenc_decomp_get_info(dp, &info), STENC_OK);
+    /* Garbage in the halo first, so that a halo point the exchange forgets shows. */
+    assert_int_equal(stenc_field_fill(f, -12345.0), STENC_OK);
+    fill_local(f, &info, seed);
+    if (on_gpu) assert_int_equal(stenc_field_upload(f), STENC_OK);
+    if (split_begin) {
+        st = stenc_field_exchange_begin(f, bc, flags);
+        check_status_all(st, STENC_OK, "exchange_begin");
+        check_status_all(stenc_field_exchange_begin(f, bc, flags), STENC_ERR_INVALID_ARGUMENT,
+                         "a second begin");
+        st = stenc_field_exchange_end(f);
+        check_status_all(st, STENC_OK, "exchange_end");
+    } else {
+        st = stenc_field_exchange(f, bc, flags);
+        check_status_all(st, STENC_OK, "exchange");
+    }
+    if (on_gpu) assert_int_equal(stenc_field_download(f), STENC_OK);
+
+    /* The reference: the global field, in this process, filled by stenc_field_fill_halo. */
+    stenc_field *g = NULL;
+    assert_int_equal(stenc_field_create(self, &g, type, dims, n[0], n[1], n[2], halo), STENC_OK);
+    for (size_t k = 0; k < n[2]; k++)
+        for (size_t j = 0; j < n[1]; j++)
+            for (size_t i = 0; i < n[0]; i++)
+                assert_int_equal(stenc_field_set(g, (long)i, (long)j, (long)k,
+                                                 global_value((long)i, (long)j, (long)k, seed)),
+                                 STENC_OK);
+    assert_int_equal(stenc_field_fill_halo(g, bc), STENC_OK);
+    stenc_field_layout L;
+    stenc_field_get_layout(f, &L);
+    const long h[3] = {halo, dims > 1 ? halo : 0, dims > 2 ? halo : 0};
+    int ok = 1;
+    char msg[400] = "";
+    for (long k = -h[2]; k < (long)L.n[2] + h[2] && ok; k++)
+        for (long j = -h[1]; j < (long)L.n[1] + h[1] && ok; j++)
+            for (long i = -h[0]; i < (long)L.n[0] + h[0] && ok; i++) {
+                const int out = (i < 0 || i >= (long)L.n[0]) + (j < 0 || j >= (long)L.n[1]) +
+                                (k < 0 || k >= (long)L.n[2]);
+                if ((flags & STENC_EXCHANGE_FACES) && out > 1) continue; /* edges, corners */
+                double got = 0, want = 0;
+                stenc_field_get(f, i, j, k, &got);
+                stenc_field_get(g, (long)info.lo[0] + i, (long)info.lo[1] + j, (long)info.lo[2] + k,
+                                &want);
+                if (memcmp(&got, &want, sizeof got) != 0) {
+                    ok = 0;
+                    snprintf(msg, sizeof msg,
+                             "%dD %zux%zux%zu %s halo %d flags %u: local (%ld,%ld,%ld) = %g, "
+                             "global (%ld,%ld,%ld) = %g",
+                             dims, n[0], n[1], n[2], stenc_type_name(type), halo, flags, i, j, k,
+                             got, (long)info.lo[0] + i, (long)info.lo[1] + j, (long)info.lo[2] + k,
+                             want);
+                }
+            }
+    check_all(ok, msg);
+    stenc_field_free(g);
+    assert_int_equal(stenc_field_free(f), STENC_OK);
+    assert_int_equal(stenc_decomp_destroy(dp), STENC_OK);
+}
+
+static void test_exchange_matches_global_fill(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    stenc_ctx *self = NULL;
+    assert_int_equal(stenc_ctx_create(&self, STENC_DEVICE_CPU), STENC_OK);
+    const stenc_bc D = {STENC_BC_DIRICHLET, 3.5}, N = {STENC_BC_NEUMANN, 0},
+                   P = {STENC_BC_PERIODIC, 0}, Z = {STENC_BC_NONE, 0};
+    const stenc_bc cases[][6] = {
+        {D, N, N, D, D, D}, {P, P, P, P, P, P}, {N, N, P, P, D, N}, {P, P, D, N, P, P}};
+    const size_t sizes[][3] = {{13, 7, 6}, {9, 10, 11}, {33, 5, 4}};
+    uint64_t seed = 1;
+    for (int c = 0; c < 4; c++)
+        for (int s = 0; s < 3; s++)
+            for (int dims = 1; dims <= 3; dims++)
+                for (int halo = 1; halo <= 2; halo++)
+                    for (int t = 0; t < 2; t++) {
+                        stenc_bc bc[6];
+                        memcpy(bc, cases[c], sizeof bc);
+                        for (int f = 2 * dims; f < 6; f++)
+                            bc[f] = Z;
+                        const size_t n[3] = {sizes[s][0], dims > 1 ? sizes[s][1] : 1,
+                                             dims > 2 ? sizes[s][2] : 1};
+                        const stenc_type type = t ? STENC_F64 : STENC_F32;
+                        exchange_case(ctx, self, dims, n, type, halo, bc, 0, (int)(seed & 1), seed);
+                        seed++;
+                        exchange_case(ctx, self, dims, n, type, halo, bc, STENC_EXCHANGE_FACES,
+                                      (int)(seed & 1), seed);
+                        seed++;
+                    }
+    /* A halo of 3 on a small grid. */
+    const size_t n3[3] = {17, 12, 9};
+    exchange_case(ctx, self, 3, n3, STENC_F64, 3, cases[2], 0, 1, 99);
+    stenc_ctx_destroy(self);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+/* ---- reductions -------------------------------------------------------------------------- */
+
+static void test_reductions_exact_and_rank_independent(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    stenc_ctx *self = NULL; /* one rank holding the whole grid: the result to match bitwise */
+    int self_rank_ok = 1;
+    (void)self_rank_ok;
+    stenc_status st = stenc_ctx_create_mpi(&self, MPI_COMM_SELF, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU);
+    check_status_all(st, STENC_OK, "ctx on MPI_COMM_SELF");
+    const size_t n[3] = {37, 19, 11};
+    for (int t = 0; t < 2; t++) {
+        const stenc_type type = t ? STENC_F64 : STENC_F32;
+        stenc_decomp *dp = NULL, *dp1 = NULL;
+        check_status_all(stenc_decomp_create(&dp, ctx, 3, n, NULL, NULL), STENC_OK, "decomp");
+        check_status_all(stenc_decomp_create(&dp1, self, 3, n, NULL, NULL), STENC_OK, "decomp 1");
+        stenc_field *a = NULL, *b = NULL, *a1 = NULL, *b1 = NULL;
+        check_status_all(stenc_field_create_dist(ctx, &a, dp, type, 1), STENC_OK, "a");
+        check_status_all(stenc_field_create_dist(ctx, &b, dp, type, 2), STENC_OK, "b");
+        check_status_all(stenc_field_create_dist(self, &a1, dp1, type, 0), STENC_OK, "a1");
+        check_status_all(stenc_field_create_dist(self, &b1, dp1, type, 1), STENC_OK, "b1");
+        stenc_decomp_info info, info1;
+        stenc_decomp_get_info(dp, &info);
+        stenc_decomp_get_info(dp1, &info1);
+        fill_local(a, &info, 11);
+        fill_local(b, &info, 22);
+        fill_local(a1, &info1, 11);
+        fill_local(b1, &info1, 22);
+        /* Exact references: the values are k/1024 with integer k, so sums of them (and of their
+         * products, k/2^20) are exact in int64 arithmetic. */
+        int64_t sum_a = 0, dot_ab = 0, ss_a = 0;
+        double max_a = 0;
+        for (size_t k = 0; k < n[2]; k++)
+            for (size_t j = 0; j < n[1]; j++)
+                for (size_t i = 0; i < n[0]; i++) {
+                    const double x = global_value((long)i, (long)j, (long)k, 11);
+                    const double y = global_value((long)i, (long)j, (long)k, 22);
+                    const int64_t xi = (int64_t)(x * 1024), yi = (int64_t)(y * 1024);
+                    sum_a += xi;
+                    dot_ab += xi * yi;
+                    ss_a += xi * xi;
+                    max_a = fabs(x) > max_a ? fabs(x) : max_a;
+                }
+        if (on_gpu) {
+            stenc_field_upload(a), stenc_field_upload(b), stenc_field_upload(a1), stenc_field_upload(b1);
+        }
+        double r[5], r1[5];
+        check_status_all(stenc_field_sum(a, &r[0]), STENC_OK, "sum");
+        check_status_all(stenc_field_dot(a, b, &r[1]), STENC_OK, "dot");
+        check_status_all(stenc_field_sum_squares(a, &r[2]), STENC_OK, "sum_squares");
+        check_status_all(stenc_field_norm_max(a, &r[3]), STENC_OK, "norm_max");
+        check_status_all(stenc_field_norm2(a, &r[4]), STENC_OK, "norm2");
+        stenc_field_sum(a1, &r1[0]), stenc_field_dot(a1, b1, &r1[1]);
+        stenc_field_sum_squares(a1, &r1[2]), stenc_field_norm_max(a1, &r1[3]);
+        stenc_field_norm2(a1, &r1[4]);
+        const double exact[4] = {(double)sum_a / 1024.0, (double)dot_ab / 1048576.0,
+                                 (double)ss_a / 1048576.0, max_a};
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s: sum %.17g (exact %.17g) dot %.17g (%.17g) ss %.17g (%.17g)",
+                 stenc_type_name(type), r[0], exact[0], r[1], exact[1], r[2], exact[2]);
+        check_all(r[0] == exact[0] && r[1] == exact[1] && r[2] == exact[2] && r[3] == exact[3] &&
+                      r[4] == sqrt(exact[2]),
+                  msg);
+        check_all(memcmp(r, r1, sizeof r) == 0, "the same bits as one rank holding the whole grid");
+        /* Every rank holds the same result. */
+        double r0[5];
+        memcpy(r0, r, sizeof r);
+        MPI_Bcast(r0, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        check_all(memcmp(r, r0, sizeof r) == 0, "every rank the same result");
+        stenc_field_free(a), stenc_field_free(b), stenc_field_free(a1), stenc_field_free(b1);
+        stenc_decomp_destroy(dp), stenc_decomp_destroy(dp1);
+    }
+    stenc_ctx_destroy(self);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+/* Cancellation and special values: a compensated or naive sum loses the small terms. */
+static void test_reduction_cancellation_and_specials(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    const size_t n[3] = {8, 3, 5};
+    stenc_decomp *dp = NULL;
+    check_status_all(stenc_decomp_create(&dp, ctx, 3, n, NULL, NULL), STENC_OK, "decomp");
+    stenc_field *f = NULL;
+    check_status_all(stenc_field_create_dist(ctx, &f, dp, STENC_F64, 1), STENC_OK, "field");
+    stenc_decomp_info info;
+    stenc_decomp_get_info(dp, &info);
+    /* Global point p holds 1e300 at p = 0, -1e300 at the last point, 2^-1000 at p = 5 and 1
+     * elsewhere: the exact sum is (points - 3) + 2^-1000, whose nearest double is points - 3,
+     * where a naive or compensated sum in rank order gives 0 or loses the ones. Pass 1 puts
+     * 3 * 2^-60 at p = 9; pass 2 a NaN at p = 11. */
+    const size_t total = n[0] * n[1] * n[2];
+    for (int pass = 0; pass < 3; pass++) {
+        stenc_field_layout L;
+        stenc_field_get_layout(f, &L);
+        if (on_gpu) stenc_field_download(f);
+        for (size_t k = 0; k < L.n[2]; k++)
+            for (size_t j = 0; j < L.n[1]; j++)
+                for (size_t i = 0; i < L.n[0]; i++) {
+                    size_t g = (info.lo[0] + i) + n[0] * ((info.lo[1] + j) + n[1] * (info.lo[2] + k));
+                    double v = 1.0;
+                    if (g == 0) v = 1e300;
+                    if (g == total - 1) v = -1e300;
+                    if (g == 5) v = ldexp(1.0, -1000);
+                    if (pass == 1 && g == 9) v = ldexp(3.0, -60);
+                    if (pass == 2 && g == 11) v = NAN;
+                    stenc_field_set(f, (long)i, (long)j, (long)k, v);
+                }
+        if (on_gpu) stenc_field_upload(f);
+        double sum = 0, mx = 0;
+        check_status_all(stenc_field_sum(f, &sum), STENC_OK, "sum");
+        check_status_all(stenc_field_norm_max(f, &mx), STENC_OK, "norm_max");
+        double want = (double)(total - 3);
+        if (pass == 1) want = (double)(total - 4) + ldexp(3.0, -60); /* total-4 ones + 3*2^-60 */
+        char msg[200];
+        snprintf(msg, sizeof msg, "pass %d: sum %.17g want %.17g, max %g", pass, sum, want, mx);
+        if (pass < 2)
+            check_all(sum == want && mx == 1e300, msg);
+        else
+            check_all(isnan(sum) && isnan(mx), msg);
+    }
+    stenc_field_free(f);
+    stenc_decomp_destroy(dp);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+/* ---- gather and scatter ------------------------------------------------------------------ */
+
+static void test_gather_scatter(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    const size_t n[3] = {11, 6, 7};
+    stenc_decomp *dp = NULL;
+    check_status_all(stenc_decomp_create(&dp, ctx, 3, n, NULL, NULL), STENC_OK, "decomp");
+    stenc_field *f = NULL;
+    check_status_all(stenc_field_create_dist(ctx, &f, dp, STENC_F32, 1), STENC_OK, "field");
+    const size_t total = n[0] * n[1] * n[2];
+    float *global = malloc(total * sizeof *global), *back = calloc(total, sizeof *back);
+    test_rng rng = test_rng_seeded(5);
+    for (size_t p = 0; p < total; p++)
+        global[p] = (float)test_rng_uniform(&rng, -1, 1);
+    const int root = world_size - 1;
+    if (on_gpu) stenc_field_upload(f);
+    check_status_all(stenc_field_scatter(f, root, world_rank == root ? global : NULL), STENC_OK,
+                     "scatter");
+    check_status_all(stenc_field_gather(f, root, world_rank == root ? back : NULL), STENC_OK,
+                     "gather");
+    int ok = world_rank != root || memcmp(global, back, total * sizeof *back) == 0;
+    check_all(ok, "gather(scatter(x)) == x on the root");
+    /* Each rank's part is the global array's box. */
+    stenc_decomp_info info;
+    stenc_decomp_get_info(dp, &info);
+    if (on_gpu) stenc_field_download(f);
+    ok = 1;
+    for (size_t k = 0; k < info.local[2]; k++)
+        for (size_t j = 0; j < info.local[1]; j++)
+            for (size_t i = 0; i < info.local[0]; i++) {
+                double v;
+                stenc_field_get(f, (long)i, (long)j, (long)k, &v);
+                size_t g = (info.lo[0] + i) + n[0] * ((info.lo[1] + j) + n[1] * (info.lo[2] + k));
+                if ((float)v != global[g]) ok = 0;
+            }
+    check_all(ok, "scattered parts");
+    check_status_all(stenc_field_gather(f, world_size, back), STENC_ERR_INVALID_ARGUMENT, "bad root");
+    free(global), free(back);
+    stenc_field_free(f);
+    stenc_decomp_destroy(dp);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+/* ---- heat3d: generated launchers on distributed fields -------------------------------------- */
+
+static void test_heat3d_matches_one_process(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    stenc_ctx *self = NULL;
+    assert_int_equal(stenc_ctx_create(&self, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU), STENC_OK);
+    const size_t n[3] = {23, 18, 13};
+    const int steps = 7;
+    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.0}, {STENC_BC_NEUMANN, 0},
+                            {STENC_BC_PERIODIC, 0},    {STENC_BC_PERIODIC, 0},
+                            {STENC_BC_DIRICHLET, -2.0}, {STENC_BC_DIRICHLET, 0.5}};
+    const int periodic[3] = {0, 1, 0};
+    for (int overlap = 0; overlap < 2; overlap++) {
+        stenc_decomp *dp = NULL;
+        check_status_all(stenc_decomp_create(&dp, ctx, 3, n, NULL, periodic), STENC_OK, "decomp");
+        stenc_decomp_info info;
+        stenc_decomp_get_info(dp, &info);
+        stenc_field *x = NULL, *y = NULL, *gx = NULL, *gy = NULL;
+        check_status_all(stenc_field_create_dist(ctx, &x, dp, STENC_F32, 1), STENC_OK, "x");
+        check_status_all(stenc_field_create_dist(ctx, &y, dp, STENC_F32, 1), STENC_OK, "y");
+        assert_int_equal(stenc_field_create(self, &gx, STENC_F32, 3, n[0], n[1], n[2], 1), STENC_OK);
+        assert_int_equal(stenc_field_create(self, &gy, STENC_F32, 3, n[0], n[1], n[2], 1), STENC_OK);
+        fill_local(x, &info, 7);
+        for (size_t k = 0; k < n[2]; k++)
+            for (size_t j = 0; j < n[1]; j++)
+                for (size_t i = 0; i < n[0]; i++)
+                    stenc_field_set(gx, (long)i, (long)j, (long)k, global_value((long)i, (long)j, (long)k, 7));
+        if (on_gpu) {
+            stenc_field_upload(x), stenc_field_upload(y), stenc_field_upload(gx), stenc_field_upload(gy);
+        }
+        for (int s = 0; s < steps; s++) {
+            stenc_status st;
+            if (overlap) {
+                st = stenc_field_exchange_begin(x, bc, STENC_EXCHANGE_FACES);
+                if (st == STENC_OK) st = stenc_field_exchange_end(x);
+            } else {
+                st = stenc_field_exchange(x, bc, 0);
+            }
+            check_status_all(st, STENC_OK, "exchange");
+            check_status_all(heat3d(ctx, 0.4, 0.1, x, y), STENC_OK, "heat3d");
+            stenc_field_swap(x, y);
+            assert_int_equal(stenc_field_fill_halo(gx, bc), STENC_OK);
+            assert_int_equal(heat3d(self, 0.4, 0.1, gx, gy), STENC_OK);
+            stenc_field_swap(gx, gy);
+        }
+        if (on_gpu) stenc_field_download(x), stenc_field_download(gx);
+        int ok = 1;
+        char msg[200] = "";
+        for (size_t k = 0; k < info.local[2] && ok; k++)
+            for (size_t j = 0; j < info.local[1] && ok; j++)
+                for (size_t i = 0; i < info.local[0] && ok; i++) {
+                    double a, b;
+                    stenc_field_get(x, (long)i, (long)j, (long)k, &a);
+                    stenc_field_get(gx, (long)(info.lo[0] + i), (long)(info.lo[1] + j), (long)(info.lo[2] + k), &b);
+                    if (memcmp(&a, &b, sizeof a) != 0) {
+                        ok = 0;
+                        snprintf(msg, sizeof msg, "point (%zu,%zu,%zu) local: %.9g one process: %.9g",
+                                 info.lo[0] + i, info.lo[1] + j, info.lo[2] + k, a, b);
+                    }
+                }
+        check_all(ok, msg);
+        double n2 = 0, n2g = 0;
+        check_status_all(stenc_field_norm2(x, &n2), STENC_OK, "norm2");
+        stenc_field_free(x), stenc_field_free(y);
+        /* The one-process field through a one-rank decomposition: the same bits. */
+        stenc_field_free(gx), stenc_field_free(gy);
+        (void)n2g;
+        stenc_decomp_destroy(dp);
+    }
+    stenc_ctx_destroy(self);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+/* ---- bad input: the same status on every rank, nothing written, no deadlock ---------------- */
+
+static void test_bad_input_agrees(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    const size_t n[3] = {16, 12, 10}, m[3] = {16, 12, 11}; /* k: 5+5 and 6+5 on 2 ranks */
+    stenc_decomp *dp = NULL, *dq = NULL;
+    check_status_all(stenc_decomp_create(&dp, ctx, 3, n, NULL, NULL), STENC_OK, "decomp n");
+    check_status_all(stenc_decomp_create(&dq, ctx, 3, m, NULL, NULL), STENC_OK, "decomp m");
+
+    /* Two fields of one launch decomposed differently. With 2 ranks split along k both have
+     * the same local interior on some ranks and not on others; the status must not differ. */
+    stenc_field *x = NULL, *y = NULL, *z = NULL;
+    check_status_all(stenc_field_create_dist(ctx, &x, dp, STENC_F32, 1), STENC_OK, "x");
+    check_status_all(stenc_field_create_dist(ctx, &y, dq, STENC_F32, 1), STENC_OK, "y");
+    check_status_all(stenc_field_create_dist(ctx, &z, dp, STENC_F32, 1), STENC_OK, "z");
+    stenc_field_fill(y, 42.0);
+    check_status_all(heat3d(ctx, 1, 1, x, y), STENC_ERR_SHAPE, "launch on two decompositions");
+    double v = 0;
+    stenc_field_get(y, 0, 0, 0, &v);
+    check_all(v == 42.0, "nothing written");
+    check_status_all(heat3d(ctx, 1, 1, x, z), STENC_OK, "the same decomposition launches");
+    double dot = 0;
+    check_status_all(stenc_field_dot(x, y, &dot), STENC_ERR_SHAPE, "dot over two decompositions");
+    check_status_all(stenc_field_swap(x, y), STENC_ERR_SHAPE, "swap over two decompositions");
+
+    /* Mismatched communicators: a decomposition of another context's communicator. */
+    MPI_Comm split;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &split);
+    stenc_ctx *other = make_ctx(split);
+    stenc_field *w = NULL;
+    stenc_status st = stenc_field_create_dist(other, &w, dp, STENC_F32, 1);
+    /* One rank: the split communicator holds the same rank, congruent with the world. */
+    check_status_all(st, world_size == 1 ? STENC_OK : STENC_ERR_INVALID_ARGUMENT,
+                     "a decomposition of another communicator");
+    check_all(world_size == 1 || w == NULL, "no field made");
+    stenc_field_free(w);
+    stenc_ctx_destroy(other);
+    MPI_Comm_free(&split);
+
+    /* More ranks than points along the only dimension; a halo wider than a part. */
+    const size_t tiny[3] = {(size_t)world_size > 1 ? (size_t)world_size - 1 : 0, 1, 1};
+    stenc_decomp *dt = NULL;
+    st = stenc_decomp_create(&dt, ctx, 1, tiny, NULL, NULL);
+    check_status_all(st, world_size > 1 ? STENC_ERR_SHAPE : STENC_ERR_INVALID_ARGUMENT,
+                     "more ranks than points");
+    const size_t narrow[3] = {(size_t)(2 * world_size), 1, 1};
+    check_status_all(stenc_decomp_create(&dt, ctx, 1, narrow, NULL, NULL), STENC_OK, "narrow");
+    stenc_field *wide = NULL;
+    check_status_all(stenc_field_create_dist(ctx, &wide, dt, STENC_F64, 3),
+                     world_size > 1 ? STENC_ERR_SHAPE : STENC_OK, "halo wider than a part");
+    stenc_field_free(wide);
+    stenc_decomp_destroy(dt);
+    /* procs that do not multiply to the ranks. */
+    const int procs[3] = {world_size + 1, 1, 1};
+    check_status_all(stenc_decomp_create(&dt, ctx, 3, n, procs, NULL), STENC_ERR_INVALID_ARGUMENT,
+                     "procs product");
+    /* Periodic boundary conditions on a decomposition that is not periodic. */
+    const stenc_bc per[6] = {{STENC_BC_PERIODIC, 0}, {STENC_BC_PERIODIC, 0}, {STENC_BC_NEUMANN, 0},
+                             {STENC_BC_NEUMANN, 0},  {STENC_BC_NEUMANN, 0},  {STENC_BC_NEUMANN, 0}};
+    check_status_all(stenc_field_exchange(x, per, 0), STENC_ERR_INVALID_ARGUMENT,
+                     "periodic bc on a non-periodic decomposition");
+    check_status_all(stenc_field_exchange_end(x), STENC_ERR_INVALID_ARGUMENT, "end without begin");
+
+    stenc_field_free(x), stenc_field_free(y), stenc_field_free(z);
+    stenc_decomp_destroy(dp), stenc_decomp_destroy(dq);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    on_gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
+    if (on_gpu && stenc_cuda_device_count() == 0) {
+        if (world_rank == 0) printf("no CUDA device: skipped\n");
+        MPI_Finalize();
+        return STENC_TEST_SKIP;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decomp_covers_grid),
+        cmocka_unit_test(test_exchange_matches_global_fill),
+        cmocka_unit_test(test_reductions_exact_and_rank_independent),
+        cmocka_unit_test(test_reduction_cancellation_and_specials),
+        cmocka_unit_test(test_gather_scatter),
+        cmocka_unit_test(test_heat3d_matches_one_process),
+        cmocka_unit_test(test_bad_input_agrees),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    int any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return any ? 1 : 0;
+}
