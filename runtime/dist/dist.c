@@ -283,9 +283,12 @@ typedef struct dist_field {
     size_t cap[3];
     char *host_buf;   /* send and receive buffers, on the host (pinned for device fields) */
     char *device_buf; /* the same on the device, device fields only */
+    dist_stream stream; /* device fields: the exchange's stream and events */
     size_t offset[3][2][2]; /* element offset of [dim][side][0 send, 1 receive] */
     /* The exchange under way. */
     int pending, next_dim, device, staged;
+    int ready_marked; /* stenc_dist_overlap marked `ready` before the interior's launch */
+    unsigned filled_early; /* dimensions whose physical faces stenc_dist_overlap filled */
     unsigned flags;
     stenc_bc bc[STENC_FACE_COUNT];
     MPI_Request req[3][4];
@@ -298,6 +301,7 @@ static void dist_release(stenc_field *field);
 static const stenc_field_dist_ops dist_ops = {dist_release, dist_reduce};
 
 static void free_buffers(dist_field *df, stenc_ctx *ctx) {
+    dist_cuda_stream_destroy(&df->stream);
     if (df->device_buf) {
         dist_cuda_host_free(df->host_buf);
         stenc_free(ctx, df->device_buf);
@@ -391,6 +395,7 @@ static stenc_status make_buffers(stenc_field *field, dist_field *df) {
     const size_t bytes = total * df->elem;
     stenc_ctx *ctx = stenc_field_ctx(field);
     if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) {
+        STENC_TRY(dist_cuda_stream_create(&df->stream)); /* freed with the field on failure */
         STENC_TRY(dist_cuda_host_alloc((void **)&df->host_buf, bytes));
         stenc_status status = stenc_malloc(ctx, (void **)&df->device_buf, bytes);
         if (status != STENC_OK) {
@@ -435,6 +440,7 @@ stenc_status stenc_field_create_dist(stenc_ctx *ctx, stenc_field **out, const st
         df->elem = stenc_type_size(type);
         status = make_buffers(field, df);
         if (status != STENC_OK) {
+            free_buffers(df, ctx);
             free(df);
             df = NULL;
         }
@@ -531,20 +537,25 @@ static stenc_status post_dim(stenc_field *field, dist_field *df, int d) {
     const int *nb = dp->neighbour[d];
     if (nb[0] == MPI_PROC_NULL && nb[1] == MPI_PROC_NULL) return STENC_OK;
     MPI_Datatype bytes = MPI_BYTE;
+    if (df->device) { /* pack what the context's stream wrote before (or before `ready`) */
+        if (!df->ready_marked) STENC_TRY(dist_cuda_mark_ready(ctx, &df->stream));
+        STENC_TRY(dist_cuda_wait_ready(&df->stream));
+    }
     for (int s = 0; s < 2; s++) {
         if (nb[s] == MPI_PROC_NULL) continue;
         const dist_box send = face_box(field, df, d, s, 0);
         const size_t count = dist_box_points(&send) * df->elem;
         const size_t so = df->offset[d][s][0] * df->elem;
         if (df->device) {
-            STENC_TRY(dist_cuda_box(ctx, &send, df->device_buf + so, 0));
+            STENC_TRY(dist_cuda_box(&df->stream, &send, df->device_buf + so, 0));
             if (df->staged)
-                STENC_TRY(dist_cuda_copy(ctx, df->host_buf + so, df->device_buf + so, count, 0));
+                STENC_TRY(dist_cuda_copy(&df->stream, df->host_buf + so, df->device_buf + so,
+                                         count, 0));
         } else {
             host_box(&send, df->host_buf + so, 0);
         }
     }
-    if (df->device) STENC_TRY(stenc_ctx_synchronize(ctx)); /* packed before MPI reads them */
+    if (df->device) STENC_TRY(dist_cuda_sync(&df->stream)); /* packed before MPI reads them */
     char *base = df->device && !df->staged ? df->device_buf : df->host_buf;
     for (int s = 0; s < 2; s++) {
         if (nb[s] == MPI_PROC_NULL) continue;
@@ -577,6 +588,7 @@ static stenc_status finish_dim(stenc_field *field, dist_field *df, int d) {
     int physical = 0;
     for (int s = 0; s < 2; s++) {
         if (nb[s] == MPI_PROC_NULL) {
+            if (df->filled_early & (1u << d)) continue;
             faces[2 * d + s] = df->bc[2 * d + s];
             physical = 1;
             continue;
@@ -586,13 +598,15 @@ static stenc_status finish_dim(stenc_field *field, dist_field *df, int d) {
         const size_t ro = df->offset[d][s][1] * df->elem;
         if (df->device) {
             if (df->staged)
-                STENC_TRY(dist_cuda_copy(ctx, df->device_buf + ro, df->host_buf + ro,
+                STENC_TRY(dist_cuda_copy(&df->stream, df->device_buf + ro, df->host_buf + ro,
                                          dist_box_points(&recv) * df->elem, 1));
-            STENC_TRY(dist_cuda_box(ctx, &recv, df->device_buf + ro, 1));
+            STENC_TRY(dist_cuda_box(&df->stream, &recv, df->device_buf + ro, 1));
         } else {
             host_box(&recv, df->host_buf + ro, 1);
         }
     }
+    /* Later kernels on the context's stream, and the physical faces' fill, see the halo. */
+    if (df->device) STENC_TRY(dist_cuda_join(ctx, &df->stream));
     if (physical && df->halo > 0) STENC_TRY(stenc_field_fill_halo(field, faces));
     return STENC_OK;
 }
@@ -615,6 +629,7 @@ static stenc_status begin(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT
     for (int d = 0; d < upto; d++) {
         stenc_status status = post_dim(field, df, d);
         if (status != STENC_OK) { /* complete what was posted: peers match it */
+            df->ready_marked = 0;
             for (int e = 0; e <= d; e++)
                 MPI_Waitall(4, df->req[e], MPI_STATUSES_IGNORE);
             df->pending = 0;
@@ -622,6 +637,7 @@ static stenc_status begin(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT
         }
     }
     df->next_dim = upto;
+    df->ready_marked = 0; /* later dimensions wait for what the context's stream did since */
     return STENC_OK;
 }
 
@@ -662,6 +678,143 @@ stenc_status stenc_field_exchange(stenc_field *field, const stenc_bc bc[STENC_FA
                                   unsigned flags) {
     STENC_TRY(begin(field, bc, flags, "stenc_field_exchange"));
     return end(field, "stenc_field_exchange");
+}
+
+/* ---- overlapping the exchange with computation ---------------------------------------------- */
+
+/* The regions of an interior n[] for a stencil of `radius`: region 0 is the inner box, which
+ * reads no halo of the dimensions in `shell` (a bit mask); the others tile the rest, slabs
+ * of k, then j, then i. Views must start rows on the alignment that generated kernels assume,
+ * so along i the inner box starts and ends on a multiple of `align` points. Returns the count
+ * of regions, or -1 when the part is too thin to have an inner box. */
+static int overlap_regions(int dims, const size_t n[3], size_t r, unsigned shell, size_t align,
+                           size_t lo[7][3], size_t count[7][3]) {
+    size_t a[3], b[3]; /* the inner box: a[d] <= i < b[d] */
+    for (int d = 0; d < 3; d++) {
+        a[d] = 0, b[d] = n[d];
+        if (d >= dims || !(shell & (1u << d))) continue;
+        if (d == 0) {
+            a[d] = (r + align - 1) / align * align;
+            b[d] = n[d] >= r ? (n[d] - r) / align * align : 0;
+        } else {
+            a[d] = r;
+            b[d] = n[d] >= r ? n[d] - r : 0;
+        }
+        if (b[d] <= a[d]) return -1;
+    }
+    int m = 0;
+    for (int d = 0; d < 3; d++)
+        lo[m][d] = a[d], count[m][d] = b[d] - a[d];
+    m++;
+    for (int d = dims - 1; d >= 0; d--) {
+        if (!(shell & (1u << d))) continue;
+        for (int side = 0; side < 2; side++) {
+            for (int e = 0; e < 3; e++) {
+                if (e == d) {
+                    lo[m][e] = side ? b[e] : 0;
+                    count[m][e] = side ? n[e] - b[e] : a[e];
+                } else if (e > d) { /* slabs of later dimensions took their ends already */
+                    lo[m][e] = a[e], count[m][e] = b[e] - a[e];
+                } else {
+                    lo[m][e] = 0, count[m][e] = n[e];
+                }
+            }
+            m++;
+        }
+    }
+    return m;
+}
+
+static stenc_status run_region(stenc_dist_launch_fn launch, void *user, int nfields,
+                               stenc_field *const fields[], const size_t lo[3],
+                               const size_t count[3]) {
+    stenc_field *views[STENC_DIST_OVERLAP_MAX_FIELDS] = {NULL};
+    stenc_status status = STENC_OK;
+    for (int f = 0; f < nfields && status == STENC_OK; f++)
+        status = stenc_field_view(&views[f], fields[f], lo, count);
+    if (status == STENC_OK) status = launch(user, views);
+    for (int f = 0; f < nfields; f++)
+        stenc_field_free(views[f]);
+    return status;
+}
+
+static stenc_status run_shell(stenc_dist_launch_fn launch, void *user, int nfields,
+                              stenc_field *const fields[], int regions, size_t lo[7][3],
+                              size_t count[7][3]) {
+    for (int r = 1; r < regions; r++)
+        STENC_TRY(run_region(launch, user, nfields, fields, lo[r], count[r]));
+    return STENC_OK;
+}
+
+stenc_status stenc_dist_overlap(stenc_field *exchanged, const stenc_bc bc[STENC_FACE_COUNT],
+                                unsigned flags, int radius, int nfields,
+                                stenc_field *const fields[], stenc_dist_launch_fn launch,
+                                void *user) {
+    const char *fn = "stenc_dist_overlap";
+    dist_field *df = NULL;
+    STENC_TRY(check_exchange(exchanged, bc, fn, &df));
+    STENC_REQUIRE(launch != NULL && fields != NULL, "%s: launch or fields is NULL", fn);
+    STENC_REQUIRE(nfields >= 1 && nfields <= STENC_DIST_OVERLAP_MAX_FIELDS,
+                  "%s: nfields is %d (1 to %d)", fn, nfields, STENC_DIST_OVERLAP_MAX_FIELDS);
+    STENC_REQUIRE(radius >= 0 && radius <= df->halo,
+                  "%s: radius %d is negative or wider than the exchanged halo %d", fn, radius,
+                  df->halo);
+    for (int f = 0; f < nfields; f++) {
+        STENC_TRY(stenc_field_check(fields[f], fn, "a field"));
+        if (stenc_field_decomp_signature(fields[f]) != stenc_field_decomp_signature(exchanged))
+            return STENC_ERROR(STENC_ERR_SHAPE, "%s: field %d is split over the ranks "
+                                                "differently from the exchanged field", fn, f);
+    }
+    stenc_field_layout L;
+    STENC_TRY(stenc_field_get_layout(exchanged, &L));
+    /* With FACES, a dimension that meets no other rank has only physical faces: they are
+     * filled first, and it needs no shell. Without it every dimension waits its turn. */
+    unsigned shell = 0, isolated = 0;
+    for (int d = 0; d < L.dims; d++) {
+        const int *nb = df->decomp->neighbour[d];
+        if ((flags & STENC_EXCHANGE_FACES) && nb[0] == MPI_PROC_NULL && nb[1] == MPI_PROC_NULL)
+            isolated |= 1u << d;
+        else
+            shell |= 1u << d;
+    }
+    size_t lo[7][3], count[7][3];
+    const int regions = overlap_regions(L.dims, L.n, (size_t)radius, shell,
+                                        STENC_FIELD_ALIGN / df->elem, lo, count);
+    const int device = stenc_field_location(exchanged) == STENC_ON_DEVICE;
+    stenc_status status = STENC_OK;
+    if (regions >= 0 && isolated) { /* (a failed check above leaves the halo untouched) */
+        stenc_bc faces[STENC_FACE_COUNT] = {{STENC_BC_NONE, 0}};
+        for (int d = 0; d < L.dims; d++)
+            if (isolated & (1u << d)) faces[2 * d] = bc[2 * d], faces[2 * d + 1] = bc[2 * d + 1];
+        STENC_TRY(stenc_field_fill_halo(exchanged, faces));
+        df->filled_early = isolated;
+    }
+    if (regions < 0) { /* too thin to have an inner box: exchange, then everything */
+        STENC_TRY(stenc_field_exchange(exchanged, bc, flags));
+        const size_t zero[3] = {0, 0, 0};
+        return run_region(launch, user, nfields, fields, zero, L.n);
+    }
+    /* On the device the inner box is queued first and runs while the exchange packs, sends
+     * and unpacks on its own stream; `ready` keeps the exchange from waiting for it. On the
+     * host the messages are posted first, and travel while the inner box is computed. */
+    if (device) {
+        status = dist_cuda_mark_ready(stenc_field_ctx(exchanged), &df->stream);
+        df->ready_marked = status == STENC_OK;
+        if (status == STENC_OK) status = run_region(launch, user, nfields, fields, lo[0], count[0]);
+        if (status == STENC_OK) status = begin(exchanged, bc, flags, fn);
+        df->ready_marked = 0;
+        if (status == STENC_OK) status = end(exchanged, fn);
+    } else {
+        status = begin(exchanged, bc, flags, fn);
+        if (status == STENC_OK) {
+            status = run_region(launch, user, nfields, fields, lo[0], count[0]);
+            stenc_status ended = end(exchanged, fn); /* the messages complete in any case */
+            if (status == STENC_OK) status = ended;
+        }
+    }
+    df->filled_early = 0;
+    STENC_TRY(status);
+    return run_shell(launch, user, nfields, fields, regions, lo, count);
 }
 
 /* ---- global reductions ----------------------------------------------------------------------- */

@@ -99,7 +99,54 @@ __global__ void reduce_kernel(int kind, size_t n0, size_t n1, size_t n2, const T
 
 }  // namespace
 
-extern "C" stenc_status dist_cuda_box(stenc_ctx *ctx, const dist_box *box, void *buffer,
+static cudaStream_t stream_of(const dist_stream *s) {
+    return (cudaStream_t)s->stream;
+}
+
+extern "C" stenc_status dist_cuda_stream_create(dist_stream *s) {
+    cudaStream_t stream;
+    cudaEvent_t ready, done;
+    STENC_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    s->stream = stream;
+    STENC_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    s->ready = ready;
+    STENC_CUDA_TRY(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    s->done = done;
+    return STENC_OK;
+}
+
+extern "C" void dist_cuda_stream_destroy(dist_stream *s) {
+    if (s->stream) {
+        cudaStreamSynchronize(stream_of(s));
+        cudaStreamDestroy(stream_of(s));
+    }
+    if (s->ready) cudaEventDestroy((cudaEvent_t)s->ready);
+    if (s->done) cudaEventDestroy((cudaEvent_t)s->done);
+    s->stream = s->ready = s->done = NULL;
+}
+
+extern "C" stenc_status dist_cuda_mark_ready(stenc_ctx *ctx, dist_stream *s) {
+    STENC_CUDA_TRY(cudaEventRecord((cudaEvent_t)s->ready, stenc_stream(ctx)));
+    return STENC_OK;
+}
+
+extern "C" stenc_status dist_cuda_wait_ready(dist_stream *s) {
+    STENC_CUDA_TRY(cudaStreamWaitEvent(stream_of(s), (cudaEvent_t)s->ready, 0));
+    return STENC_OK;
+}
+
+extern "C" stenc_status dist_cuda_join(stenc_ctx *ctx, dist_stream *s) {
+    STENC_CUDA_TRY(cudaEventRecord((cudaEvent_t)s->done, stream_of(s)));
+    STENC_CUDA_TRY(cudaStreamWaitEvent(stenc_stream(ctx), (cudaEvent_t)s->done, 0));
+    return STENC_OK;
+}
+
+extern "C" stenc_status dist_cuda_sync(dist_stream *s) {
+    STENC_CUDA_TRY(cudaStreamSynchronize(stream_of(s)));
+    return STENC_OK;
+}
+
+extern "C" stenc_status dist_cuda_box(dist_stream *s, const dist_box *box, void *buffer,
                                       int unpack) {
     const size_t total = dist_box_points(box);
     if (total == 0) return STENC_OK;
@@ -107,11 +154,11 @@ extern "C" stenc_status dist_cuda_box(stenc_ctx *ctx, const dist_box *box, void 
     const size_t want = (total + threads - 1) / threads;
     const int blocks = (int)(want < 4096 ? want : 4096);
     if (box->elem == 4)
-        box_kernel<float><<<blocks, threads, 0, stenc_stream(ctx)>>>(
+        box_kernel<float><<<blocks, threads, 0, stream_of(s)>>>(
             (float *)box->origin, box->stride[1], box->stride[2], box->lo[0], box->lo[1],
             box->lo[2], box->count[0], box->count[1], box->count[2], (float *)buffer, unpack);
     else
-        box_kernel<double><<<blocks, threads, 0, stenc_stream(ctx)>>>(
+        box_kernel<double><<<blocks, threads, 0, stream_of(s)>>>(
             (double *)box->origin, box->stride[1], box->stride[2], box->lo[0], box->lo[1],
             box->lo[2], box->count[0], box->count[1], box->count[2], (double *)buffer, unpack);
     STENC_CUDA_CHECK_LAUNCH("stenc halo box copy");
@@ -127,12 +174,12 @@ extern "C" void dist_cuda_host_free(void *ptr) {
     if (ptr) cudaFreeHost(ptr);
 }
 
-extern "C" stenc_status dist_cuda_copy(stenc_ctx *ctx, void *dst, const void *src, size_t bytes,
+extern "C" stenc_status dist_cuda_copy(dist_stream *s, void *dst, const void *src, size_t bytes,
                                        int to_device) {
     if (bytes == 0) return STENC_OK;
     STENC_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes,
                                    to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
-                                   stenc_stream(ctx)));
+                                   stream_of(s)));
     return STENC_OK;
 }
 

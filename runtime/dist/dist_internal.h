@@ -26,14 +26,30 @@ static inline size_t dist_box_points(const dist_box *b) {
     return (size_t)b->count[0] * (size_t)b->count[1] * (size_t)b->count[2];
 }
 
+/* A device field's exchange runs on a stream of its own, so that it overlaps kernels on the
+ * context's stream. Two events order them: `ready` (recorded on the context's stream, waited
+ * for by the exchange) and `done` (the other way round). */
+typedef struct dist_stream {
+    void *stream, *ready, *done;
+} dist_stream;
+stenc_status dist_cuda_stream_create(dist_stream *s);
+void dist_cuda_stream_destroy(dist_stream *s);
+/* Record `ready` on the context's stream: the exchange will see the work queued so far. */
+stenc_status dist_cuda_mark_ready(stenc_ctx *ctx, dist_stream *s);
+/* The exchange's stream waits for the last `ready`. */
+stenc_status dist_cuda_wait_ready(dist_stream *s);
+/* The context's stream waits for the work queued on the exchange's stream so far. */
+stenc_status dist_cuda_join(stenc_ctx *ctx, dist_stream *s);
+stenc_status dist_cuda_sync(dist_stream *s);
+
 /* Copy the box into a dense buffer (pack) or back (unpack), i fastest, on the device,
- * queued on the context's stream. */
-stenc_status dist_cuda_box(stenc_ctx *ctx, const dist_box *box, void *buffer, int unpack);
+ * queued on the exchange's stream. */
+stenc_status dist_cuda_box(dist_stream *s, const dist_box *box, void *buffer, int unpack);
 /* Pinned host memory; device memory comes from stenc_malloc. */
 stenc_status dist_cuda_host_alloc(void **ptr, size_t bytes);
 void dist_cuda_host_free(void *ptr);
-/* Stream-ordered copies between the device and host memory (kind 0: to the host). */
-stenc_status dist_cuda_copy(stenc_ctx *ctx, void *dst, const void *src, size_t bytes,
+/* Copies between the device and host memory on the exchange's stream. */
+stenc_status dist_cuda_copy(dist_stream *s, void *dst, const void *src, size_t bytes,
                             int to_device);
 
 /* Reduction kinds, as runtime/multigrid numbers them (stenc_reduce_kind). */

@@ -3,8 +3,31 @@
 
 #define NO_CUDA(fn) STENC_ERROR(STENC_ERR_NO_DEVICE, "%s: stenc was built without CUDA", fn)
 
-stenc_status dist_cuda_box(stenc_ctx *ctx, const dist_box *box, void *buffer, int unpack) {
-    (void)ctx, (void)box, (void)buffer, (void)unpack;
+stenc_status dist_cuda_stream_create(dist_stream *s) {
+    (void)s;
+    return NO_CUDA("stenc_field_create_dist");
+}
+void dist_cuda_stream_destroy(dist_stream *s) {
+    (void)s;
+}
+stenc_status dist_cuda_mark_ready(stenc_ctx *ctx, dist_stream *s) {
+    (void)ctx, (void)s;
+    return NO_CUDA("stenc_field_exchange");
+}
+stenc_status dist_cuda_wait_ready(dist_stream *s) {
+    (void)s;
+    return NO_CUDA("stenc_field_exchange");
+}
+stenc_status dist_cuda_join(stenc_ctx *ctx, dist_stream *s) {
+    (void)ctx, (void)s;
+    return NO_CUDA("stenc_field_exchange");
+}
+stenc_status dist_cuda_sync(dist_stream *s) {
+    (void)s;
+    return NO_CUDA("stenc_field_exchange");
+}
+stenc_status dist_cuda_box(dist_stream *s, const dist_box *box, void *buffer, int unpack) {
+    (void)s, (void)box, (void)buffer, (void)unpack;
     return NO_CUDA("stenc_field_exchange");
 }
 stenc_status dist_cuda_host_alloc(void **ptr, size_t bytes) {
@@ -14,9 +37,9 @@ stenc_status dist_cuda_host_alloc(void **ptr, size_t bytes) {
 void dist_cuda_host_free(void *ptr) {
     (void)ptr;
 }
-stenc_status dist_cuda_copy(stenc_ctx *ctx, void *dst, const void *src, size_t bytes,
+stenc_status dist_cuda_copy(dist_stream *s, void *dst, const void *src, size_t bytes,
                             int to_device) {
-    (void)ctx, (void)dst, (void)src, (void)bytes, (void)to_device;
+    (void)s, (void)dst, (void)src, (void)bytes, (void)to_device;
     return NO_CUDA("stenc_field_exchange");
 }
 stenc_status dist_cuda_reduce(stenc_ctx *ctx, int kind, stenc_type type, const size_t n[3],

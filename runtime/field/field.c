@@ -20,6 +20,20 @@ stenc_status stenc_field_check(const stenc_field *field, const char *fn, const c
                            "%s: the context of %s was destroyed (a context must outlive its "
                            "fields)",
                            fn, what);
+    if (field->parent && !stenc_handle_live(field->parent, &field_kind))
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "%s: %s is a view of a field that was freed (a field must outlive "
+                           "its views)",
+                           fn, what);
+    return STENC_OK;
+}
+
+stenc_status stenc_field_require_owner(const stenc_field *field, const char *fn) {
+    if (field->parent)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "%s: the field is a view (stenc_field_view); call it on the field "
+                           "that owns the storage",
+                           fn);
     return STENC_OK;
 }
 
@@ -132,8 +146,50 @@ stenc_status stenc_field_create(stenc_ctx *ctx, stenc_field **out, stenc_type ty
     return STENC_OK;
 }
 
+stenc_status stenc_field_view(stenc_field **out, const stenc_field *parent, const size_t lo[3],
+                              const size_t n[3]) {
+    STENC_REQUIRE(out != NULL, "stenc_field_view: view pointer is NULL");
+    *out = NULL;
+    STENC_TRY(stenc_field_check(parent, "stenc_field_view", "parent"));
+    STENC_REQUIRE(lo != NULL && n != NULL, "stenc_field_view: lo or n is NULL");
+    STENC_REQUIRE(!parent->parent, "stenc_field_view: the parent is a view itself");
+    const stenc_field_layout *P = &parent->layout;
+    ptrdiff_t offset = 0;
+    for (int d = 0; d < 3; d++) {
+        const size_t extent = d < P->dims ? P->n[d] : 1;
+        if (n[d] == 0 || lo[d] > extent || n[d] > extent - lo[d])
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "stenc_field_view: box from (%zu, %zu, %zu) of %zu x %zu x %zu "
+                               "is empty or leaves the interior %zu x %zu x %zu",
+                               lo[0], lo[1], lo[2], n[0], n[1], n[2], P->n[0], P->n[1], P->n[2]);
+        offset += (ptrdiff_t)lo[d] * P->stride[d];
+    }
+    stenc_field *view = calloc(1, sizeof *view);
+    if (!view) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_field_view: no memory");
+    *view = *parent;
+    view->dist_ops = NULL; /* a view's reductions and launches are local to this rank */
+    view->dist = NULL;
+    view->parent = parent;
+    view->host = view->device = NULL;
+    for (int d = 0; d < 3; d++)
+        view->layout.n[d] = n[d];
+    view->layout.origin_elems = P->origin_elems + (size_t)offset;
+    stenc_status status = stenc_handle_add(view, &field_kind, "stenc_field_view");
+    if (status != STENC_OK) {
+        free(view);
+        return status;
+    }
+    *out = view;
+    return STENC_OK;
+}
+
 stenc_status stenc_field_free(stenc_field *field) {
     if (!field) return STENC_OK;
+    if (field->parent) { /* a view: no storage of its own */
+        STENC_TRY(stenc_handle_remove(field, &field_kind, "stenc_field_free", "field"));
+        free(field);
+        return STENC_OK;
+    }
     STENC_TRY(stenc_handle_remove(field, &field_kind, "stenc_field_free", "field"));
     stenc_status status = STENC_OK;
     if (field->dist_ops && field->dist_ops->release) field->dist_ops->release(field);
@@ -164,7 +220,8 @@ static int accessible(const stenc_field *field, const char *fn) {
 }
 
 stenc_location stenc_field_location(const stenc_field *field) {
-    return accessible(field, "stenc_field_location") ? field->location : STENC_ON_HOST;
+    if (!accessible(field, "stenc_field_location")) return STENC_ON_HOST;
+    return field->parent ? field->parent->location : field->location;
 }
 
 stenc_ctx *stenc_field_ctx(const stenc_field *field) {
@@ -175,19 +232,26 @@ static void *origin_in(const stenc_field *field, void *base) {
     return (char *)base + field->layout.origin_elems * field->elem_size;
 }
 
+/* A view reads its parent's storage as it is now (a swap of the parent moves it). */
+static const stenc_field *owner(const stenc_field *field) {
+    return field->parent ? field->parent : field;
+}
+
 void *stenc_field_host_origin(const stenc_field *field) {
-    return accessible(field, "stenc_field_host_origin") ? origin_in(field, field->host) : NULL;
+    if (!accessible(field, "stenc_field_host_origin")) return NULL;
+    return origin_in(field, owner(field)->host);
 }
 
 void *stenc_field_device_origin(const stenc_field *field) {
-    if (!accessible(field, "stenc_field_device_origin") || !field->device) return NULL;
-    return origin_in(field, field->device);
+    if (!accessible(field, "stenc_field_device_origin") || !owner(field)->device) return NULL;
+    return origin_in(field, owner(field)->device);
 }
 
 /* ---- residence --------------------------------------------------------------------------- */
 
 stenc_status stenc_field_upload(stenc_field *field) {
     STENC_TRY(stenc_field_check(field, "stenc_field_upload", "field"));
+    STENC_TRY(stenc_field_require_owner(field, "stenc_field_upload"));
     /* A CPU context has no device: the field stays where kernels will look for it. */
     if (field->location == STENC_ON_DEVICE || stenc_ctx_device(field->ctx) != STENC_DEVICE_CUDA)
         return STENC_OK;
@@ -199,6 +263,7 @@ stenc_status stenc_field_upload(stenc_field *field) {
 
 stenc_status stenc_field_download(stenc_field *field) {
     STENC_TRY(stenc_field_check(field, "stenc_field_download", "field"));
+    STENC_TRY(stenc_field_require_owner(field, "stenc_field_download"));
     if (field->location == STENC_ON_HOST) return STENC_OK;
     /* On failure the host copy is undefined and the field stays on the device. */
     STENC_TRY(stenc_field_cuda_download(field));
@@ -210,6 +275,7 @@ stenc_status stenc_field_download(stenc_field *field) {
 
 static stenc_status require_host(const stenc_field *field, const char *fn) {
     STENC_TRY(stenc_field_check(field, fn, "field"));
+    STENC_TRY(stenc_field_require_owner(field, fn));
     if (field->location != STENC_ON_HOST)
         return STENC_ERROR(STENC_ERR_LOCATION,
                            "%s: the field lives on the device; call stenc_field_download first",
@@ -338,6 +404,7 @@ static stenc_status download_span(const stenc_field *field, char **span, const c
 
 stenc_status stenc_field_interior_get(const stenc_field *field, void *dense, const char *fn) {
     STENC_TRY(stenc_field_check(field, fn, "field"));
+    STENC_TRY(stenc_field_require_owner(field, fn));
     STENC_REQUIRE(dense != NULL, "%s: destination array is NULL", fn);
     if (field->location == STENC_ON_HOST) {
         copy_interior(field, origin_in(field, field->host), dense, 0);
@@ -352,6 +419,7 @@ stenc_status stenc_field_interior_get(const stenc_field *field, void *dense, con
 
 stenc_status stenc_field_interior_put(stenc_field *field, const void *dense, const char *fn) {
     STENC_TRY(stenc_field_check(field, fn, "field"));
+    STENC_TRY(stenc_field_require_owner(field, fn));
     STENC_REQUIRE(dense != NULL, "%s: source array is NULL", fn);
     if (field->location == STENC_ON_HOST) {
         copy_interior(field, origin_in(field, field->host), (void *)dense, 1);
@@ -370,6 +438,8 @@ stenc_status stenc_field_interior_put(stenc_field *field, const void *dense, con
 stenc_status stenc_field_swap(stenc_field *a, stenc_field *b) {
     STENC_TRY(stenc_field_check(a, "stenc_field_swap", "field a"));
     STENC_TRY(stenc_field_check(b, "stenc_field_swap", "field b"));
+    STENC_TRY(stenc_field_require_owner(a, "stenc_field_swap"));
+    STENC_TRY(stenc_field_require_owner(b, "stenc_field_swap"));
     if (a == b) return STENC_OK;
     const stenc_field_layout *la = &a->layout, *lb = &b->layout;
     if (a->decomp_sig != b->decomp_sig) /* before the local shapes, which differ by rank */

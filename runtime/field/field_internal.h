@@ -23,7 +23,13 @@ struct stenc_field {
     const stenc_field_dist_ops *dist_ops;
     void *dist;
     uint64_t decomp_sig; /* equal for fields split alike over the same ranks; 0 when local */
+    /* A view (stenc_field_view) owns no storage: it reads its parent's, at layout.origin_elems,
+     * and lives where the parent lives. NULL for a field that owns its storage. */
+    const stenc_field *parent;
 };
+
+/* STENC_ERR_INVALID_ARGUMENT for a view: calls that move or fill storage need its owner. */
+stenc_status stenc_field_require_owner(const stenc_field *field, const char *fn);
 
 /* Bytes of the whole allocation, halo and padding included. */
 static inline size_t stenc_field_bytes(const stenc_field *field) {

@@ -70,6 +70,7 @@ DEFINE_FILL_DIM(double, f64)
 
 stenc_status stenc_field_fill_halo(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT]) {
     STENC_TRY(stenc_field_check(field, "stenc_field_fill_halo", "field"));
+    STENC_TRY(stenc_field_require_owner(field, "stenc_field_fill_halo"));
     STENC_REQUIRE(bc != NULL, "stenc_field_fill_halo: bc is NULL");
     const stenc_field_layout *L = &field->layout;
     STENC_TRY(check_bcs(L, bc));

@@ -405,18 +405,29 @@ static void test_gather_scatter(void **state) {
 
 /* ---- heat3d: generated launchers on distributed fields -------------------------------------- */
 
+typedef struct heat_step {
+    stenc_ctx *ctx;
+    double a, b;
+} heat_step;
+
+static stenc_status heat_launch(void *user, stenc_field *const v[]) {
+    const heat_step *hs = user;
+    return heat3d(hs->ctx, hs->a, hs->b, v[0], v[1]);
+}
+
 static void test_heat3d_matches_one_process(void **state) {
     (void)state;
     stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
     stenc_ctx *self = NULL;
     assert_int_equal(stenc_ctx_create(&self, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU), STENC_OK);
-    const size_t n[3] = {23, 18, 13};
+    const size_t n[3] = {70, 18, 13}; /* 70: an inner box even with i in the shell */
     const int steps = 7;
     const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.0}, {STENC_BC_NEUMANN, 0},
                             {STENC_BC_PERIODIC, 0},    {STENC_BC_PERIODIC, 0},
                             {STENC_BC_DIRICHLET, -2.0}, {STENC_BC_DIRICHLET, 0.5}};
     const int periodic[3] = {0, 1, 0};
-    for (int overlap = 0; overlap < 2; overlap++) {
+    /* overlap 0: exchange, then launch; 1: stenc_dist_overlap with FACES; 2: with corners. */
+    for (int overlap = 0; overlap < 3; overlap++) {
         stenc_decomp *dp = NULL;
         check_status_all(stenc_decomp_create(&dp, ctx, 3, n, NULL, periodic), STENC_OK, "decomp");
         stenc_decomp_info info;
@@ -437,13 +448,16 @@ static void test_heat3d_matches_one_process(void **state) {
         for (int s = 0; s < steps; s++) {
             stenc_status st;
             if (overlap) {
-                st = stenc_field_exchange_begin(x, bc, STENC_EXCHANGE_FACES);
-                if (st == STENC_OK) st = stenc_field_exchange_end(x);
+                stenc_field *const xy[2] = {x, y};
+                heat_step hs = {ctx, 0.4, 0.1};
+                st = stenc_dist_overlap(x, bc, overlap == 1 ? STENC_EXCHANGE_FACES : 0,
+                                        HEAT3D_HALO, 2, xy, heat_launch, &hs);
+                check_status_all(st, STENC_OK, "stenc_dist_overlap");
             } else {
                 st = stenc_field_exchange(x, bc, 0);
+                check_status_all(st, STENC_OK, "exchange");
+                check_status_all(heat3d(ctx, 0.4, 0.1, x, y), STENC_OK, "heat3d");
             }
-            check_status_all(st, STENC_OK, "exchange");
-            check_status_all(heat3d(ctx, 0.4, 0.1, x, y), STENC_OK, "heat3d");
             stenc_field_swap(x, y);
             assert_int_equal(stenc_field_fill_halo(gx, bc), STENC_OK);
             assert_int_equal(heat3d(self, 0.4, 0.1, gx, gy), STENC_OK);

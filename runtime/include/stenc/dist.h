@@ -101,6 +101,31 @@ stenc_status stenc_field_exchange_begin(stenc_field *field, const stenc_bc bc[ST
                                         unsigned flags);
 stenc_status stenc_field_exchange_end(stenc_field *field);
 
+/* ---- overlapping the exchange with computation ------------------------------------------- */
+
+/* A launch over views of the caller's fields, in the order given, e.g. a generated launcher:
+ *     static stenc_status step(void *user, stenc_field *const v[]) {
+ *         return heat3d(ctx, a, b, v[0], v[1]);
+ *     }                                                                                     */
+typedef stenc_status (*stenc_dist_launch_fn)(void *user, stenc_field *const views[]);
+#define STENC_DIST_OVERLAP_MAX_FIELDS 16
+
+/* Collective. Exchange `exchanged`'s halo (bc, flags as stenc_field_exchange) and apply
+ * `launch` to the whole interior of fields[0..nfields) (which must be split like `exchanged`),
+ * overlapping the two: `launch` first runs on views of the inner box, the points farther
+ * than `radius` (the stencil's reach, at most the halo) from every face, while the messages
+ * travel; then, once the halo is complete, on views of the slabs of the shell around it
+ * (at most 6 more calls). On the device the inner box runs while the exchange packs, copies
+ * and unpacks on a stream of its own; on the host the messages travel while it runs. A part
+ * too thin to have an inner box is exchanged first and launched whole. The result is the
+ * same as stenc_field_exchange() followed by one launch on the whole fields, bit for bit,
+ * for a stencil that writes each point from the inputs alone. Use FACES where the stencil
+ * reads no diagonal neighbour: without it the later dimensions wait for the inner box. */
+stenc_status stenc_dist_overlap(stenc_field *exchanged, const stenc_bc bc[STENC_FACE_COUNT],
+                                unsigned flags, int radius, int nfields,
+                                stenc_field *const fields[], stenc_dist_launch_fn launch,
+                                void *user);
+
 /* Collective. The global interior, dense (i fastest), of the field's type: gathered into
  * `global` on rank `root` (other ranks may pass NULL), or scattered from it. */
 stenc_status stenc_field_gather(const stenc_field *field, int root, void *global);

@@ -80,6 +80,16 @@ stenc_status stenc_field_copy_to(const stenc_field *field, void *dst);
  * "new becomes old"). O(1). */
 stenc_status stenc_field_swap(stenc_field *a, stenc_field *b);
 
+/* A view: the box lo[d] <= i < lo[d] + n[d] of a field's interior (unused dimensions: lo 0,
+ * n 1), as a field of that interior sharing the parent's storage. Its halo is the parent's
+ * halo width, read from the parent's points around the box, so a generated launcher run on
+ * views computes that box alone (stenc_dist_overlap runs the interior, then the boundary shell).
+ * A view follows its parent's residence and swaps; it cannot be moved, filled, swapped or
+ * accessed point by point (STENC_ERR_INVALID_ARGUMENT), nor be the parent of a view. Free it
+ * with stenc_field_free() before its parent. */
+stenc_status stenc_field_view(stenc_field **view, const stenc_field *parent, const size_t lo[3],
+                              const size_t n[3]);
+
 /* ---- halo fills -------------------------------------------------------------------------- */
 
 typedef enum stenc_bc_kind {
