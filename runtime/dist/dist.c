@@ -55,19 +55,38 @@ static void release_dist_ctx(stenc_ctx *ctx, void *state) {
     free(dc);
 }
 
-static stenc_status create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device,
-                               dist_ctx *dc) {
+/* The GPU of this process, chosen once: every context of a process, whatever its
+ * communicator, uses the same device (the runtime keeps the current device its contexts'). */
+static int process_gpu = -1;
+
+/* The node-local rank: the launcher's (Open MPI, MPICH, Slurm) when it says, which is the
+ * same for every communicator; else this rank's in `comm`'s node. */
+static int node_local_rank(MPI_Comm comm) {
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                       "SLURM_LOCALID"};
+    for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
+        const char *value = getenv(vars[v]);
+        if (value && *value) return atoi(value);
+    }
     MPI_Comm node;
     int local_rank = 0;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank);
     MPI_Comm_free(&node);
+    return local_rank;
+}
+
+static stenc_status create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device,
+                               dist_ctx *dc) {
+    const int local_rank = node_local_rank(comm); /* collective when it splits comm */
     const int devices = stenc_cuda_device_count();
     if (device == STENC_DEVICE_CUDA && devices == 0)
         return STENC_ERROR(STENC_ERR_NO_DEVICE,
                            "stenc_ctx_create_mpi: no CUDA device is present on this rank's node");
-    if (devices > 0 && device != STENC_DEVICE_CPU)
-        STENC_TRY(stenc_cuda_select_device(local_rank % devices));
+    if (devices > 0 && device != STENC_DEVICE_CPU) {
+        if (process_gpu < 0) process_gpu = local_rank % devices;
+        STENC_TRY(stenc_cuda_select_device(process_gpu));
+    }
     STENC_TRY(stenc_ctx_create(out, device));
     stenc_ctx_cache_set(*out, STENC_CACHE_DIST, dc, release_dist_ctx);
     return STENC_OK;

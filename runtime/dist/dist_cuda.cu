@@ -106,7 +106,11 @@ static cudaStream_t stream_of(const dist_stream *s) {
 extern "C" stenc_status dist_cuda_stream_create(dist_stream *s) {
     cudaStream_t stream;
     cudaEvent_t ready, done;
-    STENC_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    // The highest priority: the exchange's pack and unpack kernels get SMs as soon as blocks
+    // of a large kernel on the context's stream retire, instead of after all of them.
+    int least = 0, greatest = 0;
+    STENC_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    STENC_CUDA_TRY(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest));
     s->stream = stream;
     STENC_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
     s->ready = ready;
