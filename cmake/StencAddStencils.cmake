@@ -1,5 +1,5 @@
 # stenc_add_stencils(TARGET name FILES a.stencil ... [TARGETS c cuda] [PRECISION float|double]
-#                    [OUTPUT_DIR dir] [CUDA_ARCHITECTURES archs...])
+#                    [OUTPUT_DIR dir] [CUDA_ARCHITECTURES archs...] [RUNTIME target])
 #
 # Compile .stencil files with the stenc compiler at build time and build the generated code
 # into a static library `name` that links stenc::stenc and exposes the generated headers
@@ -7,8 +7,10 @@
 # overrides the type declared in the files; OUTPUT_DIR defaults to
 # ${CMAKE_CURRENT_BINARY_DIR}/<name>_generated. The generated CUDA is built for
 # CUDA_ARCHITECTURES when given, else for the project's CMAKE_CUDA_ARCHITECTURES when the
-# project chose them, else for the GPU generations libstenc was built for. See
-# docs/build-integration.md.
+# project chose them, else for the GPU generations libstenc was built for. RUNTIME is the
+# libstenc the library links: stenc::stenc (the default; shared when installed) or
+# stenc::stenc_static, which a program using stenc::stenc_mpi needs (one runtime per
+# program). See docs/build-integration.md.
 include_guard(GLOBAL)
 
 # The template root: the installed package sets the property before including this file; in
@@ -60,8 +62,8 @@ function(_stenc_stencil_names file out_var)
 endfunction()
 
 function(stenc_add_stencils)
-  cmake_parse_arguments(ARG "" "TARGET;PRECISION;OUTPUT_DIR" "FILES;TARGETS;CUDA_ARCHITECTURES"
-                        ${ARGN})
+  cmake_parse_arguments(ARG "" "TARGET;PRECISION;OUTPUT_DIR;RUNTIME"
+                        "FILES;TARGETS;CUDA_ARCHITECTURES" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "stenc_add_stencils: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -164,5 +166,12 @@ function(stenc_add_stencils)
   endif()
   set_target_properties(${ARG_TARGET} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_include_directories(${ARG_TARGET} PUBLIC "$<BUILD_INTERFACE:${ARG_OUTPUT_DIR}>")
-  target_link_libraries(${ARG_TARGET} PUBLIC stenc::stenc)
+  if(NOT ARG_RUNTIME)
+    set(ARG_RUNTIME stenc::stenc)
+  endif()
+  if(NOT TARGET ${ARG_RUNTIME})
+    message(FATAL_ERROR "stenc_add_stencils: RUNTIME ${ARG_RUNTIME} is not a target "
+                        "(stenc::stenc_static needs find_package(stenc COMPONENTS static))")
+  endif()
+  target_link_libraries(${ARG_TARGET} PUBLIC ${ARG_RUNTIME})
 endfunction()

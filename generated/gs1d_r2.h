@@ -19,6 +19,8 @@ extern "C" {
 
 /* Ghost layers that every input field of gs1d_r2 needs. */
 #define GS1D_R2_HALO 2
+/* Colours of the launcher's `color`: a sweep is one launch of each, 0 to GS1D_R2_COLORS - 1. */
+#define GS1D_R2_COLORS 3
 
 /* Apply gs1d_r2 at every interior point of the outputs. All fields are 1-D double
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least

@@ -20,7 +20,6 @@
 
 /* The colouring, proven race-free by the compiler: colour of interior point (i, j, k) =
  * gs1d_r2_colors[j % PERIOD_J + PERIOD_J * (k % PERIOD_K)][i % PERIOD_I]. */
-#define GS1D_R2_COLORS 3
 #define GS1D_R2_PERIOD_I 3
 #define GS1D_R2_PERIOD_J 1
 #define GS1D_R2_PERIOD_K 1
@@ -76,7 +75,7 @@ static stenc_status gs1d_r2_c(const stenc_launch_shape *shape, const stenc_launc
                 u_ = (12.0 * h2_ * f_ - u_m2_ + 16.0 * u_m1_ + 16.0 * u_p1_ - u_p2_) / 30.0;
                 const double change_ = fabs(u_ - old_);
                 const double change2_ = (u_ - old_) * (u_ - old_);
-#line 80 "gs1d_r2_c.c"
+#line 79 "gs1d_r2_c.c"
                 u_row_[i] = u_;
                 stenc_acc_max_add(&change_acc_, (double)change_);
                 stenc_acc_sum_add(&change2_acc_, (double)change2_);
@@ -115,6 +114,14 @@ stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int colo
                                "gs1d_r2: color %d is out of range (the stencil has colours "
                                "0..%d)",
                                color, GS1D_R2_COLORS - 1);
+    /* Colours are of global indices: a part of a distributed field, or a view, starts
+     * elsewhere in the period box. */
+    static const stenc_launch_colors gs1d_r2_palette = {
+        GS1D_R2_COLORS,
+        { GS1D_R2_PERIOD_I, GS1D_R2_PERIOD_J, GS1D_R2_PERIOD_K},
+        &gs1d_r2_colors[0][0]};
+    status = stenc_launch_color("gs1d_r2", &gs1d_r2_palette, &shape, color, &color);
+    if (status != STENC_OK) return status;
     if (!change_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "gs1d_r2: the result pointer of reduction 'change' is NULL");

@@ -46,6 +46,8 @@ extern "C" {
 
 /* Ghost layers that every input field of gs27_8color needs. */
 #define GS27_8COLOR_HALO 1
+/* Colours of the launcher's `color`: a sweep is one launch of each, 0 to GS27_8COLOR_COLORS - 1. */
+#define GS27_8COLOR_COLORS 8
 
 /* Apply gs27_8color at every interior point of the outputs. All fields are 3-D double
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least

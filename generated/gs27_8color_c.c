@@ -21,7 +21,6 @@
 
 /* The colouring, proven race-free by the compiler: colour of interior point (i, j, k) =
  * gs27_8color_colors[j % PERIOD_J + PERIOD_J * (k % PERIOD_K)][i % PERIOD_I]. */
-#define GS27_8COLOR_COLORS 8
 #define GS27_8COLOR_PERIOD_I 2
 #define GS27_8COLOR_PERIOD_J 2
 #define GS27_8COLOR_PERIOD_K 2
@@ -291,7 +290,7 @@ static void gs27_8color_c(const stenc_launch_shape *shape, const stenc_launch_fi
                             const double off_ = cmmm_ * u_m1_m1_m1_ + c0mm_ * u_0_m1_m1_ + cpmm_ * u_p1_m1_m1_ + cm0m_ * u_m1_0_m1_ + c00m_ * u_0_0_m1_ + cp0m_ * u_p1_0_m1_ + cmpm_ * u_m1_p1_m1_ + c0pm_ * u_0_p1_m1_ + cppm_ * u_p1_p1_m1_ + cmm0_ * u_m1_m1_0_ + c0m0_ * u_0_m1_0_ + cpm0_ * u_p1_m1_0_ + cm00_ * u_m1_0_0_ + cp00_ * u_p1_0_0_ + cmp0_ * u_m1_p1_0_ + c0p0_ * u_0_p1_0_ + cpp0_ * u_p1_p1_0_ + cmmp_ * u_m1_m1_p1_ + c0mp_ * u_0_m1_p1_ + cpmp_ * u_p1_m1_p1_ + cm0p_ * u_m1_0_p1_ + c00p_ * u_0_0_p1_ + cp0p_ * u_p1_0_p1_ + cmpp_ * u_m1_p1_p1_ + c0pp_ * u_0_p1_p1_ + cppp_ * u_p1_p1_p1_;
                             #line 43 "stencils/gs27_8color.stencil"
                             u_ = (f_ - off_) / c000_;
-#line 295 "gs27_8color_c.c"
+#line 294 "gs27_8color_c.c"
                             u_row_[i] = u_;
                         }
                     }
@@ -333,6 +332,14 @@ stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int 
                                "gs27_8color: color %d is out of range (the stencil has colours "
                                "0..%d)",
                                color, GS27_8COLOR_COLORS - 1);
+    /* Colours are of global indices: a part of a distributed field, or a view, starts
+     * elsewhere in the period box. */
+    static const stenc_launch_colors gs27_8color_palette = {
+        GS27_8COLOR_COLORS,
+        { GS27_8COLOR_PERIOD_I, GS27_8COLOR_PERIOD_J, GS27_8COLOR_PERIOD_K},
+        &gs27_8color_colors[0][0]};
+    status = stenc_launch_color("gs27_8color", &gs27_8color_palette, &shape, color, &color);
+    if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
         const stenc_launch_op stenc_op = {color, NULL};
         status = stenc_launch_select(ctx, &gs27_8color_cuda_variants, stenc_variant, &shape, views,

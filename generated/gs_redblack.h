@@ -19,6 +19,8 @@ extern "C" {
 
 /* Ghost layers that every input field of gs_redblack needs. */
 #define GS_REDBLACK_HALO 1
+/* Colours of the launcher's `color`: a sweep is one launch of each, 0 to GS_REDBLACK_COLORS - 1. */
+#define GS_REDBLACK_COLORS 2
 
 /* Apply gs_redblack at every interior point of the outputs. All fields are 2-D double
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least

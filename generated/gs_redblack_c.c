@@ -19,7 +19,6 @@
 
 /* The colouring, proven race-free by the compiler: colour of interior point (i, j, k) =
  * gs_redblack_colors[j % PERIOD_J + PERIOD_J * (k % PERIOD_K)][i % PERIOD_I]. */
-#define GS_REDBLACK_COLORS 2
 #define GS_REDBLACK_PERIOD_I 2
 #define GS_REDBLACK_PERIOD_J 2
 #define GS_REDBLACK_PERIOD_K 1
@@ -66,7 +65,7 @@ static void gs_redblack_c(const stenc_launch_shape *shape, const stenc_launch_fi
                     double u_ = u_row_[i];
                     #line 13 "stencils/gs_redblack.stencil"
                     u_ = (1.0 - omega_) * u_ + omega_ * 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 70 "gs_redblack_c.c"
+#line 69 "gs_redblack_c.c"
                     u_row_[i] = u_;
                 }
             }
@@ -89,6 +88,14 @@ stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int 
                                "gs_redblack: color %d is out of range (the stencil has colours "
                                "0..%d)",
                                color, GS_REDBLACK_COLORS - 1);
+    /* Colours are of global indices: a part of a distributed field, or a view, starts
+     * elsewhere in the period box. */
+    static const stenc_launch_colors gs_redblack_palette = {
+        GS_REDBLACK_COLORS,
+        { GS_REDBLACK_PERIOD_I, GS_REDBLACK_PERIOD_J, GS_REDBLACK_PERIOD_K},
+        &gs_redblack_colors[0][0]};
+    status = stenc_launch_color("gs_redblack", &gs_redblack_palette, &shape, color, &color);
+    if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
         const stenc_launch_op stenc_op = {color, NULL};
         const double stenc_scalars[] = {h2_, omega_};

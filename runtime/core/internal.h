@@ -63,7 +63,10 @@ typedef struct stenc_field_dist_ops {
     stenc_status (*reduce)(int kind, const stenc_field *a, const stenc_field *b, double *result);
 } stenc_field_dist_ops;
 void stenc_field_set_dist(stenc_field *field, const stenc_field_dist_ops *ops, void *dist,
-                          uint64_t decomp_sig);
+                          uint64_t decomp_sig, const size_t index_offset[3]);
+/* Global index of the field's interior point (0,0,0): 0 for a field of one process; a
+ * distributed part's first point; plus a view's place in its parent. */
+void stenc_field_index_offset(const stenc_field *field, size_t offset[3]);
 void *stenc_field_dist(const stenc_field *field);
 const stenc_field_dist_ops *stenc_field_dist_ops_of(const stenc_field *field);
 /* Equal for fields split alike over the same ranks; 0 for a field of one process. Computed

@@ -464,7 +464,8 @@ stenc_status stenc_field_create_dist(stenc_ctx *ctx, stenc_field **out, const st
             df = NULL;
         }
     }
-    if (status == STENC_OK) stenc_field_set_dist(field, &dist_ops, df, decomp->sig);
+    if (status == STENC_OK)
+        stenc_field_set_dist(field, &dist_ops, df, decomp->sig, decomp->info.lo);
     status = agree(dc->comm, status, "stenc_field_create_dist");
     if (status != STENC_OK) {
         stenc_field_free(field);

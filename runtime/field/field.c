@@ -174,6 +174,8 @@ stenc_status stenc_field_view(stenc_field **out, const stenc_field *parent, cons
     for (int d = 0; d < 3; d++)
         view->layout.n[d] = n[d];
     view->layout.origin_elems = P->origin_elems + (size_t)offset;
+    for (int d = 0; d < 3; d++)
+        view->index_offset[d] = parent->index_offset[d] + lo[d];
     stenc_status status = stenc_handle_add(view, &field_kind, "stenc_field_view");
     if (status != STENC_OK) {
         free(view);
@@ -466,10 +468,17 @@ stenc_status stenc_field_swap(stenc_field *a, stenc_field *b) {
 }
 
 void stenc_field_set_dist(stenc_field *field, const stenc_field_dist_ops *ops, void *dist,
-                          uint64_t decomp_sig) {
+                          uint64_t decomp_sig, const size_t index_offset[3]) {
     field->dist_ops = ops;
     field->dist = dist;
     field->decomp_sig = decomp_sig;
+    for (int d = 0; d < 3; d++)
+        field->index_offset[d] = index_offset[d];
+}
+
+void stenc_field_index_offset(const stenc_field *field, size_t offset[3]) {
+    for (int d = 0; d < 3; d++)
+        offset[d] = field ? field->index_offset[d] : 0;
 }
 
 void *stenc_field_dist(const stenc_field *field) {

@@ -26,6 +26,9 @@ struct stenc_field {
     /* A view (stenc_field_view) owns no storage: it reads its parent's, at layout.origin_elems,
      * and lives where the parent lives. NULL for a field that owns its storage. */
     const stenc_field *parent;
+    /* Global index of interior point (0,0,0): the part's place in a decomposition, plus a
+     * view's place in its parent. Colours are of global indices. */
+    size_t index_offset[3];
 };
 
 /* STENC_ERR_INVALID_ARGUMENT for a view: calls that move or fill storage need its owner. */

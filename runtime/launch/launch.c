@@ -84,7 +84,7 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
                                "not)",
                                desc->name, desc->args[a].name, desc->args[0].name);
     }
-    stenc_launch_shape found = {STENC_ON_HOST, {1, 1, 1}};
+    stenc_launch_shape found = {STENC_ON_HOST, {1, 1, 1}, {0, 0, 0}};
     stenc_field_layout first = {0};
     for (int a = 0; a < desc->nargs; a++) {
         const stenc_launch_arg *arg = &desc->args[a];
@@ -96,6 +96,7 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
             found.location = where;
             for (int d = 0; d < 3; d++)
                 found.n[d] = lay.n[d];
+            stenc_field_index_offset(fields[a], found.index_offset);
             continue;
         }
         if (lay.n[0] != first.n[0] || lay.n[1] != first.n[1] || lay.n[2] != first.n[2]) {
@@ -130,5 +131,43 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
             out[a].stride[d] = lay.stride[d];
     }
     *shape = found;
+    return STENC_OK;
+}
+
+stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *colors,
+                                const stenc_launch_shape *shape, int color, int *local_color) {
+    STENC_REQUIRE(colors && shape && local_color && colors->table, "stenc_launch_color: NULL "
+                                                                   "argument");
+    const int *p = colors->period;
+    size_t o[3];
+    for (int d = 0; d < 3; d++)
+        o[d] = shape->index_offset[d] % (size_t)p[d];
+    if (!o[0] && !o[1] && !o[2]) {
+        *local_color = color;
+        return STENC_OK;
+    }
+    /* Local point x has global colour table[x + o]: find the local colour whose points are
+     * exactly the global colour's, through the renaming the shift makes. */
+    int rename[64];
+    for (int c = 0; c < 64; c++)
+        rename[c] = -1;
+    for (int k = 0; k < p[2]; k++)
+        for (int j = 0; j < p[1]; j++)
+            for (int i = 0; i < p[0]; i++) {
+                const int local = colors->table[i + p[0] * (j + p[1] * k)];
+                const size_t gi = (i + o[0]) % (size_t)p[0], gj = (j + o[1]) % (size_t)p[1],
+                             gk = (k + o[2]) % (size_t)p[2];
+                const int global = colors->table[gi + (size_t)p[0] * (gj + (size_t)p[1] * gk)];
+                if (rename[global] < 0) rename[global] = local;
+                if (rename[global] != local)
+                    return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                                       "%s: the fields start at global index (%zu, %zu, %zu), "
+                                       "where the colouring is not a renaming of its colours at "
+                                       "(0, 0, 0); start parts and views on multiples of the "
+                                       "period %d x %d x %d",
+                                       stencil, shape->index_offset[0], shape->index_offset[1],
+                                       shape->index_offset[2], p[0], p[1], p[2]);
+            }
+    *local_color = rename[color];
     return STENC_OK;
 }

@@ -8,6 +8,7 @@
  * wait in MPI. With argument "gpu" the fields live on the device (exit 77 without one). */
 #include <mpi.h>
 
+#include "gs_redblack.h"
 #include "heat3d.h"
 #include "stenc/dist.h"
 #include "test_util.h"
@@ -491,6 +492,88 @@ static void test_heat3d_matches_one_process(void **state) {
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
+/* ---- red-black SOR: colours of global indices ----------------------------------------------- */
+
+typedef struct rb_step {
+    stenc_ctx *ctx;
+    int color;
+    double h2, omega;
+} rb_step;
+
+static stenc_status rb_launch(void *user, stenc_field *const v[]) {
+    const rb_step *s = user;
+    return gs_redblack(s->ctx, s->color, s->h2, s->omega, v[0], v[1]);
+}
+
+/* Sweeps of red-black Gauss-Seidel (gs_redblack, colour (i + j) % 2) on a 2-D grid split over
+ * the ranks, where parts start at odd global indices: bitwise the sweeps of one process on the
+ * whole grid, plain and through stenc_dist_overlap (whose views start at odd offsets too). */
+static void test_redblack_sor_matches_one_process(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    stenc_ctx *self = NULL;
+    assert_int_equal(stenc_ctx_create(&self, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU), STENC_OK);
+    const size_t n[3] = {75, 37, 1}; /* odd: parts of 19 and 18 points, starting odd and even */
+    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.0}, {STENC_BC_DIRICHLET, 0.0},
+                            {STENC_BC_DIRICHLET, 0.25}, {STENC_BC_NEUMANN, 0},
+                            {STENC_BC_NONE, 0},         {STENC_BC_NONE, 0}};
+    for (int overlap = 0; overlap < 2; overlap++) {
+        stenc_decomp *dp = NULL;
+        check_status_all(stenc_decomp_create(&dp, ctx, 2, n, NULL, NULL), STENC_OK, "decomp");
+        stenc_decomp_info info;
+        stenc_decomp_get_info(dp, &info);
+        stenc_field *u = NULL, *f = NULL, *gu = NULL, *gf = NULL;
+        check_status_all(stenc_field_create_dist(ctx, &u, dp, STENC_F64, 1), STENC_OK, "u");
+        check_status_all(stenc_field_create_dist(ctx, &f, dp, STENC_F64, 1), STENC_OK, "f");
+        assert_int_equal(stenc_field_create(self, &gu, STENC_F64, 2, n[0], n[1], 1, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(self, &gf, STENC_F64, 2, n[0], n[1], 1, 1), STENC_OK);
+        fill_local(u, &info, 31);
+        fill_local(f, &info, 32);
+        for (size_t j = 0; j < n[1]; j++)
+            for (size_t i = 0; i < n[0]; i++) {
+                stenc_field_set(gu, (long)i, (long)j, 0, global_value((long)i, (long)j, 0, 31));
+                stenc_field_set(gf, (long)i, (long)j, 0, global_value((long)i, (long)j, 0, 32));
+            }
+        if (on_gpu) {
+            stenc_field_upload(u), stenc_field_upload(f), stenc_field_upload(gu), stenc_field_upload(gf);
+        }
+        for (int sweep = 0; sweep < 4; sweep++)
+            for (int c = 0; c < GS_REDBLACK_COLORS; c++) {
+                rb_step rs = {ctx, c, 1e-3, 1.5};
+                stenc_status st;
+                if (overlap) {
+                    stenc_field *const uf[2] = {u, f};
+                    st = stenc_dist_overlap(u, bc, STENC_EXCHANGE_FACES, 1, 2, uf, rb_launch, &rs);
+                } else {
+                    st = stenc_field_exchange(u, bc, 0);
+                    if (st == STENC_OK) st = gs_redblack(ctx, c, 1e-3, 1.5, u, f);
+                }
+                check_status_all(st, STENC_OK, "red-black sweep");
+                assert_int_equal(stenc_field_fill_halo(gu, bc), STENC_OK);
+                assert_int_equal(gs_redblack(self, c, 1e-3, 1.5, gu, gf), STENC_OK);
+            }
+        if (on_gpu) stenc_field_download(u), stenc_field_download(gu);
+        int ok = 1;
+        char msg[200] = "";
+        for (size_t j = 0; j < info.local[1] && ok; j++)
+            for (size_t i = 0; i < info.local[0] && ok; i++) {
+                double a, b;
+                stenc_field_get(u, (long)i, (long)j, 0, &a);
+                stenc_field_get(gu, (long)(info.lo[0] + i), (long)(info.lo[1] + j), 0, &b);
+                if (memcmp(&a, &b, sizeof a) != 0) {
+                    ok = 0;
+                    snprintf(msg, sizeof msg, "overlap %d: point (%zu,%zu) local %.17g, one process %.17g",
+                             overlap, info.lo[0] + i, info.lo[1] + j, a, b);
+                }
+            }
+        check_all(ok, msg);
+        stenc_field_free(u), stenc_field_free(f), stenc_field_free(gu), stenc_field_free(gf);
+        stenc_decomp_destroy(dp);
+    }
+    stenc_ctx_destroy(self);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
 /* ---- bad input: the same status on every rank, nothing written, no deadlock ---------------- */
 
 static void test_bad_input_agrees(void **state) {
@@ -577,6 +660,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_reduction_cancellation_and_specials),
         cmocka_unit_test(test_gather_scatter),
         cmocka_unit_test(test_heat3d_matches_one_process),
+        cmocka_unit_test(test_redblack_sor_matches_one_process),
         cmocka_unit_test(test_bad_input_agrees),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -58,6 +58,9 @@ typedef struct stenc_launch_field {
 typedef struct stenc_launch_shape {
     stenc_location location; /* where every field lives */
     size_t n[3];             /* interior extents shared by all fields; 1 in unused dimensions */
+    /* Global index of the first field's interior point (0,0,0): nonzero for a part of a
+     * distributed field (stenc/dist.h) or a view (stenc_field_view). */
+    size_t index_offset[3];
 } stenc_launch_shape;
 
 /* Check a launch of `desc` on `ctx` with fields[0..desc->nargs) (in desc->args order) and fill
@@ -71,6 +74,22 @@ typedef struct stenc_launch_shape {
 stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *ctx,
                                 const stenc_field *const fields[], stenc_launch_field out[],
                                 stenc_launch_shape *shape);
+
+/* A coloured stencil's colouring (docs/language.md, "color"): colour of global point
+ * (i, j, k) = table[(i % period[0]) + period[0] * ((j % period[1]) + period[1] * (k % period[2]))]. */
+typedef struct stenc_launch_colors {
+    int ncolors;
+    int period[3];
+    const unsigned char *table;
+} stenc_launch_colors;
+
+/* The colour that kernels, which index the table from the fields' point (0,0,0), must be
+ * given so that the launch updates the points whose *global* colour is `color`, for fields
+ * starting at shape->index_offset. The table shifted by that offset must be the table with
+ * its colours renamed (true of every colouring of the form sum of c_d * (index_d % m_d), such
+ * as red-black and 8 colours); otherwise STENC_ERR_UNSUPPORTED, naming the offset. */
+stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *colors,
+                                const stenc_launch_shape *shape, int color, int *local_color);
 
 /* ---- CUDA variants ------------------------------------------------------------------------ */
 /* The cuda target generates several kernels per stencil (strategy, block shape, points per
