@@ -73,6 +73,14 @@ const stenc_field_dist_ops *stenc_field_dist_ops_of(const stenc_field *field);
  * from global facts only, so every rank compares two fields the same way. */
 uint64_t stenc_field_decomp_signature(const stenc_field *field);
 
+/* runtime/io: stenc_io_vti_write for one piece of a larger grid (a .pvti's piece): the
+ * fields' points start at global index offset[] of a grid of whole[] points (NULL, NULL: the
+ * whole grid, as stenc_io_vti_write). `fn` names the public call in messages. */
+stenc_status stenc_io_vti_write_piece(const char *path, int count, const char *const names[],
+                                      const stenc_field *const fields[], const double origin[3],
+                                      const double spacing[3], const size_t offset[3],
+                                      const size_t whole[3], const char *fn);
+
 /* stenc_set_error() (public, core.h) records an error; use it through STENC_ERROR so that
  * the call site is filled in. */
 #define STENC_ERROR(status, ...) stenc_set_error((status), __FILE__, __LINE__, __VA_ARGS__)

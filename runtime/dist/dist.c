@@ -1026,3 +1026,173 @@ stenc_status stenc_field_gather(const stenc_field *field, int root, void *global
 stenc_status stenc_field_scatter(stenc_field *field, int root, const void *global) {
     return gather_scatter(field, root, (char *)(uintptr_t)global, 1, "stenc_field_scatter");
 }
+
+/* ---- VTK: one .vti piece per rank and a .pvti ----------------------------------------------- */
+
+/* This rank's piece: its part and, toward each neighbour above it (not across a periodic
+ * wrap), that neighbour's first layer, so that pieces share their boundary points and
+ * ParaView shows no gap. Returns the piece's first global point and extents. */
+static void piece_box(const stenc_decomp_info *info, const int coords[3], size_t lo[3],
+                      size_t count[3]) {
+    for (int d = 0; d < 3; d++) {
+        const size_t base = info->n[d] / (size_t)info->procs[d];
+        const size_t extra = info->n[d] % (size_t)info->procs[d], c = (size_t)coords[d];
+        lo[d] = c * base + (c < extra ? c : extra);
+        count[d] = base + (c < extra ? 1 : 0);
+        if (d < info->dims && coords[d] + 1 < info->procs[d]) count[d]++;
+    }
+}
+
+/* The piece's file name: BASE_pRANK.vti, BASE the .pvti path without its extension. */
+static void piece_name(char *buf, size_t cap, const char *pvti, int rank, int basename_only) {
+    const char *start = pvti;
+    if (basename_only) {
+        const char *slash = strrchr(pvti, '/');
+        if (slash) start = slash + 1;
+    }
+    const size_t len = strlen(start) - strlen(".pvti");
+    snprintf(buf, cap, "%.*s_p%d.vti", (int)len, start, rank);
+}
+
+static stenc_status write_piece(const char *path, int count, const char *const names[],
+                                const stenc_field *const fields[], const double origin[3],
+                                const double spacing[3], const dist_field *df, const char *fn) {
+    const stenc_decomp_info *info = &df->decomp->info;
+    size_t lo[3], n[3];
+    piece_box(info, info->coords, lo, n);
+    stenc_ctx *ctx = stenc_field_ctx(fields[0]);
+    stenc_field *tmp[8] = {NULL}, *piece[8] = {NULL};
+    stenc_bc bc[STENC_FACE_COUNT];
+    for (int d = 0; d < 3; d++) {
+        const stenc_bc_kind kind = info->periodic[d] ? STENC_BC_PERIODIC : STENC_BC_NEUMANN;
+        bc[2 * d] = bc[2 * d + 1] = (stenc_bc){kind, 0};
+    }
+    stenc_status status = STENC_OK;
+    for (int f = 0; f < count && status == STENC_OK; f++) {
+        /* The neighbours' layers: a copy with a halo of 1, exchanged (edges and corners too). */
+        stenc_field_layout L;
+        status = stenc_field_get_layout(fields[f], &L);
+        char *dense = NULL;
+        const size_t esz = stenc_type_size(L.type); /* fields may differ in type */
+        if (status == STENC_OK)
+            status = stenc_field_create_dist(ctx, &tmp[f], df->decomp, L.type, 1);
+        if (status == STENC_OK) {
+            dense = malloc(info->local[0] * info->local[1] * info->local[2] * esz + 1);
+            if (!dense) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+        }
+        if (status == STENC_OK) status = stenc_field_interior_get(fields[f], dense, fn);
+        if (status == STENC_OK) status = stenc_field_interior_put(tmp[f], dense, fn);
+        free(dense);
+        if (status == STENC_OK) status = stenc_field_exchange(tmp[f], bc, 0);
+        if (status == STENC_OK)
+            status = stenc_field_create(ctx, &piece[f], L.type, info->dims, n[0], n[1], n[2], 0);
+        if (status != STENC_OK) break;
+        stenc_field_layout T, P;
+        stenc_field_get_layout(tmp[f], &T);
+        stenc_field_get_layout(piece[f], &P);
+        const char *src = stenc_field_host_origin(tmp[f]);
+        char *dst = stenc_field_host_origin(piece[f]);
+        for (size_t k = 0; k < n[2]; k++)
+            for (size_t j = 0; j < n[1]; j++)
+                memcpy(dst + esz * (size_t)((ptrdiff_t)j * P.stride[1] + (ptrdiff_t)k * P.stride[2]),
+                       src + esz * (size_t)((ptrdiff_t)j * T.stride[1] + (ptrdiff_t)k * T.stride[2]),
+                       n[0] * esz);
+    }
+    if (status == STENC_OK)
+        status = stenc_io_vti_write_piece(path, count, names, (const stenc_field *const *)piece,
+                                          origin, spacing, lo, info->n, fn);
+    for (int f = 0; f < count; f++) {
+        stenc_field_free(tmp[f]);
+        stenc_field_free(piece[f]);
+    }
+    return status;
+}
+
+static void xml_text(FILE *fp, const char *text) {
+    for (const char *c = text; *c; c++) {
+        if (*c == '&') fputs("&amp;", fp);
+        else if (*c == '<') fputs("&lt;", fp);
+        else if (*c == '>') fputs("&gt;", fp);
+        else if (*c == '"') fputs("&quot;", fp);
+        else fputc(*c, fp);
+    }
+}
+
+stenc_status stenc_dist_vti_write(const char *path, int count, const char *const names[],
+                                  const stenc_field *const fields[], const double origin[3],
+                                  const double spacing[3]) {
+    const char *fn = "stenc_dist_vti_write";
+    STENC_REQUIRE(fields != NULL && count >= 1 && fields[0] != NULL,
+                  "%s: no fields (count %d)", fn, count);
+    STENC_TRY(stenc_field_check(fields[0], fn, "fields[0]"));
+    const dist_field *df = field_dist(fields[0]);
+    STENC_REQUIRE(df != NULL, "%s: fields[0] is not distributed", fn);
+    const stenc_decomp_info *info = &df->decomp->info;
+    MPI_Comm comm = df->decomp->cart;
+    /* Checks that every rank makes alike: the same arguments, the same decomposition. */
+    stenc_status status = STENC_OK;
+    const size_t len = path ? strlen(path) : 0;
+    if (!path || len < 6 || strcmp(path + len - 5, ".pvti") != 0)
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: path '%s' does not end in .pvti",
+                             fn, path ? path : "(null)");
+    else if (count > 8 || !names)
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                             "%s: %d fields (at most 8) or names is NULL", fn, count);
+    for (int f = 1; f < count && status == STENC_OK; f++) {
+        status = stenc_field_check(fields[f], fn, "a field");
+        if (status == STENC_OK && stenc_field_decomp_signature(fields[f]) != df->decomp->sig)
+            status = STENC_ERROR(STENC_ERR_SHAPE,
+                                 "%s: fields[%d] is split over the ranks differently from "
+                                 "fields[0]",
+                                 fn, f);
+    }
+    STENC_TRY(agree(comm, status, fn));
+    char piece_path[4200];
+    piece_name(piece_path, sizeof piece_path, path, info->rank, 0);
+    status = write_piece(piece_path, count, names, fields, origin, spacing, df, fn);
+    STENC_TRY(agree(comm, status, fn));
+    if (info->rank == 0) { /* the parallel header: every piece's extent and file */
+        static const double zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+        const double *o = origin ? origin : zero, *s = spacing ? spacing : one;
+        FILE *fp = fopen(path, "w");
+        if (!fp) {
+            status = STENC_ERROR(STENC_ERR_IO, "%s: cannot create %s", fn, path);
+        } else {
+            fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" "
+                        "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n");
+            fprintf(fp, "  <PImageData WholeExtent=\"0 %zu 0 %zu 0 %zu\" GhostLevel=\"0\" "
+                        "Origin=\"%.17g %.17g %.17g\" Spacing=\"%.17g %.17g %.17g\">\n",
+                    info->n[0] - 1, info->n[1] - 1, info->n[2] - 1, o[0], o[1], o[2], s[0], s[1],
+                    s[2]);
+            fputs("    <PPointData Scalars=\"", fp);
+            xml_text(fp, names[0]);
+            fputs("\">\n", fp);
+            for (int f = 0; f < count; f++) {
+                stenc_field_layout L;
+                stenc_field_get_layout(fields[f], &L);
+                fprintf(fp, "      <PDataArray type=\"%s\" Name=\"",
+                        L.type == STENC_F32 ? "Float32" : "Float64");
+                xml_text(fp, names[f]);
+                fputs("\"/>\n", fp);
+            }
+            fprintf(fp, "    </PPointData>\n");
+            for (int r = 0; r < info->size; r++) {
+                int cart[3] = {0, 0, 0}, coords[3] = {0, 0, 0};
+                MPI_Cart_coords(comm, r, info->dims, cart);
+                for (int d = 0; d < info->dims; d++)
+                    coords[d] = cart[info->dims - 1 - d];
+                size_t lo[3], n[3];
+                piece_box(info, coords, lo, n);
+                char name[4200];
+                piece_name(name, sizeof name, path, r, 1);
+                fprintf(fp, "    <Piece Extent=\"%zu %zu %zu %zu %zu %zu\" Source=\"", lo[0],
+                        lo[0] + n[0] - 1, lo[1], lo[1] + n[1] - 1, lo[2], lo[2] + n[2] - 1);
+                xml_text(fp, name);
+                fputs("\"/>\n", fp);
+            }
+            fprintf(fp, "  </PImageData>\n</VTKFile>\n");
+            if (fclose(fp) != 0) status = STENC_ERROR(STENC_ERR_IO, "%s: writing %s failed", fn, path);
+        }
+    }
+    return agree(comm, status, fn);
+}

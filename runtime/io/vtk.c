@@ -134,7 +134,14 @@ static stenc_status write_array(io_out *out, const char *name, const stenc_field
 stenc_status stenc_io_vti_write(const char *path, int count, const char *const names[],
                                 const stenc_field *const fields[], const double origin[3],
                                 const double spacing[3]) {
-    const char *fn = "stenc_io_vti_write";
+    return stenc_io_vti_write_piece(path, count, names, fields, origin, spacing, NULL, NULL,
+                                    "stenc_io_vti_write");
+}
+
+stenc_status stenc_io_vti_write_piece(const char *path, int count, const char *const names[],
+                                      const stenc_field *const fields[], const double origin[3],
+                                      const double spacing[3], const size_t offset[3],
+                                      const size_t whole[3], const char *fn) {
     STENC_REQUIRE(path != NULL, "%s: path is NULL", fn);
     STENC_REQUIRE(count >= 1, "%s: count = %d; a file holds at least one field", fn, count);
     STENC_REQUIRE(names != NULL && fields != NULL, "%s: %s is NULL", fn,
@@ -143,9 +150,14 @@ stenc_status stenc_io_vti_write(const char *path, int count, const char *const n
     static const double zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
     io_shape shape;
     STENC_TRY(io_field_shape(fields[0], &shape, fn, "fields[0]"));
-    char extent[128];
-    snprintf(extent, sizeof extent, "0 %zu 0 %zu 0 %zu", shape.n[0] - 1, shape.n[1] - 1,
-             shape.n[2] - 1);
+    /* The piece's points, and the whole grid's, in global indices (a piece of a .pvti). */
+    static const size_t none[3] = {0, 0, 0};
+    const size_t *o = offset ? offset : none, *w = whole ? whole : shape.n;
+    char extent[128], whole_extent[128];
+    snprintf(extent, sizeof extent, "%zu %zu %zu %zu %zu %zu", o[0], o[0] + shape.n[0] - 1, o[1],
+             o[1] + shape.n[1] - 1, o[2], o[2] + shape.n[2] - 1);
+    snprintf(whole_extent, sizeof whole_extent, "0 %zu 0 %zu 0 %zu", w[0] - 1, w[1] - 1,
+             w[2] - 1);
 
     io_out out;
     STENC_TRY(io_out_open(&out, path, fn));
@@ -154,7 +166,7 @@ stenc_status stenc_io_vti_write(const char *path, int count, const char *const n
                   "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" "
                   "header_type=\"UInt64\">\n"
                   "  <ImageData WholeExtent=\"%s\"",
-                  extent);
+                  whole_extent);
     write_triple(&out, "Origin", origin ? origin : zero);
     write_triple(&out, "Spacing", spacing ? spacing : one);
     io_out_printf(&out, ">\n    <Piece Extent=\"%s\">\n      <PointData Scalars=\"", extent);

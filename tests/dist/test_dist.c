@@ -574,6 +574,76 @@ static void test_redblack_sor_matches_one_process(void **state) {
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
+/* ---- .pvti output ---------------------------------------------------------------------------- */
+
+/* Two fields (float and double) of a 3-D split grid written as a .pvti with one piece per rank,
+ * read back by tests/dist/check_pvti.py (Python's XML parser, no VTK and no stenc) against the
+ * global arrays, which rank 0 writes raw from global_value(). Skipped without python3. */
+static void test_pvti_pieces(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    const size_t n[3] = {11, 7, 6};
+    stenc_decomp *dp = NULL;
+    check_status_all(stenc_decomp_create(&dp, ctx, 3, n, NULL, NULL), STENC_OK, "decomp");
+    stenc_decomp_info info;
+    stenc_decomp_get_info(dp, &info);
+    stenc_field *a = NULL, *b = NULL;
+    check_status_all(stenc_field_create_dist(ctx, &a, dp, STENC_F32, 0), STENC_OK, "a");
+    check_status_all(stenc_field_create_dist(ctx, &b, dp, STENC_F64, 2), STENC_OK, "b");
+    fill_local(a, &info, 41);
+    fill_local(b, &info, 42);
+    if (on_gpu) stenc_field_upload(a), stenc_field_upload(b);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/pvti_np%d%s", STENC_TEST_DIST_WORK_DIR, world_size,
+             on_gpu ? "_gpu" : "");
+    if (world_rank == 0) {
+        char cmd[8300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+        check_all(system(cmd) == 0, "make the folder");
+    } else {
+        check_all(1, "");
+    }
+    char pvti[4200];
+    snprintf(pvti, sizeof pvti, "%s/fields.pvti", dir);
+    const char *names[2] = {"a & <float>", "b"};
+    const stenc_field *fields[2] = {a, b};
+    const double origin[3] = {0.5, -1, 2}, spacing[3] = {0.25, 0.5, 1};
+    check_status_all(stenc_dist_vti_write(pvti, 2, names, fields, origin, spacing), STENC_OK,
+                     "stenc_dist_vti_write");
+    check_status_all(stenc_dist_vti_write("x.vti", 2, names, fields, origin, spacing),
+                     STENC_ERR_INVALID_ARGUMENT, "a path without .pvti");
+    int ok = 1;
+    if (world_rank == 0 && strlen(STENC_TEST_PYTHON) > 0) {
+        const size_t total = n[0] * n[1] * n[2];
+        float *ga = malloc(total * sizeof *ga);
+        double *gb = malloc(total * sizeof *gb);
+        for (size_t k = 0; k < n[2]; k++)
+            for (size_t j = 0; j < n[1]; j++)
+                for (size_t i = 0; i < n[0]; i++) {
+                    const size_t g = i + n[0] * (j + n[1] * k);
+                    ga[g] = (float)global_value((long)i, (long)j, (long)k, 41);
+                    gb[g] = global_value((long)i, (long)j, (long)k, 42);
+                }
+        char path_a[4200], path_b[4200], cmd[17200];
+        snprintf(path_a, sizeof path_a, "%s/a.raw", dir);
+        snprintf(path_b, sizeof path_b, "%s/b.raw", dir);
+        FILE *fa = fopen(path_a, "wb"), *fb = fopen(path_b, "wb");
+        ok = fa && fb && fwrite(ga, sizeof *ga, total, fa) == total &&
+             fwrite(gb, sizeof *gb, total, fb) == total;
+        if (fa) fclose(fa);
+        if (fb) fclose(fb);
+        snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %zu,%zu,%zu %d 'a & <float>:float32:%s' 'b:float64:%s'",
+                 STENC_TEST_PYTHON, STENC_TEST_CHECK_PVTI, pvti, n[0], n[1], n[2], world_size,
+                 path_a, path_b);
+        ok = ok && system(cmd) == 0;
+        free(ga), free(gb);
+    }
+    check_all(ok, "check_pvti.py");
+    stenc_field_free(a), stenc_field_free(b);
+    stenc_decomp_destroy(dp);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
 /* ---- bad input: the same status on every rank, nothing written, no deadlock ---------------- */
 
 static void test_bad_input_agrees(void **state) {
@@ -661,6 +731,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_gather_scatter),
         cmocka_unit_test(test_heat3d_matches_one_process),
         cmocka_unit_test(test_redblack_sor_matches_one_process),
+        cmocka_unit_test(test_pvti_pieces),
         cmocka_unit_test(test_bad_input_agrees),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

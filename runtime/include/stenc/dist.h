@@ -131,6 +131,16 @@ stenc_status stenc_dist_overlap(stenc_field *exchanged, const stenc_bc bc[STENC_
 stenc_status stenc_field_gather(const stenc_field *field, int root, void *global);
 stenc_status stenc_field_scatter(stenc_field *field, int root, const void *global);
 
+/* Collective. Write distributed fields (of one decomposition, at most 8) for ParaView: each
+ * rank writes its piece PATH_BASE_pRANK.vti (PATH without ".pvti"), holding its part and the
+ * first layer of the neighbours above it so that pieces share boundary points; rank 0 writes
+ * `path` (ending in .pvti), the parallel header listing every piece. Names, origin and spacing
+ * as stenc_io_vti_write; a .pvd (stenc_io_pvd_add) may list the .pvti files of a time series.
+ * Checked (names, shapes) on every rank; a failure on one is the status of all. */
+stenc_status stenc_dist_vti_write(const char *path, int count, const char *const names[],
+                                  const stenc_field *const fields[], const double origin[3],
+                                  const double spacing[3]);
+
 /* 1 when this build sends device buffers to MPI directly (CUDA-aware MPI), 0 when it stages
  * them through the host. */
 int stenc_mpi_cuda_aware(void);
