@@ -16,6 +16,7 @@
 
 #include "dist_internal.h"
 #include "field_internal.h" /* interior copies of host and device fields */
+#include "stenc/io.h"
 #include "stenc/reduce.h"
 
 /* ---- every rank agrees on a status ----------------------------------------------------------- */
@@ -1194,5 +1195,61 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
             if (fclose(fp) != 0) status = STENC_ERROR(STENC_ERR_IO, "%s: writing %s failed", fn, path);
         }
     }
+    return agree(comm, status, fn);
+}
+
+/* ---- HDF5: a time step gathered on one rank -------------------------------------------------- */
+
+stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, double time,
+                                      int count, const char *const names[],
+                                      const stenc_field *const fields[]) {
+    const char *fn = "stenc_dist_h5_write_step";
+    STENC_REQUIRE(fields != NULL && count >= 1 && count <= 8 && fields[0] != NULL,
+                  "%s: count is %d (1 to 8) or fields is NULL", fn, count);
+    STENC_TRY(stenc_field_check(fields[0], fn, "fields[0]"));
+    const dist_field *df = field_dist(fields[0]);
+    STENC_REQUIRE(df != NULL, "%s: fields[0] is not distributed", fn);
+    const stenc_decomp_info *info = &df->decomp->info;
+    MPI_Comm comm = df->decomp->cart;
+    stenc_status status = STENC_OK;
+    if (root < 0 || root >= info->size)
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: root %d is not one of the %d ranks",
+                             fn, root, info->size);
+    else if (info->rank == root && !file)
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: file is NULL on the root", fn);
+    for (int f = 1; f < count && status == STENC_OK; f++) {
+        status = stenc_field_check(fields[f], fn, "a field");
+        if (status == STENC_OK && stenc_field_decomp_signature(fields[f]) != df->decomp->sig)
+            status = STENC_ERROR(STENC_ERR_SHAPE, "%s: fields[%d] is split over the ranks "
+                                                  "differently from fields[0]", fn, f);
+    }
+    STENC_TRY(agree(comm, status, fn));
+    /* The root holds each field whole, as a field of its own, and writes them in one step. */
+    stenc_field *whole[8] = {NULL};
+    char *dense = NULL;
+    const size_t points = info->n[0] * info->n[1] * info->n[2];
+    for (int f = 0; f < count && status == STENC_OK; f++) {
+        stenc_field_layout L;
+        stenc_field_get_layout(fields[f], &L);
+        if (info->rank == root) {
+            status = stenc_field_create(stenc_field_ctx(fields[f]), &whole[f], L.type, info->dims,
+                                        info->n[0], info->n[1], info->n[2], 0);
+            if (status == STENC_OK && !dense) {
+                dense = malloc(points * sizeof(double));
+                if (!dense) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+            }
+        }
+        status = agree(comm, status, fn);
+        if (status == STENC_OK) status = stenc_field_gather(fields[f], root, dense);
+        if (status == STENC_OK && info->rank == root)
+            status = stenc_field_copy_from(whole[f], dense);
+        status = agree(comm, status, fn);
+    }
+    if (status == STENC_OK && info->rank == root)
+        status = stenc_io_h5_write_step(file, step, time, count, names,
+                                        (const stenc_field *const *)whole);
+    for (int f = 0; f < count; f++)
+        stenc_field_free(whole[f]);
+    free(dense);
     return agree(comm, status, fn);
 }

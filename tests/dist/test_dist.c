@@ -7,10 +7,12 @@
  * Every check is collective (check_all): a rank never leaves a test early while the others
  * wait in MPI. With argument "gpu" the fields live on the device (exit 77 without one). */
 #include <mpi.h>
+#include <sys/wait.h>
 
 #include "gs_redblack.h"
 #include "heat3d.h"
 #include "stenc/dist.h"
+#include "stenc/io.h"
 #include "test_util.h"
 
 static int on_gpu;
@@ -639,6 +641,40 @@ static void test_pvti_pieces(void **state) {
         free(ga), free(gb);
     }
     check_all(ok, "check_pvti.py");
+
+    /* HDF5: step 3 gathered on the last rank, read back by h5py / h5dump (check_h5.py). */
+    if (stenc_io_have_hdf5()) {
+        const int root = world_size - 1;
+        char h5[4200];
+        snprintf(h5, sizeof h5, "%s/fields.h5", dir);
+        stenc_io_h5 *file = NULL;
+        if (world_rank == root) check_all(stenc_io_h5_open(&file, h5, STENC_IO_CREATE) == STENC_OK, "open");
+        else check_all(1, "");
+        const char *h5names[2] = {"a", "b"};
+        check_status_all(stenc_dist_h5_write_step(file, root, 3, 0.5, 2, h5names, fields),
+                         STENC_OK, "stenc_dist_h5_write_step");
+        check_status_all(stenc_dist_h5_write_step(file, root, 3, 0.5, 2, h5names, fields),
+                         STENC_ERR_IO, "the same step again");
+        ok = 1;
+        if (world_rank == root) {
+            ok = stenc_io_h5_close(file) == STENC_OK;
+            char expected[4200], cmd[17200];
+            snprintf(expected, sizeof expected, "%s/b.txt", dir);
+            FILE *fp = fopen(expected, "w");
+            ok = ok && fp;
+            for (size_t k = 0; fp && k < n[2]; k++)
+                for (size_t j = 0; j < n[1]; j++)
+                    for (size_t i = 0; i < n[0]; i++)
+                        fprintf(fp, "%.17g\n", global_value((long)i, (long)j, (long)k, 42));
+            if (fp) fclose(fp);
+            snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' step_00000003/b float64 %zu,%zu,%zu %zu,%zu,%zu '%s' 3 0.5",
+                     STENC_TEST_PYTHON, STENC_TEST_CHECK_H5, h5, n[2], n[1], n[0], n[0], n[1], n[2],
+                     expected);
+            const int rc = strlen(STENC_TEST_PYTHON) ? system(cmd) : 0;
+            ok = ok && (rc == 0 || (WIFEXITED(rc) && WEXITSTATUS(rc) == 77));
+        }
+        check_all(ok, "check_h5.py");
+    }
     stenc_field_free(a), stenc_field_free(b);
     stenc_decomp_destroy(dp);
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);

@@ -19,6 +19,7 @@
 
 #include "stenc/core.h"
 #include "stenc/field.h"
+#include "stenc/io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,6 +141,14 @@ stenc_status stenc_field_scatter(stenc_field *field, int root, const void *globa
 stenc_status stenc_dist_vti_write(const char *path, int count, const char *const names[],
                                   const stenc_field *const fields[], const double origin[3],
                                   const double spacing[3]);
+
+/* Collective. Write distributed fields (at most 8, one decomposition) as time step `step` of
+ * an HDF5 file, in the layout of stenc_io_h5_write_step: the fields are gathered whole on rank
+ * `root`, which writes them to `file` (open there; other ranks pass NULL). Not parallel HDF5:
+ * one rank writes (docs/distributed.md says why). */
+stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, double time,
+                                      int count, const char *const names[],
+                                      const stenc_field *const fields[]);
 
 /* 1 when this build sends device buffers to MPI directly (CUDA-aware MPI), 0 when it stages
  * them through the host. */

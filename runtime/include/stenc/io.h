@@ -8,8 +8,8 @@
  *
  * Writes of .npy and .vti go to a temporary file in the same folder that is renamed into place,
  * so a failed write leaves no partial file (and an existing file untouched). A failed read
- * leaves the field unchanged. Parallel HDF5 and .pvti (one piece per rank) are not built: they
- * need distributed fields. See docs/io.md.
+ * leaves the field unchanged. Distributed fields have their own calls in stenc/dist.h (.pvti,
+ * HDF5 gathered on one rank). See docs/io.md.
  */
 #ifndef STENC_IO_H
 #define STENC_IO_H
