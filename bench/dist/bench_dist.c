@@ -29,7 +29,7 @@ static int rank_, size_;
     do {                                                                                           \
         stenc_status st_ = (call);                                                                 \
         if (st_ != STENC_OK) {                                                                     \
-            fprintf(stderr, "rank %d: %s failed: %s\n", rank_, #call, stenc_last_error());        \
+            fprintf(stderr, "rank %d: %s failed: %s\n", rank_, #call, stenc_last_error());         \
             MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
         }                                                                                          \
     } while (0)
@@ -168,12 +168,18 @@ int main(int argc, char **argv) {
     int cpu = stenc_cuda_device_count() == 0, steps = 20, reps = 7;
     long weak = 0, strong = 0;
     for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--weak") && a + 1 < argc) weak = atol(argv[++a]);
-        else if (!strcmp(argv[a], "--strong") && a + 1 < argc) strong = atol(argv[++a]);
-        else if (!strcmp(argv[a], "--steps") && a + 1 < argc) steps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--reps") && a + 1 < argc) reps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--cpu")) cpu = 1;
-        else if (!strcmp(argv[a], "--quiet")) continue;
+        if (!strcmp(argv[a], "--weak") && a + 1 < argc)
+            weak = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--strong") && a + 1 < argc)
+            strong = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--steps") && a + 1 < argc)
+            steps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+            reps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--cpu"))
+            cpu = 1;
+        else if (!strcmp(argv[a], "--quiet"))
+            continue;
         else {
             if (rank_ == 0)
                 printf("usage: mpirun -np P bench_dist [--weak N] [--strong G] [--steps S] "
@@ -217,8 +223,8 @@ int main(int argc, char **argv) {
         printf("name=halo_exchange target=%s precision=float face=%ld^2 ranks=%d ms=%.4f "
                "gbs_sent_per_rank=%.2f peer_copy_gbs_face=%.2f peer_copy_gbs_256MiB=%.2f "
                "cuda_aware=%d\n",
-               cpu ? "cpu" : "cuda", weak, size_, tx * 1e3, tx > 0 ? sent / tx / 1e9 : 0,
-               peer_face, peer_big, stenc_mpi_cuda_aware());
+               cpu ? "cpu" : "cuda", weak, size_, tx * 1e3, tx > 0 ? sent / tx / 1e9 : 0, peer_face,
+               peer_big, stenc_mpi_cuda_aware());
     }
     /* Strong: G^3 in all, against rank 0 alone on all of it. */
     const size_t sn[3] = {(size_t)strong, (size_t)strong, (size_t)strong};

@@ -58,11 +58,16 @@ int main(int argc, char **argv) {
     int n = 32, cpu = 0, status = 0;
     double t_end = 0.02, r = 0.15;
     for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--n") && a + 1 < argc) n = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--t-end") && a + 1 < argc) t_end = atof(argv[++a]);
-        else if (!strcmp(argv[a], "--r") && a + 1 < argc) r = atof(argv[++a]);
-        else if (!strcmp(argv[a], "--cpu")) cpu = 1;
-        else if (!strcmp(argv[a], "--quiet")) continue;
+        if (!strcmp(argv[a], "--n") && a + 1 < argc)
+            n = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--t-end") && a + 1 < argc)
+            t_end = atof(argv[++a]);
+        else if (!strcmp(argv[a], "--r") && a + 1 < argc)
+            r = atof(argv[++a]);
+        else if (!strcmp(argv[a], "--cpu"))
+            cpu = 1;
+        else if (!strcmp(argv[a], "--quiet"))
+            continue;
         else {
             const int help = !strcmp(argv[a], "--help") || !strcmp(argv[a], "-h");
             if (rank_ == 0) {

@@ -77,8 +77,7 @@ static int node_local_rank(MPI_Comm comm) {
     return local_rank;
 }
 
-static stenc_status create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device,
-                               dist_ctx *dc) {
+static stenc_status create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device, dist_ctx *dc) {
     const int local_rank = node_local_rank(comm); /* collective when it splits comm */
     const int devices = stenc_cuda_device_count();
     if (device == STENC_DEVICE_CUDA && devices == 0)
@@ -143,7 +142,7 @@ static const stenc_handle_kind decomp_kind = {"decomposition"};
 
 struct stenc_decomp {
     stenc_ctx *ctx;
-    MPI_Comm cart;      /* Cartesian; dimension 0 is k (the slowest), so k is split first */
+    MPI_Comm cart; /* Cartesian; dimension 0 is k (the slowest), so k is split first */
     stenc_decomp_info info;
     int neighbour[3][2]; /* rank in cart across each face, or MPI_PROC_NULL */
     uint64_t sig;
@@ -256,7 +255,8 @@ stenc_status stenc_decomp_create(stenc_decomp **out, stenc_ctx *ctx, int dims, c
         info->coords[d] = d < dims ? cart_coords[dims - 1 - d] : 0;
         split_1d(info->n[d], info->procs[d], info->coords[d], &info->lo[d], &info->local[d]);
         dp->neighbour[d][0] = dp->neighbour[d][1] = MPI_PROC_NULL;
-        if (d < dims) MPI_Cart_shift(dp->cart, dims - 1 - d, 1, &dp->neighbour[d][0], &dp->neighbour[d][1]);
+        if (d < dims)
+            MPI_Cart_shift(dp->cart, dims - 1 - d, 1, &dp->neighbour[d][0], &dp->neighbour[d][1]);
     }
     dp->ctx = ctx;
     uint64_t sig = 0xcbf29ce484222325ull;
@@ -292,7 +292,8 @@ stenc_status stenc_decomp_get_info(const stenc_decomp *decomp, stenc_decomp_info
     return STENC_OK;
 }
 
-/* ---- distributed fields ----------------------------------------------------------------------- */
+/* ---- distributed fields -----------------------------------------------------------------------
+ */
 
 /* A field's part here: its decomposition, and the buffers and state of its exchange. */
 typedef struct dist_field {
@@ -301,13 +302,13 @@ typedef struct dist_field {
     size_t elem;
     /* Per dimension and side: send and receive buffers of `cap[d]` elements each. */
     size_t cap[3];
-    char *host_buf;   /* send and receive buffers, on the host (pinned for device fields) */
-    char *device_buf; /* the same on the device, device fields only */
-    dist_stream stream; /* device fields: the exchange's stream and events */
+    char *host_buf;         /* send and receive buffers, on the host (pinned for device fields) */
+    char *device_buf;       /* the same on the device, device fields only */
+    dist_stream stream;     /* device fields: the exchange's stream and events */
     size_t offset[3][2][2]; /* element offset of [dim][side][0 send, 1 receive] */
     /* The exchange under way. */
     int pending, next_dim, device, staged;
-    int ready_marked; /* stenc_dist_overlap marked `ready` before the interior's launch */
+    int ready_marked;      /* stenc_dist_overlap marked `ready` before the interior's launch */
     unsigned filled_early; /* dimensions whose physical faces stenc_dist_overlap filled */
     unsigned flags;
     stenc_bc bc[STENC_FACE_COUNT];
@@ -447,12 +448,13 @@ stenc_status stenc_field_create_dist(stenc_ctx *ctx, stenc_field **out, const st
     dist_field *df = NULL;
     if (status == STENC_OK) {
         const stenc_decomp_info *info = &decomp->info;
-        status = stenc_field_create(ctx, &field, type, info->dims, info->local[0],
-                                    info->local[1], info->local[2], halo);
+        status = stenc_field_create(ctx, &field, type, info->dims, info->local[0], info->local[1],
+                                    info->local[2], halo);
     }
     if (status == STENC_OK) {
         df = calloc(1, sizeof *df);
-        if (!df) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_field_create_dist: no memory");
+        if (!df)
+            status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_field_create_dist: no memory");
     }
     if (status == STENC_OK) {
         df->decomp = decomp;
@@ -513,8 +515,10 @@ static stenc_status check_exchange(stenc_field *field, const stenc_bc bc[STENC_F
     STENC_REQUIRE(bc != NULL, "%s: bc is NULL", fn);
     dist_field *df = stenc_field_dist_ops_of(field) == &dist_ops ? stenc_field_dist(field) : NULL;
     STENC_REQUIRE(df != NULL, "%s: the field is not distributed (use stenc_field_fill_halo)", fn);
-    STENC_REQUIRE(!df->pending, "%s: an exchange of this field is under way (call "
-                                "stenc_field_exchange_end first)", fn);
+    STENC_REQUIRE(!df->pending,
+                  "%s: an exchange of this field is under way (call "
+                  "stenc_field_exchange_end first)",
+                  fn);
     const stenc_decomp_info *info = &df->decomp->info;
     static const char *const faces[] = {"i-lo", "i-hi", "j-lo", "j-hi", "k-lo", "k-hi"};
     for (int d = 0; d < info->dims; d++)
@@ -570,8 +574,8 @@ static stenc_status post_dim(stenc_field *field, dist_field *df, int d) {
         if (df->device) {
             STENC_TRY(dist_cuda_box(&df->stream, &send, df->device_buf + so, 0));
             if (df->staged)
-                STENC_TRY(dist_cuda_copy(&df->stream, df->host_buf + so, df->device_buf + so,
-                                         count, 0));
+                STENC_TRY(
+                    dist_cuda_copy(&df->stream, df->host_buf + so, df->device_buf + so, count, 0));
         } else {
             host_box(&send, df->host_buf + so, 0);
         }
@@ -602,8 +606,10 @@ static stenc_status finish_dim(stenc_field *field, dist_field *df, int d) {
     stenc_ctx *ctx = stenc_field_ctx(field);
     int err = MPI_Waitall(4, df->req[d], MPI_STATUSES_IGNORE);
     if (err != MPI_SUCCESS)
-        return STENC_ERROR(STENC_ERR_IO, "stenc_field_exchange: MPI_Waitall failed (%d) along "
-                                         "dimension %d", err, d);
+        return STENC_ERROR(STENC_ERR_IO,
+                           "stenc_field_exchange: MPI_Waitall failed (%d) along "
+                           "dimension %d",
+                           err, d);
     const int *nb = dp->neighbour[d];
     stenc_bc faces[STENC_FACE_COUNT] = {{STENC_BC_NONE, 0}};
     int physical = 0;
@@ -783,8 +789,10 @@ stenc_status stenc_dist_overlap(stenc_field *exchanged, const stenc_bc bc[STENC_
     for (int f = 0; f < nfields; f++) {
         STENC_TRY(stenc_field_check(fields[f], fn, "a field"));
         if (stenc_field_decomp_signature(fields[f]) != stenc_field_decomp_signature(exchanged))
-            return STENC_ERROR(STENC_ERR_SHAPE, "%s: field %d is split over the ranks "
-                                                "differently from the exchanged field", fn, f);
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "%s: field %d is split over the ranks "
+                               "differently from the exchanged field",
+                               fn, f);
     }
     stenc_field_layout L;
     STENC_TRY(stenc_field_get_layout(exchanged, &L));
@@ -914,9 +922,9 @@ static stenc_status dist_reduce(int kind, const stenc_field *a, const stenc_fiel
         stenc_field_layout La, Lb;
         stenc_field_get_layout(a, &La);
         stenc_field_get_layout(bb, &Lb);
-        status = dist_cuda_reduce(stenc_field_ctx(a), kind, La.type, La.n,
-                                  stenc_field_device_origin(a), La.stride,
-                                  stenc_field_device_origin(bb), Lb.stride, &acc, &top);
+        status =
+            dist_cuda_reduce(stenc_field_ctx(a), kind, La.type, La.n, stenc_field_device_origin(a),
+                             La.stride, stenc_field_device_origin(bb), Lb.stride, &acc, &top);
     } else {
         status = host_reduce(kind, a, bb, &acc, &top);
     }
@@ -1095,9 +1103,10 @@ static stenc_status write_piece(const char *path, int count, const char *const n
         char *dst = stenc_field_host_origin(piece[f]);
         for (size_t k = 0; k < n[2]; k++)
             for (size_t j = 0; j < n[1]; j++)
-                memcpy(dst + esz * (size_t)((ptrdiff_t)j * P.stride[1] + (ptrdiff_t)k * P.stride[2]),
-                       src + esz * (size_t)((ptrdiff_t)j * T.stride[1] + (ptrdiff_t)k * T.stride[2]),
-                       n[0] * esz);
+                memcpy(
+                    dst + esz * (size_t)((ptrdiff_t)j * P.stride[1] + (ptrdiff_t)k * P.stride[2]),
+                    src + esz * (size_t)((ptrdiff_t)j * T.stride[1] + (ptrdiff_t)k * T.stride[2]),
+                    n[0] * esz);
     }
     if (status == STENC_OK)
         status = stenc_io_vti_write_piece(path, count, names, (const stenc_field *const *)piece,
@@ -1111,11 +1120,16 @@ static stenc_status write_piece(const char *path, int count, const char *const n
 
 static void xml_text(FILE *fp, const char *text) {
     for (const char *c = text; *c; c++) {
-        if (*c == '&') fputs("&amp;", fp);
-        else if (*c == '<') fputs("&lt;", fp);
-        else if (*c == '>') fputs("&gt;", fp);
-        else if (*c == '"') fputs("&quot;", fp);
-        else fputc(*c, fp);
+        if (*c == '&')
+            fputs("&amp;", fp);
+        else if (*c == '<')
+            fputs("&lt;", fp);
+        else if (*c == '>')
+            fputs("&gt;", fp);
+        else if (*c == '"')
+            fputs("&quot;", fp);
+        else
+            fputc(*c, fp);
     }
 }
 
@@ -1123,8 +1137,8 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
                                   const stenc_field *const fields[], const double origin[3],
                                   const double spacing[3]) {
     const char *fn = "stenc_dist_vti_write";
-    STENC_REQUIRE(fields != NULL && count >= 1 && fields[0] != NULL,
-                  "%s: no fields (count %d)", fn, count);
+    STENC_REQUIRE(fields != NULL && count >= 1 && fields[0] != NULL, "%s: no fields (count %d)", fn,
+                  count);
     STENC_TRY(stenc_field_check(fields[0], fn, "fields[0]"));
     const dist_field *df = field_dist(fields[0]);
     STENC_REQUIRE(df != NULL, "%s: fields[0] is not distributed", fn);
@@ -1134,8 +1148,8 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
     stenc_status status = STENC_OK;
     const size_t len = path ? strlen(path) : 0;
     if (!path || len < 6 || strcmp(path + len - 5, ".pvti") != 0)
-        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: path '%s' does not end in .pvti",
-                             fn, path ? path : "(null)");
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: path '%s' does not end in .pvti", fn,
+                             path ? path : "(null)");
     else if (count > 8 || !names)
         status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
                              "%s: %d fields (at most 8) or names is NULL", fn, count);
@@ -1161,8 +1175,9 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
         } else {
             fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" "
                         "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n");
-            fprintf(fp, "  <PImageData WholeExtent=\"0 %zu 0 %zu 0 %zu\" GhostLevel=\"0\" "
-                        "Origin=\"%.17g %.17g %.17g\" Spacing=\"%.17g %.17g %.17g\">\n",
+            fprintf(fp,
+                    "  <PImageData WholeExtent=\"0 %zu 0 %zu 0 %zu\" GhostLevel=\"0\" "
+                    "Origin=\"%.17g %.17g %.17g\" Spacing=\"%.17g %.17g %.17g\">\n",
                     info->n[0] - 1, info->n[1] - 1, info->n[2] - 1, o[0], o[1], o[2], s[0], s[1],
                     s[2]);
             fputs("    <PPointData Scalars=\"", fp);
@@ -1192,7 +1207,8 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
                 fputs("\"/>\n", fp);
             }
             fprintf(fp, "  </PImageData>\n</VTKFile>\n");
-            if (fclose(fp) != 0) status = STENC_ERROR(STENC_ERR_IO, "%s: writing %s failed", fn, path);
+            if (fclose(fp) != 0)
+                status = STENC_ERROR(STENC_ERR_IO, "%s: writing %s failed", fn, path);
         }
     }
     return agree(comm, status, fn);
@@ -1220,8 +1236,10 @@ stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, do
     for (int f = 1; f < count && status == STENC_OK; f++) {
         status = stenc_field_check(fields[f], fn, "a field");
         if (status == STENC_OK && stenc_field_decomp_signature(fields[f]) != df->decomp->sig)
-            status = STENC_ERROR(STENC_ERR_SHAPE, "%s: fields[%d] is split over the ranks "
-                                                  "differently from fields[0]", fn, f);
+            status = STENC_ERROR(STENC_ERR_SHAPE,
+                                 "%s: fields[%d] is split over the ranks "
+                                 "differently from fields[0]",
+                                 fn, f);
     }
     STENC_TRY(agree(comm, status, fn));
     /* The root holds each field whole, as a field of its own, and writes them in one step. */

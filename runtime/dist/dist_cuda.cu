@@ -83,7 +83,8 @@ __global__ void reduce_kernel(int kind, size_t n0, size_t n1, size_t n2, const T
             add_pieces(window, &base, acc, p, &count);
             if (isfinite(p)) add_pieces(window, &base, acc, fma(x, y, -p), &count);
         } else {
-            unsigned long long bits = (unsigned long long)__double_as_longlong(x) & 0x7fffffffffffffffull;
+            unsigned long long bits =
+                (unsigned long long)__double_as_longlong(x) & 0x7fffffffffffffffull;
             my_max = bits > my_max ? bits : my_max;
         }
     }
@@ -97,7 +98,7 @@ __global__ void reduce_kernel(int kind, size_t n0, size_t n1, size_t n2, const T
     if (threadIdx.x == 0 && kind == DIST_MAX_ABS) atomicMax(global_max, block_max);
 }
 
-}  // namespace
+} // namespace
 
 static cudaStream_t stream_of(const dist_stream *s) {
     return (cudaStream_t)s->stream;
@@ -214,12 +215,13 @@ extern "C" stenc_status dist_cuda_reduce(stenc_ctx *ctx, int kind, stenc_type ty
         err = cudaGetLastError();
     }
     unsigned long long host[XSUM_WORDS + 1];
-    if (err == cudaSuccess) err = cudaMemcpyAsync(host, global, bytes, cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(host, global, bytes, cudaMemcpyDeviceToHost, stream);
     if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess)
-        status = stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__,
-                                 "stenc_field reduction on the device: %s",
-                                 cudaGetErrorString(err));
+        status =
+            stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__,
+                            "stenc_field reduction on the device: %s", cudaGetErrorString(err));
     stenc_free(ctx, scratch);
     if (status != STENC_OK) return status;
     for (int w = 0; w < XSUM_WORDS; w++)

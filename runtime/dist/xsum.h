@@ -22,8 +22,8 @@
 #endif
 
 enum {
-    XSUM_LOW = -1088, /* below the smallest subnormal, 2^-1074, and a multiple of 32 */
-    XSUM_LIMBS = 70,  /* up to 2^(32*70 - 1088) = 2^1152: 2^1024 and room for carries */
+    XSUM_LOW = -1088,      /* below the smallest subnormal, 2^-1074, and a multiple of 32 */
+    XSUM_LIMBS = 70,       /* up to 2^(32*70 - 1088) = 2^1152: 2^1024 and room for carries */
     XSUM_NAN = XSUM_LIMBS, /* counts of NaN, +inf, -inf terms follow the limbs */
     XSUM_PINF,
     XSUM_NINF,

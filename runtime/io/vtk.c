@@ -156,8 +156,7 @@ stenc_status stenc_io_vti_write_piece(const char *path, int count, const char *c
     char extent[128], whole_extent[128];
     snprintf(extent, sizeof extent, "%zu %zu %zu %zu %zu %zu", o[0], o[0] + shape.n[0] - 1, o[1],
              o[1] + shape.n[1] - 1, o[2], o[2] + shape.n[2] - 1);
-    snprintf(whole_extent, sizeof whole_extent, "0 %zu 0 %zu 0 %zu", w[0] - 1, w[1] - 1,
-             w[2] - 1);
+    snprintf(whole_extent, sizeof whole_extent, "0 %zu 0 %zu 0 %zu", w[0] - 1, w[1] - 1, w[2] - 1);
 
     io_out out;
     STENC_TRY(io_out_open(&out, path, fn));

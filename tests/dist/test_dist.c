@@ -37,14 +37,16 @@ static void check_status_all(stenc_status got, stenc_status expected, const char
 
 static stenc_ctx *make_ctx(MPI_Comm comm) {
     stenc_ctx *ctx = NULL;
-    stenc_status st = stenc_ctx_create_mpi(&ctx, comm, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU);
+    stenc_status st =
+        stenc_ctx_create_mpi(&ctx, comm, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU);
     check_status_all(st, STENC_OK, "stenc_ctx_create_mpi");
     return ctx;
 }
 
 /* A value for global point (i, j, k) that no other point shares, exact in float. */
 static double global_value(long i, long j, long k, uint64_t seed) {
-    uint64_t s = seed ^ ((uint64_t)(i + 64) * 1000003u + (uint64_t)(j + 64) * 10007u + (uint64_t)(k + 64));
+    uint64_t s =
+        seed ^ ((uint64_t)(i + 64) * 1000003u + (uint64_t)(j + 64) * 10007u + (uint64_t)(k + 64));
     test_rng rng = test_rng_seeded(s);
     return (double)(int64_t)(test_rng_u64(&rng) % 2000001) / 1024.0 - 976.0;
 }
@@ -55,10 +57,11 @@ static void fill_local(stenc_field *f, const stenc_decomp_info *info, uint64_t s
     for (size_t k = 0; k < L.n[2]; k++)
         for (size_t j = 0; j < L.n[1]; j++)
             for (size_t i = 0; i < L.n[0]; i++)
-                assert_int_equal(stenc_field_set(f, (long)i, (long)j, (long)k,
-                                                 global_value((long)(info->lo[0] + i), (long)(info->lo[1] + j),
-                                                              (long)(info->lo[2] + k), seed)),
-                                 STENC_OK);
+                assert_int_equal(
+                    stenc_field_set(f, (long)i, (long)j, (long)k,
+                                    global_value((long)(info->lo[0] + i), (long)(info->lo[1] + j),
+                                                 (long)(info->lo[2] + k), seed)),
+                    STENC_OK);
 }
 
 /* ---- decompositions ------------------------------------------------------------------------ */
@@ -84,8 +87,8 @@ static void test_decomp_covers_grid(void **state) {
             assert_int_equal(stenc_decomp_get_info(d, &info), STENC_OK);
             check_all(info.procs[0] * info.procs[1] * info.procs[2] == world_size, "procs product");
             /* Count, on rank 0, how often every global point is owned. */
-            unsigned long long box[6] = {info.lo[0], info.lo[1], info.lo[2], info.local[0],
-                                         info.local[1], info.local[2]};
+            unsigned long long box[6] = {info.lo[0],    info.lo[1],    info.lo[2],
+                                         info.local[0], info.local[1], info.local[2]};
             unsigned long long *all = malloc(sizeof box * (size_t)world_size);
             MPI_Allgather(box, 6, MPI_UNSIGNED_LONG_LONG, all, 6, MPI_UNSIGNED_LONG_LONG,
                           MPI_COMM_WORLD);
@@ -103,8 +106,10 @@ static void test_decomp_covers_grid(void **state) {
                     for (size_t j = 0; j < b[4]; j++)
                         for (size_t i = 0; i < b[3]; i++) {
                             size_t g = (b[0] + i) + n[0] * ((b[1] + j) + n[1] * (b[2] + k));
-                            if (g >= total) ok = 0;
-                            else owned[g]++;
+                            if (g >= total)
+                                ok = 0;
+                            else
+                                owned[g]++;
                         }
             }
             for (size_t g = 0; g < total; g++)
@@ -244,7 +249,8 @@ static void test_reductions_exact_and_rank_independent(void **state) {
     stenc_ctx *self = NULL; /* one rank holding the whole grid: the result to match bitwise */
     int self_rank_ok = 1;
     (void)self_rank_ok;
-    stenc_status st = stenc_ctx_create_mpi(&self, MPI_COMM_SELF, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU);
+    stenc_status st =
+        stenc_ctx_create_mpi(&self, MPI_COMM_SELF, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU);
     check_status_all(st, STENC_OK, "ctx on MPI_COMM_SELF");
     const size_t n[3] = {37, 19, 11};
     for (int t = 0; t < 2; t++) {
@@ -280,7 +286,8 @@ static void test_reductions_exact_and_rank_independent(void **state) {
                     max_a = fabs(x) > max_a ? fabs(x) : max_a;
                 }
         if (on_gpu) {
-            stenc_field_upload(a), stenc_field_upload(b), stenc_field_upload(a1), stenc_field_upload(b1);
+            stenc_field_upload(a), stenc_field_upload(b), stenc_field_upload(a1),
+                stenc_field_upload(b1);
         }
         double r[5], r1[5];
         check_status_all(stenc_field_sum(a, &r[0]), STENC_OK, "sum");
@@ -335,7 +342,8 @@ static void test_reduction_cancellation_and_specials(void **state) {
         for (size_t k = 0; k < L.n[2]; k++)
             for (size_t j = 0; j < L.n[1]; j++)
                 for (size_t i = 0; i < L.n[0]; i++) {
-                    size_t g = (info.lo[0] + i) + n[0] * ((info.lo[1] + j) + n[1] * (info.lo[2] + k));
+                    size_t g =
+                        (info.lo[0] + i) + n[0] * ((info.lo[1] + j) + n[1] * (info.lo[2] + k));
                     double v = 1.0;
                     if (g == 0) v = 1e300;
                     if (g == total - 1) v = -1e300;
@@ -399,7 +407,8 @@ static void test_gather_scatter(void **state) {
                 if ((float)v != global[g]) ok = 0;
             }
     check_all(ok, "scattered parts");
-    check_status_all(stenc_field_gather(f, world_size, back), STENC_ERR_INVALID_ARGUMENT, "bad root");
+    check_status_all(stenc_field_gather(f, world_size, back), STENC_ERR_INVALID_ARGUMENT,
+                     "bad root");
     free(global), free(back);
     stenc_field_free(f);
     stenc_decomp_destroy(dp);
@@ -422,11 +431,12 @@ static void test_heat3d_matches_one_process(void **state) {
     (void)state;
     stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
     stenc_ctx *self = NULL;
-    assert_int_equal(stenc_ctx_create(&self, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU), STENC_OK);
+    assert_int_equal(stenc_ctx_create(&self, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU),
+                     STENC_OK);
     const size_t n[3] = {70, 18, 13}; /* 70: an inner box even with i in the shell */
     const int steps = 7;
-    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.0}, {STENC_BC_NEUMANN, 0},
-                            {STENC_BC_PERIODIC, 0},    {STENC_BC_PERIODIC, 0},
+    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.0},  {STENC_BC_NEUMANN, 0},
+                            {STENC_BC_PERIODIC, 0},     {STENC_BC_PERIODIC, 0},
                             {STENC_BC_DIRICHLET, -2.0}, {STENC_BC_DIRICHLET, 0.5}};
     const int periodic[3] = {0, 1, 0};
     /* overlap 0: exchange, then launch; 1: stenc_dist_overlap with FACES; 2: with corners. */
@@ -438,23 +448,27 @@ static void test_heat3d_matches_one_process(void **state) {
         stenc_field *x = NULL, *y = NULL, *gx = NULL, *gy = NULL;
         check_status_all(stenc_field_create_dist(ctx, &x, dp, STENC_F32, 1), STENC_OK, "x");
         check_status_all(stenc_field_create_dist(ctx, &y, dp, STENC_F32, 1), STENC_OK, "y");
-        assert_int_equal(stenc_field_create(self, &gx, STENC_F32, 3, n[0], n[1], n[2], 1), STENC_OK);
-        assert_int_equal(stenc_field_create(self, &gy, STENC_F32, 3, n[0], n[1], n[2], 1), STENC_OK);
+        assert_int_equal(stenc_field_create(self, &gx, STENC_F32, 3, n[0], n[1], n[2], 1),
+                         STENC_OK);
+        assert_int_equal(stenc_field_create(self, &gy, STENC_F32, 3, n[0], n[1], n[2], 1),
+                         STENC_OK);
         fill_local(x, &info, 7);
         for (size_t k = 0; k < n[2]; k++)
             for (size_t j = 0; j < n[1]; j++)
                 for (size_t i = 0; i < n[0]; i++)
-                    stenc_field_set(gx, (long)i, (long)j, (long)k, global_value((long)i, (long)j, (long)k, 7));
+                    stenc_field_set(gx, (long)i, (long)j, (long)k,
+                                    global_value((long)i, (long)j, (long)k, 7));
         if (on_gpu) {
-            stenc_field_upload(x), stenc_field_upload(y), stenc_field_upload(gx), stenc_field_upload(gy);
+            stenc_field_upload(x), stenc_field_upload(y), stenc_field_upload(gx),
+                stenc_field_upload(gy);
         }
         for (int s = 0; s < steps; s++) {
             stenc_status st;
             if (overlap) {
                 stenc_field *const xy[2] = {x, y};
                 heat_step hs = {ctx, 0.4, 0.1};
-                st = stenc_dist_overlap(x, bc, overlap == 1 ? STENC_EXCHANGE_FACES : 0,
-                                        HEAT3D_HALO, 2, xy, heat_launch, &hs);
+                st = stenc_dist_overlap(x, bc, overlap == 1 ? STENC_EXCHANGE_FACES : 0, HEAT3D_HALO,
+                                        2, xy, heat_launch, &hs);
                 check_status_all(st, STENC_OK, "stenc_dist_overlap");
             } else {
                 st = stenc_field_exchange(x, bc, 0);
@@ -474,10 +488,12 @@ static void test_heat3d_matches_one_process(void **state) {
                 for (size_t i = 0; i < info.local[0] && ok; i++) {
                     double a, b;
                     stenc_field_get(x, (long)i, (long)j, (long)k, &a);
-                    stenc_field_get(gx, (long)(info.lo[0] + i), (long)(info.lo[1] + j), (long)(info.lo[2] + k), &b);
+                    stenc_field_get(gx, (long)(info.lo[0] + i), (long)(info.lo[1] + j),
+                                    (long)(info.lo[2] + k), &b);
                     if (memcmp(&a, &b, sizeof a) != 0) {
                         ok = 0;
-                        snprintf(msg, sizeof msg, "point (%zu,%zu,%zu) local: %.9g one process: %.9g",
+                        snprintf(msg, sizeof msg,
+                                 "point (%zu,%zu,%zu) local: %.9g one process: %.9g",
                                  info.lo[0] + i, info.lo[1] + j, info.lo[2] + k, a, b);
                     }
                 }
@@ -514,9 +530,10 @@ static void test_redblack_sor_matches_one_process(void **state) {
     (void)state;
     stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
     stenc_ctx *self = NULL;
-    assert_int_equal(stenc_ctx_create(&self, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU), STENC_OK);
+    assert_int_equal(stenc_ctx_create(&self, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU),
+                     STENC_OK);
     const size_t n[3] = {75, 37, 1}; /* odd: parts of 19 and 18 points, starting odd and even */
-    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.0}, {STENC_BC_DIRICHLET, 0.0},
+    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.0},  {STENC_BC_DIRICHLET, 0.0},
                             {STENC_BC_DIRICHLET, 0.25}, {STENC_BC_NEUMANN, 0},
                             {STENC_BC_NONE, 0},         {STENC_BC_NONE, 0}};
     for (int overlap = 0; overlap < 2; overlap++) {
@@ -537,7 +554,8 @@ static void test_redblack_sor_matches_one_process(void **state) {
                 stenc_field_set(gf, (long)i, (long)j, 0, global_value((long)i, (long)j, 0, 32));
             }
         if (on_gpu) {
-            stenc_field_upload(u), stenc_field_upload(f), stenc_field_upload(gu), stenc_field_upload(gf);
+            stenc_field_upload(u), stenc_field_upload(f), stenc_field_upload(gu),
+                stenc_field_upload(gf);
         }
         for (int sweep = 0; sweep < 4; sweep++)
             for (int c = 0; c < GS_REDBLACK_COLORS; c++) {
@@ -564,8 +582,9 @@ static void test_redblack_sor_matches_one_process(void **state) {
                 stenc_field_get(gu, (long)(info.lo[0] + i), (long)(info.lo[1] + j), 0, &b);
                 if (memcmp(&a, &b, sizeof a) != 0) {
                     ok = 0;
-                    snprintf(msg, sizeof msg, "overlap %d: point (%zu,%zu) local %.17g, one process %.17g",
-                             overlap, info.lo[0] + i, info.lo[1] + j, a, b);
+                    snprintf(msg, sizeof msg,
+                             "overlap %d: point (%zu,%zu) local %.17g, one process %.17g", overlap,
+                             info.lo[0] + i, info.lo[1] + j, a, b);
                 }
             }
         check_all(ok, msg);
@@ -634,7 +653,8 @@ static void test_pvti_pieces(void **state) {
              fwrite(gb, sizeof *gb, total, fb) == total;
         if (fa) fclose(fa);
         if (fb) fclose(fb);
-        snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %zu,%zu,%zu %d 'a & <float>:float32:%s' 'b:float64:%s'",
+        snprintf(cmd, sizeof cmd,
+                 "'%s' '%s' '%s' %zu,%zu,%zu %d 'a & <float>:float32:%s' 'b:float64:%s'",
                  STENC_TEST_PYTHON, STENC_TEST_CHECK_PVTI, pvti, n[0], n[1], n[2], world_size,
                  path_a, path_b);
         ok = ok && system(cmd) == 0;
@@ -648,11 +668,13 @@ static void test_pvti_pieces(void **state) {
         char h5[4200];
         snprintf(h5, sizeof h5, "%s/fields.h5", dir);
         stenc_io_h5 *file = NULL;
-        if (world_rank == root) check_all(stenc_io_h5_open(&file, h5, STENC_IO_CREATE) == STENC_OK, "open");
-        else check_all(1, "");
+        if (world_rank == root)
+            check_all(stenc_io_h5_open(&file, h5, STENC_IO_CREATE) == STENC_OK, "open");
+        else
+            check_all(1, "");
         const char *h5names[2] = {"a", "b"};
-        check_status_all(stenc_dist_h5_write_step(file, root, 3, 0.5, 2, h5names, fields),
-                         STENC_OK, "stenc_dist_h5_write_step");
+        check_status_all(stenc_dist_h5_write_step(file, root, 3, 0.5, 2, h5names, fields), STENC_OK,
+                         "stenc_dist_h5_write_step");
         check_status_all(stenc_dist_h5_write_step(file, root, 3, 0.5, 2, h5names, fields),
                          STENC_ERR_IO, "the same step again");
         ok = 1;
@@ -667,7 +689,8 @@ static void test_pvti_pieces(void **state) {
                     for (size_t i = 0; i < n[0]; i++)
                         fprintf(fp, "%.17g\n", global_value((long)i, (long)j, (long)k, 42));
             if (fp) fclose(fp);
-            snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' step_00000003/b float64 %zu,%zu,%zu %zu,%zu,%zu '%s' 3 0.5",
+            snprintf(cmd, sizeof cmd,
+                     "'%s' '%s' '%s' step_00000003/b float64 %zu,%zu,%zu %zu,%zu,%zu '%s' 3 0.5",
                      STENC_TEST_PYTHON, STENC_TEST_CHECK_H5, h5, n[2], n[1], n[0], n[0], n[1], n[2],
                      expected);
             const int rc = strlen(STENC_TEST_PYTHON) ? system(cmd) : 0;

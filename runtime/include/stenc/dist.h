@@ -45,14 +45,14 @@ stenc_status stenc_ctx_comm(const stenc_ctx *ctx, MPI_Comm *comm);
 typedef struct stenc_decomp stenc_decomp;
 
 typedef struct stenc_decomp_info {
-    int dims;         /* 1, 2 or 3 */
-    size_t n[3];      /* global interior extents (1 in unused dimensions) */
-    int procs[3];     /* ranks along each dimension */
-    int periodic[3];  /* 1 where the global grid wraps around */
-    int rank, size;   /* this rank in the context's communicator, and its size */
-    int coords[3];    /* this rank's position in the grid of ranks */
-    size_t lo[3];     /* global index of this rank's first interior point */
-    size_t local[3];  /* this rank's interior extents */
+    int dims;        /* 1, 2 or 3 */
+    size_t n[3];     /* global interior extents (1 in unused dimensions) */
+    int procs[3];    /* ranks along each dimension */
+    int periodic[3]; /* 1 where the global grid wraps around */
+    int rank, size;  /* this rank in the context's communicator, and its size */
+    int coords[3];   /* this rank's position in the grid of ranks */
+    size_t lo[3];    /* global index of this rank's first interior point */
+    size_t local[3]; /* this rank's interior extents */
 } stenc_decomp_info;
 
 /* Collective. Split a `dims`-D interior of n[] points over the context's ranks. procs[d] > 0
@@ -60,8 +60,8 @@ typedef struct stenc_decomp_info {
  * be the communicator's size. periodic[d] (NULL: none) makes dimension d wrap around; it must
  * match the boundary conditions later given to stenc_field_exchange(). Fails with
  * STENC_ERR_SHAPE when a rank would get no point along some dimension. */
-stenc_status stenc_decomp_create(stenc_decomp **decomp, stenc_ctx *ctx, int dims,
-                                 const size_t n[3], const int procs[3], const int periodic[3]);
+stenc_status stenc_decomp_create(stenc_decomp **decomp, stenc_ctx *ctx, int dims, const size_t n[3],
+                                 const int procs[3], const int periodic[3]);
 /* Collective. Destroy the fields made on it first. NULL is allowed. */
 stenc_status stenc_decomp_destroy(stenc_decomp *decomp);
 stenc_status stenc_decomp_get_info(const stenc_decomp *decomp, stenc_decomp_info *info);

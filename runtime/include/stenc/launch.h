@@ -76,7 +76,8 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
                                 stenc_launch_shape *shape);
 
 /* A coloured stencil's colouring (docs/language.md, "color"): colour of global point
- * (i, j, k) = table[(i % period[0]) + period[0] * ((j % period[1]) + period[1] * (k % period[2]))]. */
+ * (i, j, k) = table[(i % period[0]) + period[0] * ((j % period[1]) + period[1] * (k % period[2]))].
+ */
 typedef struct stenc_launch_colors {
     int ncolors;
     int period[3];
