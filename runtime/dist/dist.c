@@ -162,6 +162,18 @@ static void split_1d(size_t n, int p, int c, size_t *lo, size_t *count) {
     *lo = (size_t)c * base + ((size_t)c < extra ? (size_t)c : extra);
 }
 
+/* The box of the rank at `rank` in the decomposition's Cartesian communicator. */
+static void rank_box(const stenc_decomp *dp, int rank, size_t lo[3], size_t count[3],
+                     int coords[3]) {
+    const stenc_decomp_info *info = &dp->info;
+    int cart[3] = {0, 0, 0};
+    MPI_Cart_coords(dp->cart, rank, info->dims, cart);
+    for (int d = 0; d < 3; d++) {
+        coords[d] = d < info->dims ? cart[info->dims - 1 - d] : 0;
+        split_1d(info->n[d], info->procs[d], coords[d], &lo[d], &count[d]);
+    }
+}
+
 static stenc_status check_decomp_args(const stenc_ctx *ctx, int dims, const size_t n[3],
                                       const int procs[3], int size, int chosen[3]) {
     STENC_REQUIRE(dims >= 1 && dims <= 3, "stenc_decomp_create: dims is %d (1, 2 or 3)", dims);
@@ -943,6 +955,35 @@ static stenc_status dist_reduce(int kind, const stenc_field *a, const stenc_fiel
     return STENC_OK;
 }
 
+/* A root that is a rank, and on it a non-NULL `ptr` (named `what`). */
+static stenc_status check_root(const stenc_decomp_info *info, int root, const void *ptr,
+                               const char *what, const char *fn) {
+    if (root < 0 || root >= info->size)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: root %d is not one of the %d ranks", fn,
+                           root, info->size);
+    if (info->rank == root && !ptr)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: %s is NULL on the root", fn, what);
+    return STENC_OK;
+}
+
+/* Fields to write together: at most 8, with names, all split like fields[0] (whose dist part
+ * is df). */
+static stenc_status check_written(const dist_field *df, int count, const char *const names[],
+                                  const stenc_field *const fields[], const char *fn) {
+    if (count > 8 || !names)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: %d fields (at most 8) or names is NULL",
+                           fn, count);
+    for (int f = 1; f < count; f++) {
+        STENC_TRY(stenc_field_check(fields[f], fn, "a field"));
+        if (stenc_field_decomp_signature(fields[f]) != df->decomp->sig)
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "%s: fields[%d] is split over the ranks differently from "
+                               "fields[0]",
+                               fn, f);
+    }
+    return STENC_OK;
+}
+
 /* ---- gather and scatter --------------------------------------------------------------------- */
 
 /* Copy a rank's part (box lo[], count[]) between its dense buffer and the dense global array. */
@@ -967,12 +1008,7 @@ static stenc_status gather_scatter(stenc_field *field, int root, char *global, i
     STENC_REQUIRE(df != NULL, "%s: the field is not distributed", fn);
     const stenc_decomp_info *info = &df->decomp->info;
     MPI_Comm comm = df->decomp->cart;
-    stenc_status status = STENC_OK;
-    if (root < 0 || root >= info->size)
-        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: root %d is not one of the %d ranks",
-                             fn, root, info->size);
-    else if (info->rank == root && !global)
-        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: global is NULL on the root", fn);
+    stenc_status status = check_root(info, root, global, "global", fn);
     /* The largest part of any rank: the first rank along each dimension holds it. */
     size_t biggest = df->elem;
     for (int d = 0; d < 3; d++)
@@ -993,17 +1029,9 @@ static stenc_status gather_scatter(stenc_field *field, int root, char *global, i
     /* Rank by rank through the root: every rank's box is known to all (the same split). */
     for (int r = 0; r < info->size; r++) {
         if (r == root || (info->rank != r && info->rank != root)) continue;
-        int coords[3] = {0, 0, 0}, cart[3] = {0, 0, 0};
-        MPI_Cart_coords(comm, r, info->dims, cart);
-        for (int d = 0; d < info->dims; d++)
-            coords[d] = cart[info->dims - 1 - d];
+        int coords[3];
         size_t lo[3], count[3];
-        for (int d = 0; d < 3; d++) {
-            const size_t base = info->n[d] / (size_t)info->procs[d];
-            const size_t extra = info->n[d] % (size_t)info->procs[d], c = (size_t)coords[d];
-            count[d] = base + (c < extra ? 1 : 0);
-            lo[d] = c * base + (c < extra ? c : extra);
-        }
+        rank_box(df->decomp, r, lo, count, coords);
         const int bytes = (int)(count[0] * count[1] * count[2] * df->elem);
         if (info->rank == root) {
             if (scatter) {
@@ -1038,18 +1066,14 @@ stenc_status stenc_field_scatter(stenc_field *field, int root, const void *globa
 
 /* ---- VTK: one .vti piece per rank and a .pvti ----------------------------------------------- */
 
-/* This rank's piece: its part and, toward each neighbour above it (not across a periodic
- * wrap), that neighbour's first layer, so that pieces share their boundary points and
- * ParaView shows no gap. Returns the piece's first global point and extents. */
-static void piece_box(const stenc_decomp_info *info, const int coords[3], size_t lo[3],
-                      size_t count[3]) {
-    for (int d = 0; d < 3; d++) {
-        const size_t base = info->n[d] / (size_t)info->procs[d];
-        const size_t extra = info->n[d] % (size_t)info->procs[d], c = (size_t)coords[d];
-        lo[d] = c * base + (c < extra ? c : extra);
-        count[d] = base + (c < extra ? 1 : 0);
-        if (d < info->dims && coords[d] + 1 < info->procs[d]) count[d]++;
-    }
+/* The piece of rank `rank`: its part and, toward each neighbour above it (not across a
+ * periodic wrap), that neighbour's first layer, so that pieces share their boundary points
+ * and ParaView shows no gap. */
+static void piece_box(const stenc_decomp *dp, int rank, size_t lo[3], size_t count[3]) {
+    int coords[3];
+    rank_box(dp, rank, lo, count, coords);
+    for (int d = 0; d < dp->info.dims; d++)
+        if (coords[d] + 1 < dp->info.procs[d]) count[d]++;
 }
 
 /* The piece's file name: BASE_pRANK.vti, BASE the .pvti path without its extension. */
@@ -1068,7 +1092,7 @@ static stenc_status write_piece(const char *path, int count, const char *const n
                                 const double spacing[3], const dist_field *df, const char *fn) {
     const stenc_decomp_info *info = &df->decomp->info;
     size_t lo[3], n[3];
-    piece_box(info, info->coords, lo, n);
+    piece_box(df->decomp, info->rank, lo, n);
     stenc_ctx *ctx = stenc_field_ctx(fields[0]);
     stenc_field *tmp[8] = {NULL}, *piece[8] = {NULL};
     stenc_bc bc[STENC_FACE_COUNT];
@@ -1150,17 +1174,8 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
     if (!path || len < 6 || strcmp(path + len - 5, ".pvti") != 0)
         status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: path '%s' does not end in .pvti", fn,
                              path ? path : "(null)");
-    else if (count > 8 || !names)
-        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
-                             "%s: %d fields (at most 8) or names is NULL", fn, count);
-    for (int f = 1; f < count && status == STENC_OK; f++) {
-        status = stenc_field_check(fields[f], fn, "a field");
-        if (status == STENC_OK && stenc_field_decomp_signature(fields[f]) != df->decomp->sig)
-            status = STENC_ERROR(STENC_ERR_SHAPE,
-                                 "%s: fields[%d] is split over the ranks differently from "
-                                 "fields[0]",
-                                 fn, f);
-    }
+    else
+        status = check_written(df, count, names, fields, fn);
     STENC_TRY(agree(comm, status, fn));
     char piece_path[4200];
     piece_name(piece_path, sizeof piece_path, path, info->rank, 0);
@@ -1193,12 +1208,8 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
             }
             fprintf(fp, "    </PPointData>\n");
             for (int r = 0; r < info->size; r++) {
-                int cart[3] = {0, 0, 0}, coords[3] = {0, 0, 0};
-                MPI_Cart_coords(comm, r, info->dims, cart);
-                for (int d = 0; d < info->dims; d++)
-                    coords[d] = cart[info->dims - 1 - d];
                 size_t lo[3], n[3];
-                piece_box(info, coords, lo, n);
+                piece_box(df->decomp, r, lo, n);
                 char name[4200];
                 piece_name(name, sizeof name, path, r, 1);
                 fprintf(fp, "    <Piece Extent=\"%zu %zu %zu %zu %zu %zu\" Source=\"", lo[0],
@@ -1227,20 +1238,8 @@ stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, do
     STENC_REQUIRE(df != NULL, "%s: fields[0] is not distributed", fn);
     const stenc_decomp_info *info = &df->decomp->info;
     MPI_Comm comm = df->decomp->cart;
-    stenc_status status = STENC_OK;
-    if (root < 0 || root >= info->size)
-        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: root %d is not one of the %d ranks",
-                             fn, root, info->size);
-    else if (info->rank == root && !file)
-        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: file is NULL on the root", fn);
-    for (int f = 1; f < count && status == STENC_OK; f++) {
-        status = stenc_field_check(fields[f], fn, "a field");
-        if (status == STENC_OK && stenc_field_decomp_signature(fields[f]) != df->decomp->sig)
-            status = STENC_ERROR(STENC_ERR_SHAPE,
-                                 "%s: fields[%d] is split over the ranks "
-                                 "differently from fields[0]",
-                                 fn, f);
-    }
+    stenc_status status = check_root(info, root, file, "file", fn);
+    if (status == STENC_OK) status = check_written(df, count, names, fields, fn);
     STENC_TRY(agree(comm, status, fn));
     /* The root holds each field whole, as a field of its own, and writes them in one step. */
     stenc_field *whole[8] = {NULL};
