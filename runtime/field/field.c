@@ -164,6 +164,13 @@ stenc_status stenc_field_view(stenc_field **out, const stenc_field *parent, cons
                                lo[0], lo[1], lo[2], n[0], n[1], n[2], P->n[0], P->n[1], P->n[2]);
         offset += (ptrdiff_t)lo[d] * P->stride[d];
     }
+    /* Generated kernels assume every row starts on the alignment (STENC_ASSUME_ALIGNED). */
+    const size_t align = STENC_FIELD_ALIGN / parent->elem_size;
+    if (lo[0] % align != 0)
+        return STENC_ERROR(STENC_ERR_SHAPE,
+                           "stenc_field_view: the box starts at i = %zu; rows of a view start "
+                           "on the %d-byte alignment, a multiple of %zu points",
+                           lo[0], STENC_FIELD_ALIGN, align);
     stenc_field *view = calloc(1, sizeof *view);
     if (!view) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_field_view: no memory");
     *view = *parent;

@@ -382,9 +382,64 @@ static void test_halo_fill_errors(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
+/* Views: a box of a parent's storage for launches alone. Checked: the box and its alignment,
+ * the storage they share (through the parent's origin and a swap), and every call a view
+ * refuses. */
+static void test_views(void **state) {
+    (void)state;
+    stenc_ctx *ctx = cpu_ctx();
+    stenc_field *p = NULL, *q = NULL, *v = (stenc_field *)&v, *w = NULL;
+    assert_stenc_ok(stenc_field_create(ctx, &p, STENC_F32, 3, 70, 9, 7, 2));
+    assert_stenc_ok(stenc_field_create(ctx, &q, STENC_F32, 3, 70, 9, 7, 2));
+    const size_t lo[3] = {32, 3, 1}, n[3] = {38, 5, 6};
+    const size_t odd[3] = {1, 0, 0}, wide[3] = {40, 5, 6}, zero[3] = {38, 0, 6};
+    expect_error(stenc_field_view(&v, p, odd, n), STENC_ERR_SHAPE, "alignment");
+    assert_null(v);
+    expect_error(stenc_field_view(&v, p, lo, wide), STENC_ERR_SHAPE, "leaves the interior");
+    expect_error(stenc_field_view(&v, p, lo, zero), STENC_ERR_SHAPE, "empty");
+    expect_error(stenc_field_view(&v, NULL, lo, n), STENC_ERR_INVALID_ARGUMENT, "parent");
+    assert_stenc_ok(stenc_field_view(&v, p, lo, n));
+    expect_error(stenc_field_view(&w, v, lo, n), STENC_ERR_INVALID_ARGUMENT, "a view itself");
+    /* Its layout and origin: the parent's point lo is the view's (0,0,0), the halo the same. */
+    stenc_field_layout L, P;
+    assert_stenc_ok(stenc_field_get_layout(v, &L));
+    assert_stenc_ok(stenc_field_get_layout(p, &P));
+    assert_int_equal(L.n[0], 38), assert_int_equal(L.n[1], 5), assert_int_equal(L.n[2], 6);
+    assert_int_equal(L.halo, 2);
+    assert_int_equal(L.stride[1], P.stride[1]), assert_int_equal(L.stride[2], P.stride[2]);
+    assert_stenc_ok(stenc_field_set(p, 32, 3, 1, 7.0));
+    assert_stenc_ok(stenc_field_set(q, 32, 3, 1, 9.0));
+    assert_true(*(float *)stenc_field_host_origin(v) == 7.0f);
+    assert_stenc_ok(stenc_field_swap(p, q)); /* the view follows its parent's storage */
+    assert_true(*(float *)stenc_field_host_origin(v) == 9.0f);
+    assert_int_equal(stenc_field_location(v), STENC_ON_HOST);
+    /* What a view refuses. */
+    double x = 0;
+    stenc_bc bc[STENC_FACE_COUNT] = {{STENC_BC_NEUMANN, 0}, {STENC_BC_NEUMANN, 0},
+                                     {STENC_BC_NEUMANN, 0}, {STENC_BC_NEUMANN, 0},
+                                     {STENC_BC_NEUMANN, 0}, {STENC_BC_NEUMANN, 0}};
+    float dense[38 * 5 * 6] = {0};
+    expect_error(stenc_field_set(v, 0, 0, 0, 1.0), STENC_ERR_INVALID_ARGUMENT, "a view");
+    expect_error(stenc_field_get(v, 0, 0, 0, &x), STENC_ERR_INVALID_ARGUMENT, "a view");
+    expect_error(stenc_field_fill(v, 1.0), STENC_ERR_INVALID_ARGUMENT, "a view");
+    expect_error(stenc_field_copy_from(v, dense), STENC_ERR_INVALID_ARGUMENT, "a view");
+    expect_error(stenc_field_copy_to(v, dense), STENC_ERR_INVALID_ARGUMENT, "a view");
+    expect_error(stenc_field_upload(v), STENC_ERR_INVALID_ARGUMENT, "a view");
+    expect_error(stenc_field_download(v), STENC_ERR_INVALID_ARGUMENT, "a view");
+    expect_error(stenc_field_fill_halo(v, bc), STENC_ERR_INVALID_ARGUMENT, "a view");
+    expect_error(stenc_field_swap(v, q), STENC_ERR_INVALID_ARGUMENT, "a view");
+    /* A view outliving its parent is reported, not read. */
+    assert_stenc_ok(stenc_field_free(p));
+    expect_error(stenc_field_get_layout(v, &L), STENC_ERR_INVALID_ARGUMENT, "was freed");
+    assert_stenc_ok(stenc_field_free(v));
+    assert_stenc_ok(stenc_field_free(q));
+    assert_stenc_ok(stenc_ctx_destroy(ctx));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_rejects_bad_arguments),
+        cmocka_unit_test(test_views),
         cmocka_unit_test(test_layout_is_aligned_for_every_row),
         cmocka_unit_test(test_get_set_address_every_point),
         cmocka_unit_test(test_fill_and_dense_copies),

@@ -198,6 +198,54 @@ static void test_gs27_8color(void **state) {
     }
 }
 
+/* The same sweeps launched box by box on views, whose starts (i 32, j 5, k 3) are odd along
+ * j and k: each view colours its points by their index in the parent, so a colour's launches
+ * over the 8 boxes update exactly the points that one launch on the whole field does. */
+static void test_gs27_8color_on_views(void **state) {
+    (void)state;
+    const size_t n[3] = {70, 9, 7};
+    stenc_field *u = make(3, n, 1), *uv = make(3, n, 1), *f = make(3, n, 1), *c[27];
+    uint64_t seed = 907;
+    for (int m = 0; m < 27; m++) {
+        c[m] = make(3, n, 1);
+        stencil_fill_uniform(c[m], seed++, m == 13 ? 4 : -0.2, m == 13 ? 6 : 0.2);
+    }
+    stencil_fill_uniform(u, seed++, -1, 1);
+    stencil_fill_uniform(f, seed++, -1, 1);
+    copy_field(uv, u);
+    const size_t cut[3] = {32, 5, 3};
+    for (int color = 0; color < 8; color++) {
+        assert_stenc_ok(gs27_8color(ctx, color, u, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+                                    c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16],
+                                    c[17], c[18], c[19], c[20], c[21], c[22], c[23], c[24], c[25],
+                                    c[26], f));
+        for (int box = 0; box < 8; box++) {
+            size_t lo[3], m[3];
+            for (int d = 0; d < 3; d++) {
+                const int upper = (box >> d) & 1;
+                lo[d] = upper ? cut[d] : 0;
+                m[d] = upper ? n[d] - cut[d] : cut[d];
+            }
+            stenc_field *vu, *vf, *vc[27];
+            assert_stenc_ok(stenc_field_view(&vu, uv, lo, m));
+            assert_stenc_ok(stenc_field_view(&vf, f, lo, m));
+            for (int k = 0; k < 27; k++)
+                assert_stenc_ok(stenc_field_view(&vc[k], c[k], lo, m));
+            assert_stenc_ok(gs27_8color(ctx, color, vu, vc[0], vc[1], vc[2], vc[3], vc[4], vc[5],
+                                        vc[6], vc[7], vc[8], vc[9], vc[10], vc[11], vc[12], vc[13],
+                                        vc[14], vc[15], vc[16], vc[17], vc[18], vc[19], vc[20],
+                                        vc[21], vc[22], vc[23], vc[24], vc[25], vc[26], vf));
+            for (int k = 0; k < 27; k++)
+                stenc_field_free(vc[k]);
+            stenc_field_free(vu), stenc_field_free(vf);
+        }
+        expect_same_box(uv, u, "gs27_8color on views");
+    }
+    for (int m = 0; m < 27; m++)
+        stenc_field_free(c[m]);
+    stenc_field_free(u), stenc_field_free(uv), stenc_field_free(f);
+}
+
 /* ---- wjacobi2d --------------------------------------------------------------------------- */
 
 static void test_wjacobi2d(void **state) {
@@ -413,10 +461,15 @@ static void test_launcher_checks(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gs_redblack),     cmocka_unit_test(test_gs_redblack_fixed_point),
-        cmocka_unit_test(test_gs27_8color),     cmocka_unit_test(test_wjacobi2d),
-        cmocka_unit_test(test_residual_norm),   cmocka_unit_test(test_residual_norm_does_not_drift),
-        cmocka_unit_test(test_gs1d_r2),         cmocka_unit_test(test_dot3d),
+        cmocka_unit_test(test_gs_redblack),
+        cmocka_unit_test(test_gs_redblack_fixed_point),
+        cmocka_unit_test(test_gs27_8color),
+        cmocka_unit_test(test_gs27_8color_on_views),
+        cmocka_unit_test(test_wjacobi2d),
+        cmocka_unit_test(test_residual_norm),
+        cmocka_unit_test(test_residual_norm_does_not_drift),
+        cmocka_unit_test(test_gs1d_r2),
+        cmocka_unit_test(test_dot3d),
         cmocka_unit_test(test_launcher_checks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -81,7 +81,10 @@ stenc_status stenc_field_copy_to(const stenc_field *field, void *dst);
 stenc_status stenc_field_swap(stenc_field *a, stenc_field *b);
 
 /* A view: the box lo[d] <= i < lo[d] + n[d] of a field's interior (unused dimensions: lo 0,
- * n 1), as a field of that interior sharing the parent's storage. Its halo is the parent's
+ * n 1), as a field of that interior sharing the parent's storage. lo[0] must be a multiple of
+ * STENC_FIELD_ALIGN bytes (32 floats, 16 doubles), where generated kernels expect rows to
+ * start (STENC_ERR_SHAPE otherwise). Launches on a view colour points by their index in the
+ * parent (and in the global grid, for a distributed parent). Its halo is the parent's
  * halo width, read from the parent's points around the box, so a generated launcher run on
  * views computes that box alone (stenc_dist_overlap runs the interior, then the boundary shell).
  * A view follows its parent's residence and swaps; it cannot be moved, filled, swapped or
