@@ -15,6 +15,7 @@
 #endif
 
 #include "dist_internal.h"
+#include "dist_mpi.h"
 #include "field_internal.h" /* interior copies of host and device fields */
 #include "stenc/io.h"
 #include "stenc/reduce.h"
@@ -23,7 +24,7 @@
 
 /* Collective over comm: STENC_OK when every rank passes STENC_OK; else the status of the
  * lowest failing rank, everywhere. A rank that did not fail itself gets that rank's message. */
-static stenc_status agree(MPI_Comm comm, stenc_status mine, const char *fn) {
+stenc_status dist_agree(MPI_Comm comm, stenc_status mine, const char *fn) {
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -110,12 +111,12 @@ stenc_status stenc_ctx_create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device d
     if (status != STENC_OK && !*out) {
         MPI_Comm dup = dc->comm;
         free(dc);
-        status = agree(dup, status, "stenc_ctx_create_mpi");
+        status = dist_agree(dup, status, "stenc_ctx_create_mpi");
         MPI_Comm_free(&dup);
         return status;
     }
     MPI_Comm dup = dc->comm; /* owned by the context now */
-    status = agree(dup, status, "stenc_ctx_create_mpi");
+    status = dist_agree(dup, status, "stenc_ctx_create_mpi");
     if (status != STENC_OK) {
         stenc_ctx_destroy(*out);
         *out = NULL;
@@ -243,7 +244,7 @@ stenc_status stenc_decomp_create(stenc_decomp **out, stenc_ctx *ctx, int dims, c
         dp = calloc(1, sizeof *dp);
         if (!dp) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_decomp_create: no memory");
     }
-    STENC_TRY(agree(dc->comm, status, "stenc_decomp_create"));
+    STENC_TRY(dist_agree(dc->comm, status, "stenc_decomp_create"));
 
     stenc_decomp_info *info = &dp->info;
     info->dims = dims;
@@ -279,7 +280,7 @@ stenc_status stenc_decomp_create(stenc_decomp **out, stenc_ctx *ctx, int dims, c
     sig = fnv1a(sig, &size, sizeof size);
     dp->sig = sig ? sig : 1;
     status = stenc_handle_add(dp, &decomp_kind, "stenc_decomp_create");
-    status = agree(dc->comm, status, "stenc_decomp_create");
+    status = dist_agree(dc->comm, status, "stenc_decomp_create");
     if (status != STENC_OK) {
         MPI_Comm_free(&dp->cart);
         free(dp);
@@ -481,7 +482,7 @@ stenc_status stenc_field_create_dist(stenc_ctx *ctx, stenc_field **out, const st
     }
     if (status == STENC_OK)
         stenc_field_set_dist(field, &dist_ops, df, decomp->sig, decomp->info.lo);
-    status = agree(dc->comm, status, "stenc_field_create_dist");
+    status = dist_agree(dc->comm, status, "stenc_field_create_dist");
     if (status != STENC_OK) {
         stenc_field_free(field);
         return status;
@@ -922,6 +923,17 @@ static stenc_status host_reduce(int kind, const stenc_field *a, const stenc_fiel
     return STENC_OK;
 }
 
+stenc_status dist_local_reduce(int kind, const stenc_field *a, const stenc_field *b, xsum *acc,
+                               uint64_t *max_bits) {
+    const stenc_field *bb = b ? b : a;
+    if (stenc_field_location(a) != STENC_ON_DEVICE) return host_reduce(kind, a, bb, acc, max_bits);
+    stenc_field_layout La, Lb;
+    STENC_TRY(stenc_field_get_layout(a, &La));
+    STENC_TRY(stenc_field_get_layout(bb, &Lb));
+    return dist_cuda_reduce(stenc_field_ctx(a), kind, La.type, La.n, stenc_field_device_origin(a),
+                            La.stride, stenc_field_device_origin(bb), Lb.stride, acc, max_bits);
+}
+
 static stenc_status dist_reduce(int kind, const stenc_field *a, const stenc_field *b,
                                 double *result) {
     const dist_field *df = field_dist(a);
@@ -940,7 +952,7 @@ static stenc_status dist_reduce(int kind, const stenc_field *a, const stenc_fiel
     } else {
         status = host_reduce(kind, a, bb, &acc, &top);
     }
-    STENC_TRY(agree(comm, status, "stenc_field reduction"));
+    STENC_TRY(dist_agree(comm, status, "stenc_field reduction"));
     if (kind == DIST_MAX_ABS) {
         uint64_t global = 0;
         MPI_Allreduce(&top, &global, 1, MPI_UINT64_T, MPI_MAX, comm);
@@ -1019,7 +1031,7 @@ static stenc_status gather_scatter(stenc_field *field, int root, char *global, i
         if (!part) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
     }
     if (status == STENC_OK && !scatter) status = stenc_field_interior_get(field, part, fn);
-    status = agree(comm, status, fn);
+    status = dist_agree(comm, status, fn);
     if (status != STENC_OK) {
         free(part);
         return status;
@@ -1053,7 +1065,7 @@ static stenc_status gather_scatter(stenc_field *field, int root, char *global, i
         status = stenc_field_interior_put(field, part, fn);
     }
     free(part);
-    return agree(comm, status, fn);
+    return dist_agree(comm, status, fn);
 }
 
 stenc_status stenc_field_gather(const stenc_field *field, int root, void *global) {
@@ -1176,11 +1188,11 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
                              path ? path : "(null)");
     else
         status = check_written(df, count, names, fields, fn);
-    STENC_TRY(agree(comm, status, fn));
+    STENC_TRY(dist_agree(comm, status, fn));
     char piece_path[4200];
     piece_name(piece_path, sizeof piece_path, path, info->rank, 0);
     status = write_piece(piece_path, count, names, fields, origin, spacing, df, fn);
-    STENC_TRY(agree(comm, status, fn));
+    STENC_TRY(dist_agree(comm, status, fn));
     if (info->rank == 0) { /* the parallel header: every piece's extent and file */
         static const double zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
         const double *o = origin ? origin : zero, *s = spacing ? spacing : one;
@@ -1222,7 +1234,7 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
                 status = STENC_ERROR(STENC_ERR_IO, "%s: writing %s failed", fn, path);
         }
     }
-    return agree(comm, status, fn);
+    return dist_agree(comm, status, fn);
 }
 
 /* ---- HDF5: a time step gathered on one rank -------------------------------------------------- */
@@ -1240,7 +1252,7 @@ stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, do
     MPI_Comm comm = df->decomp->cart;
     stenc_status status = check_root(info, root, file, "file", fn);
     if (status == STENC_OK) status = check_written(df, count, names, fields, fn);
-    STENC_TRY(agree(comm, status, fn));
+    STENC_TRY(dist_agree(comm, status, fn));
     /* The root holds each field whole, as a field of its own, and writes them in one step. */
     stenc_field *whole[8] = {NULL};
     char *dense = NULL;
@@ -1256,11 +1268,11 @@ stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, do
                 if (!dense) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
             }
         }
-        status = agree(comm, status, fn);
+        status = dist_agree(comm, status, fn);
         if (status == STENC_OK) status = stenc_field_gather(fields[f], root, dense);
         if (status == STENC_OK && info->rank == root)
             status = stenc_field_copy_from(whole[f], dense);
-        status = agree(comm, status, fn);
+        status = dist_agree(comm, status, fn);
     }
     if (status == STENC_OK && info->rank == root)
         status = stenc_io_h5_write_step(file, step, time, count, names,
@@ -1268,5 +1280,5 @@ stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, do
     for (int f = 0; f < count; f++)
         stenc_field_free(whole[f]);
     free(dense);
-    return agree(comm, status, fn);
+    return dist_agree(comm, status, fn);
 }

@@ -22,6 +22,18 @@ __global__ void box_kernel(T *origin, ptrdiff_t s1, ptrdiff_t s2, long lo0, long
     }
 }
 
+template <typename T>
+__global__ void gather_kernel(const T *base, ptrdiff_t s0, ptrdiff_t s1, ptrdiff_t s2, long c0,
+                              long c1, long c2, T *buffer) {
+    const size_t total = (size_t)c0 * (size_t)c1 * (size_t)c2;
+    for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total;
+         t += (size_t)gridDim.x * blockDim.x) {
+        const long x = (long)(t % (size_t)c0), y = (long)((t / (size_t)c0) % (size_t)c1),
+                   z = (long)(t / ((size_t)c0 * (size_t)c1));
+        buffer[t] = base[x * s0 + y * s1 + z * s2];
+    }
+}
+
 // Each thread adds its terms into a window of 4 limbs in registers, as long as they fall in
 // it; others go to the block's accumulator in shared memory with atomics. The block's
 // accumulator is then added to the global one: integer additions, so the order is free.
@@ -167,6 +179,23 @@ extern "C" stenc_status dist_cuda_box(dist_stream *s, const dist_box *box, void 
             (double *)box->origin, box->stride[1], box->stride[2], box->lo[0], box->lo[1],
             box->lo[2], box->count[0], box->count[1], box->count[2], (double *)buffer, unpack);
     STENC_CUDA_CHECK_LAUNCH("stenc halo box copy");
+    return STENC_OK;
+}
+
+extern "C" stenc_status dist_cuda_gather(dist_stream *s, const dist_gather *g, void *buffer) {
+    const size_t total = (size_t)g->count[0] * (size_t)g->count[1] * (size_t)g->count[2];
+    if (total == 0) return STENC_OK;
+    const size_t want = (total + 255) / 256;
+    const int blocks = (int)(want < 4096 ? want : 4096);
+    if (g->elem == 4)
+        gather_kernel<float><<<blocks, 256, 0, stream_of(s)>>>(
+            (const float *)g->base, g->step[0], g->step[1], g->step[2], g->count[0], g->count[1],
+            g->count[2], (float *)buffer);
+    else
+        gather_kernel<double><<<blocks, 256, 0, stream_of(s)>>>(
+            (const double *)g->base, g->step[0], g->step[1], g->step[2], g->count[0], g->count[1],
+            g->count[2], (double *)buffer);
+    STENC_CUDA_CHECK_LAUNCH("stenc multi-block gather");
     return STENC_OK;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 #include "stenc/field.h"
@@ -45,6 +46,29 @@ stenc_status dist_cuda_sync(dist_stream *s);
 /* Copy the box into a dense buffer (pack) or back (unpack), i fastest, on the device,
  * queued on the exchange's stream. */
 stenc_status dist_cuda_box(dist_stream *s, const dist_box *box, void *buffer, int unpack);
+/* A gather in any axis order: buffer point (x0, x1, x2), x0 fastest, 0 <= x_e < count[e],
+ * reads base + x0*step[0] + x1*step[1] + x2*step[2] (elements; steps may be negative). A
+ * multi-block patch's axes, permuted and reversed, are such steps. */
+typedef struct dist_gather {
+    const void *base;
+    ptrdiff_t step[3];
+    long count[3];
+    size_t elem;
+} dist_gather;
+
+static inline void dist_host_gather(const dist_gather *g, void *buffer) {
+    const char *base = (const char *)g->base;
+    char *out = (char *)buffer;
+    for (long z = 0; z < g->count[2]; z++)
+        for (long y = 0; y < g->count[1]; y++)
+            for (long x = 0; x < g->count[0]; x++) {
+                const ptrdiff_t off = x * g->step[0] + y * g->step[1] + z * g->step[2];
+                memcpy(out, base + off * (ptrdiff_t)g->elem, g->elem);
+                out += g->elem;
+            }
+}
+stenc_status dist_cuda_gather(dist_stream *s, const dist_gather *g, void *buffer);
+
 /* Pinned host memory; device memory comes from stenc_malloc. */
 stenc_status dist_cuda_host_alloc(void **ptr, size_t bytes);
 void dist_cuda_host_free(void *ptr);

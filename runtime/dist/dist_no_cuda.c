@@ -30,6 +30,10 @@ stenc_status dist_cuda_box(dist_stream *s, const dist_box *box, void *buffer, in
     (void)s, (void)box, (void)buffer, (void)unpack;
     return NO_CUDA("stenc_field_exchange");
 }
+stenc_status dist_cuda_gather(dist_stream *s, const dist_gather *g, void *buffer) {
+    (void)s, (void)g, (void)buffer;
+    return NO_CUDA("stenc_mb_exchange");
+}
 stenc_status dist_cuda_host_alloc(void **ptr, size_t bytes) {
     (void)ptr, (void)bytes;
     return NO_CUDA("stenc_field_create_dist");

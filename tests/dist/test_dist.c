@@ -11,8 +11,10 @@
 
 #include "gs_redblack.h"
 #include "heat3d.h"
+#include "jacobi2d.h"
 #include "stenc/dist.h"
 #include "stenc/io.h"
+#include "stenc/multiblock.h"
 #include "test_util.h"
 
 static int on_gpu;
@@ -703,6 +705,146 @@ static void test_pvti_pieces(void **state) {
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
+/* ---- multi-block: an L-shaped domain -----------------------------------------------------------
+ */
+
+/* Three 2-D blocks: A = [0,13) x [0,11), B = [13,22) x [0,11) beside it, and C above A, stored
+ * with its axes swapped and its j reversed: C(i, j) is global (12 - j, 11 + i). */
+enum { LX = 22, LY = 18 };
+static const size_t l_blocks[3][3] = {{13, 11, 1}, {9, 11, 1}, {7, 13, 1}};
+static const stenc_mb_patch l_patches[2] = {
+    {{0, 1}, {STENC_FACE_I_HI, STENC_FACE_I_LO}, {0, 1, 2}, {0, 0, 0}},
+    {{0, 2}, {STENC_FACE_J_HI, STENC_FACE_I_LO}, {1, 0, 2}, {1, 0, 0}},
+};
+
+static void l_global(int block, long i, long j, long *x, long *y) {
+    *x = block == 0 ? i : block == 1 ? 13 + i : 12 - j;
+    *y = block == 2 ? 11 + i : j;
+}
+
+static int in_l(long x, long y) {
+    return x >= 0 && y >= 0 && x < LX && y < LY && !(x >= 13 && y >= 11);
+}
+
+typedef struct jac_step {
+    stenc_ctx *ctx;
+} jac_step;
+
+static stenc_status jac_launch(void *user, stenc_field *const v[]) {
+    const jac_step *s = user;
+    return jacobi2d(s->ctx, 0.0, v[0], v[1], v[2]);
+}
+
+/* Jacobi steps (jacobi2d) on the L across two patches, one of them with permuted and reversed
+ * axes, against a plain loop over the L in one global array. The values are multiples of
+ * 2^-10 and each step divides by 4, so every sum is exact in any order: the blocks must match
+ * the loop bit for bit, whatever their rank and axes. Also: the partitioner's owners, the
+ * global sum, and the same status everywhere for bad structures. */
+static void test_multiblock_l_shape(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    stenc_mb *mb = NULL;
+    check_status_all(stenc_mb_create(&mb, ctx, 2, 3, l_blocks, 2, l_patches, NULL, 1), STENC_OK,
+                     "stenc_mb_create");
+    /* Largest first to the least loaded: A (143 points), B (99), C (91). */
+    const int want[3][3] = {{0, 0, 0}, {0, 1, 1}, {0, 1, 2}};
+    const int *w = want[world_size == 1 ? 0 : world_size == 2 ? 1 : 2];
+    check_all(stenc_mb_owner(mb, 0) == w[0] && stenc_mb_owner(mb, 1) == w[1] &&
+                  stenc_mb_owner(mb, 2) == w[2],
+              "partitioner owners");
+    stenc_mb_field *u = NULL, *un = NULL, *f = NULL;
+    check_status_all(stenc_mb_field_create(&u, mb, STENC_F64, 1), STENC_OK, "u");
+    check_status_all(stenc_mb_field_create(&un, mb, STENC_F64, 1), STENC_OK, "u_new");
+    check_status_all(stenc_mb_field_create(&f, mb, STENC_F64, 1), STENC_OK, "f");
+    static double ref[LY + 2][LX + 2], next[LY + 2][LX + 2]; /* a border of the wall value */
+    for (long y = -1; y <= LY; y++)
+        for (long x = -1; x <= LX; x++)
+            ref[y + 1][x + 1] = in_l(x, y) ? global_value(x, y, 0, 51) : 0.5;
+    for (int l = 0; l < stenc_mb_local_count(mb); l++) {
+        int b;
+        stenc_field *blk = stenc_mb_field_block(u, l, &b);
+        for (long j = 0; j < (long)l_blocks[b][1]; j++)
+            for (long i = 0; i < (long)l_blocks[b][0]; i++) {
+                long x, y;
+                l_global(b, i, j, &x, &y);
+                stenc_field_set(blk, i, j, 0, ref[y + 1][x + 1]);
+            }
+    }
+    if (on_gpu) stenc_mb_field_upload(u), stenc_mb_field_upload(un), stenc_mb_field_upload(f);
+    stenc_bc walls[6];
+    for (int k = 0; k < 6; k++)
+        walls[k] = (stenc_bc){STENC_BC_DIRICHLET, 0.5};
+    jac_step js = {ctx};
+    for (int step = 0; step < 5; step++) {
+        check_status_all(stenc_mb_exchange(u, walls), STENC_OK, "stenc_mb_exchange");
+        stenc_mb_field *const ufn[3] = {u, f, un};
+        check_status_all(stenc_mb_foreach(3, ufn, jac_launch, &js), STENC_OK, "foreach");
+        for (int l = 0; l < stenc_mb_local_count(mb); l++)
+            assert_int_equal(stenc_field_swap(stenc_mb_field_block(u, l, NULL),
+                                              stenc_mb_field_block(un, l, NULL)),
+                             STENC_OK);
+        for (long y = 0; y < LY; y++)
+            for (long x = 0; x < LX; x++)
+                next[y + 1][x + 1] = in_l(x, y) ? 0.25 * (ref[y + 1][x] + ref[y + 1][x + 2] +
+                                                          ref[y][x + 1] + ref[y + 2][x + 1])
+                                                : 0.5;
+        for (long y = 0; y < LY; y++)
+            for (long x = 0; x < LX; x++)
+                ref[y + 1][x + 1] = next[y + 1][x + 1];
+    }
+    if (on_gpu) stenc_mb_field_download(u);
+    int ok = 1;
+    char msg[200] = "";
+    double exact = 0;
+    for (long y = 0; y < LY; y++)
+        for (long x = 0; x < LX; x++)
+            if (in_l(x, y)) exact += ref[y + 1][x + 1];
+    for (int l = 0; l < stenc_mb_local_count(mb) && ok; l++) {
+        int b;
+        stenc_field *blk = stenc_mb_field_block(u, l, &b);
+        for (long j = 0; j < (long)l_blocks[b][1] && ok; j++)
+            for (long i = 0; i < (long)l_blocks[b][0] && ok; i++) {
+                long x, y;
+                double v;
+                l_global(b, i, j, &x, &y);
+                stenc_field_get(blk, i, j, 0, &v);
+                if (v != ref[y + 1][x + 1]) {
+                    ok = 0;
+                    snprintf(msg, sizeof msg,
+                             "block %d (%ld,%ld) = global (%ld,%ld): %.17g, want %.17g", b, i, j, x,
+                             y, v, ref[y + 1][x + 1]);
+                }
+            }
+    }
+    check_all(ok, msg);
+    if (on_gpu) stenc_mb_field_upload(u);
+    double sum = 0;
+    check_status_all(stenc_mb_field_sum(u, &sum), STENC_OK, "sum");
+    snprintf(msg, sizeof msg, "sum %.17g, exact %.17g", sum, exact);
+    check_all(sum == exact, msg);
+    stenc_mb_field_free(u), stenc_mb_field_free(un), stenc_mb_field_free(f);
+    assert_int_equal(stenc_mb_destroy(mb), STENC_OK);
+
+    /* Bad structures: the same status on every rank, nothing made. */
+    const size_t short_b[3][3] = {{13, 11, 1}, {9, 10, 1}, {7, 13, 1}};
+    stenc_mb *bad = (stenc_mb *)&bad;
+    check_status_all(stenc_mb_create(&bad, ctx, 2, 3, short_b, 2, l_patches, NULL, 1),
+                     STENC_ERR_SHAPE, "a patch whose sizes do not match");
+    check_all(bad == NULL, "no structure made");
+    const stenc_mb_patch twice[2] = {
+        l_patches[0], {{0, 2}, {STENC_FACE_I_HI, STENC_FACE_I_LO}, {0, 1, 2}, {0, 0, 0}}};
+    check_status_all(stenc_mb_create(&bad, ctx, 2, 3, l_blocks, 2, twice, NULL, 1),
+                     STENC_ERR_INVALID_ARGUMENT, "a face on two patches");
+    const stenc_mb_patch tilted[1] = {
+        {{0, 1}, {STENC_FACE_I_HI, STENC_FACE_I_LO}, {1, 0, 2}, {0, 0, 0}}};
+    check_status_all(stenc_mb_create(&bad, ctx, 2, 3, l_blocks, 1, tilted, NULL, 1),
+                     STENC_ERR_INVALID_ARGUMENT, "a normal axis mapped to a tangential one");
+    check_status_all(stenc_mb_create(&bad, ctx, 2, 3, l_blocks, 2, l_patches, NULL, 0),
+                     world_size > 3 ? STENC_ERR_SHAPE : STENC_OK, "more ranks than blocks");
+    stenc_mb_destroy(bad == (stenc_mb *)&bad ? NULL : bad);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
 /* ---- bad input: the same status on every rank, nothing written, no deadlock ---------------- */
 
 static void test_bad_input_agrees(void **state) {
@@ -791,6 +933,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_heat3d_matches_one_process),
         cmocka_unit_test(test_redblack_sor_matches_one_process),
         cmocka_unit_test(test_pvti_pieces),
+        cmocka_unit_test(test_multiblock_l_shape),
         cmocka_unit_test(test_bad_input_agrees),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,567 @@
+/* Multi-block grids over MPI: block structures with patches, a largest-first partitioner,
+ * multi-block fields, the exchange across patches and exact global sums. See
+ * stenc/multiblock.h and docs/distributed.md. */
+#include "stenc/multiblock.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_mpi.h"
+
+static const stenc_handle_kind mb_kind = {"multi-block structure"};
+static const stenc_handle_kind mb_field_kind = {"multi-block field"};
+
+static const char *const face_names[STENC_FACE_COUNT] = {"i-lo", "i-hi", "j-lo",
+                                                         "j-hi", "k-lo", "k-hi"};
+
+struct stenc_mb {
+    stenc_ctx *ctx;
+    MPI_Comm comm;
+    int rank, size, dims, nblocks, npatches, nlocal;
+    size_t (*n)[3];
+    int *owner;        /* block -> rank */
+    int *local_blocks; /* this rank's blocks, in block order */
+    stenc_mb_patch *patches;
+    unsigned char *on_patch; /* [block * 6 + face]: 1 when a patch joins that face */
+};
+
+struct stenc_mb_field {
+    const stenc_mb *mb;
+    stenc_type type;
+    int halo;
+    stenc_field **blocks; /* one per local block */
+    dist_stream stream;   /* device fields: the exchange's stream */
+    int have_stream;
+};
+
+/* ---- the block structure ------------------------------------------------------------------ */
+
+static stenc_status check_patch(int dims, int nblocks, const size_t (*n)[3],
+                                const stenc_mb_patch *p, int index, unsigned char *on_patch) {
+    const char *fn = "stenc_mb_create";
+    for (int s = 0; s < 2; s++) {
+        STENC_REQUIRE(p->block[s] >= 0 && p->block[s] < nblocks,
+                      "%s: patch %d names block %d (there are %d)", fn, index, p->block[s],
+                      nblocks);
+        STENC_REQUIRE((int)p->face[s] >= 0 && (int)p->face[s] < 2 * dims,
+                      "%s: patch %d names face %d of a %d-D block", fn, index, (int)p->face[s],
+                      dims);
+        unsigned char *used = &on_patch[p->block[s] * STENC_FACE_COUNT + p->face[s]];
+        STENC_REQUIRE(!*used,
+                      "%s: patch %d joins face %s of block %d, which another patch "
+                      "joins already",
+                      fn, index, face_names[p->face[s]], p->block[s]);
+        *used = 1;
+    }
+    int seen[3] = {0, 0, 0};
+    for (int a = 0; a < 3; a++) {
+        STENC_REQUIRE(p->axis[a] >= 0 && p->axis[a] < 3 && !seen[p->axis[a]],
+                      "%s: patch %d: axis[] is not a permutation of 0, 1, 2", fn, index);
+        seen[p->axis[a]] = 1;
+        STENC_REQUIRE(a < dims || (p->axis[a] == a && !p->reverse[a]),
+                      "%s: patch %d maps unused axis %d", fn, index, a);
+    }
+    const int d0 = p->face[0] / 2, d1 = p->face[1] / 2;
+    STENC_REQUIRE(p->axis[d0] == d1,
+                  "%s: patch %d: the normal axis %d of face %s maps to axis %d, not to the "
+                  "normal axis %d of face %s",
+                  fn, index, d0, face_names[p->face[0]], p->axis[d0], d1, face_names[p->face[1]]);
+    for (int a = 0; a < dims; a++) {
+        if (a == d0) continue;
+        const size_t e0 = n[p->block[0]][a], e1 = n[p->block[1]][p->axis[a]];
+        if (e0 != e1)
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "%s: patch %d: face %s of block %d is %zu points along axis %d, "
+                               "face %s of block %d %zu along axis %d; the sizes must match",
+                               fn, index, face_names[p->face[0]], p->block[0], e0, a,
+                               face_names[p->face[1]], p->block[1], e1, p->axis[a]);
+    }
+    return STENC_OK;
+}
+
+/* Largest block first, each to the least loaded rank so far (ties: the lower rank). */
+static void partition(int nblocks, const size_t (*n)[3], int size, int *owner) {
+    double *load = calloc((size_t)size, sizeof *load);
+    int *order = malloc(sizeof *order * (size_t)nblocks);
+    for (int b = 0; b < nblocks; b++)
+        order[b] = b;
+    for (int a = 1; a < nblocks; a++) /* insertion sort: points descending, then block number */
+        for (int b = a; b > 0; b--) {
+            const int x = order[b - 1], y = order[b];
+            const size_t px = n[x][0] * n[x][1] * n[x][2], py = n[y][0] * n[y][1] * n[y][2];
+            if (px > py || (px == py && x < y)) break;
+            order[b - 1] = y, order[b] = x;
+        }
+    for (int i = 0; i < nblocks; i++) {
+        const int b = order[i];
+        int best = 0;
+        for (int r = 1; r < size; r++)
+            if (load[r] < load[best]) best = r;
+        owner[b] = best;
+        load[best] += (double)(n[b][0] * n[b][1] * n[b][2]);
+    }
+    free(order);
+    free(load);
+}
+
+static void mb_free(stenc_mb *mb) {
+    if (!mb) return;
+    free(mb->n);
+    free(mb->owner);
+    free(mb->local_blocks);
+    free(mb->patches);
+    free(mb->on_patch);
+    free(mb);
+}
+
+static stenc_status mb_build(stenc_mb *mb, int dims, int nblocks, const size_t (*n)[3],
+                             int npatches, const stenc_mb_patch *patches, const int *owner,
+                             int allow_idle) {
+    const char *fn = "stenc_mb_create";
+    STENC_REQUIRE(dims >= 1 && dims <= 3, "%s: dims is %d (1, 2 or 3)", fn, dims);
+    STENC_REQUIRE(nblocks >= 1 && n != NULL, "%s: %d blocks, or n is NULL", fn, nblocks);
+    STENC_REQUIRE(npatches >= 0 && (npatches == 0 || patches != NULL),
+                  "%s: %d patches, or patches is NULL", fn, npatches);
+    mb->dims = dims, mb->nblocks = nblocks, mb->npatches = npatches;
+    mb->n = calloc((size_t)nblocks, sizeof *mb->n);
+    mb->owner = calloc((size_t)nblocks, sizeof *mb->owner);
+    mb->local_blocks = calloc((size_t)nblocks, sizeof *mb->local_blocks);
+    mb->patches = calloc((size_t)npatches + 1, sizeof *mb->patches);
+    mb->on_patch = calloc((size_t)nblocks * STENC_FACE_COUNT, 1);
+    if (!mb->n || !mb->owner || !mb->local_blocks || !mb->patches || !mb->on_patch)
+        return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory for %d blocks", fn, nblocks);
+    for (int b = 0; b < nblocks; b++)
+        for (int d = 0; d < 3; d++) {
+            STENC_REQUIRE(d < dims ? n[b][d] >= 1 : n[b][d] == 1,
+                          "%s: block %d has extent %zu along axis %d of a %d-D grid", fn, b,
+                          n[b][d], d, dims);
+            mb->n[b][d] = n[b][d];
+        }
+    for (int p = 0; p < npatches; p++) {
+        STENC_TRY(check_patch(dims, nblocks, n, &patches[p], p, mb->on_patch));
+        mb->patches[p] = patches[p];
+    }
+    if (owner) {
+        for (int b = 0; b < nblocks; b++) {
+            STENC_REQUIRE(owner[b] >= 0 && owner[b] < mb->size,
+                          "%s: owner[%d] = %d is not one of the %d ranks", fn, b, owner[b],
+                          mb->size);
+            mb->owner[b] = owner[b];
+        }
+    } else {
+        partition(nblocks, n, mb->size, mb->owner);
+    }
+    int idle = 0;
+    for (int r = 0; r < mb->size; r++) {
+        int held = 0;
+        for (int b = 0; b < nblocks; b++)
+            held += mb->owner[b] == r;
+        idle += held == 0;
+    }
+    if (idle && !allow_idle)
+        return STENC_ERROR(STENC_ERR_SHAPE,
+                           "%s: %d of the %d ranks would hold no block (%d blocks); pass "
+                           "allow_idle, or split blocks",
+                           fn, idle, mb->size, nblocks);
+    for (int b = 0; b < nblocks; b++)
+        if (mb->owner[b] == mb->rank) mb->local_blocks[mb->nlocal++] = b;
+    return STENC_OK;
+}
+
+stenc_status stenc_mb_create(stenc_mb **out, stenc_ctx *ctx, int dims, int nblocks,
+                             const size_t (*n)[3], int npatches, const stenc_mb_patch *patches,
+                             const int *owner, int allow_idle) {
+    STENC_REQUIRE(out != NULL, "stenc_mb_create: mb pointer is NULL");
+    *out = NULL;
+    MPI_Comm comm;
+    STENC_TRY(stenc_ctx_comm(ctx, &comm));
+    stenc_mb *mb = calloc(1, sizeof *mb);
+    stenc_status status = mb ? STENC_OK : STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "no memory");
+    if (mb) {
+        mb->ctx = ctx, mb->comm = comm;
+        MPI_Comm_rank(comm, &mb->rank);
+        MPI_Comm_size(comm, &mb->size);
+        status = mb_build(mb, dims, nblocks, n, npatches, patches, owner, allow_idle);
+    }
+    if (status == STENC_OK) status = stenc_handle_add(mb, &mb_kind, "stenc_mb_create");
+    status = dist_agree(comm, status, "stenc_mb_create");
+    if (status != STENC_OK) {
+        if (mb && stenc_handle_live(mb, &mb_kind)) stenc_handle_remove(mb, &mb_kind, "", "");
+        mb_free(mb);
+        return status;
+    }
+    *out = mb;
+    return STENC_OK;
+}
+
+stenc_status stenc_mb_destroy(stenc_mb *mb) {
+    if (!mb) return STENC_OK;
+    STENC_TRY(stenc_handle_remove(mb, &mb_kind, "stenc_mb_destroy", "mb"));
+    mb_free(mb);
+    return STENC_OK;
+}
+
+int stenc_mb_owner(const stenc_mb *mb, int block) {
+    if (stenc_handle_check(mb, &mb_kind, "stenc_mb_owner", "mb") != STENC_OK) return -1;
+    if (block < 0 || block >= mb->nblocks) {
+        STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "stenc_mb_owner: block %d of %d", block,
+                    mb->nblocks);
+        return -1;
+    }
+    return mb->owner[block];
+}
+
+int stenc_mb_local_count(const stenc_mb *mb) {
+    if (stenc_handle_check(mb, &mb_kind, "stenc_mb_local_count", "mb") != STENC_OK) return 0;
+    return mb->nlocal;
+}
+
+/* ---- multi-block fields ------------------------------------------------------------------- */
+
+static void field_free(stenc_mb_field *f) {
+    if (!f) return;
+    if (f->have_stream) dist_cuda_stream_destroy(&f->stream);
+    for (int l = 0; f->blocks && l < f->mb->nlocal; l++)
+        stenc_field_free(f->blocks[l]);
+    free(f->blocks);
+    free(f);
+}
+
+stenc_status stenc_mb_field_create(stenc_mb_field **out, const stenc_mb *mb, stenc_type type,
+                                   int halo) {
+    const char *fn = "stenc_mb_field_create";
+    STENC_REQUIRE(out != NULL, "%s: field pointer is NULL", fn);
+    *out = NULL;
+    STENC_TRY(stenc_handle_check(mb, &mb_kind, fn, "mb"));
+    stenc_status status = STENC_OK;
+    /* Global checks first: every rank finds the same. A patch copies `halo` layers of the
+     * block across it, so that block must be as deep. */
+    for (int p = 0; p < mb->npatches && status == STENC_OK; p++)
+        for (int s = 0; s < 2; s++) {
+            const stenc_mb_patch *pa = &mb->patches[p];
+            const size_t depth = mb->n[pa->block[s]][pa->face[s] / 2];
+            if (depth < (size_t)halo)
+                status = STENC_ERROR(STENC_ERR_SHAPE,
+                                     "%s: block %d is %zu points deep at face %s (patch %d), "
+                                     "less than the halo %d",
+                                     fn, pa->block[s], depth, face_names[pa->face[s]], p, halo);
+        }
+    stenc_mb_field *f = NULL;
+    if (status == STENC_OK) {
+        f = calloc(1, sizeof *f);
+        if (f) f->blocks = calloc((size_t)mb->nlocal + 1, sizeof *f->blocks);
+        if (!f || !f->blocks) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+    }
+    if (status == STENC_OK) {
+        f->mb = mb, f->type = type, f->halo = halo;
+        for (int l = 0; l < mb->nlocal && status == STENC_OK; l++) {
+            const size_t *n = mb->n[mb->local_blocks[l]];
+            status =
+                stenc_field_create(mb->ctx, &f->blocks[l], type, mb->dims, n[0], n[1], n[2], halo);
+        }
+        if (status == STENC_OK && stenc_ctx_device(mb->ctx) == STENC_DEVICE_CUDA) {
+            status = dist_cuda_stream_create(&f->stream);
+            f->have_stream = 1;
+        }
+        if (status == STENC_OK) status = stenc_handle_add(f, &mb_field_kind, fn);
+    }
+    status = dist_agree(mb->comm, status, fn);
+    if (status != STENC_OK) {
+        if (f && stenc_handle_live(f, &mb_field_kind))
+            stenc_handle_remove(f, &mb_field_kind, "", "");
+        field_free(f);
+        return status;
+    }
+    *out = f;
+    return STENC_OK;
+}
+
+stenc_status stenc_mb_field_free(stenc_mb_field *field) {
+    if (!field) return STENC_OK;
+    STENC_TRY(stenc_handle_remove(field, &mb_field_kind, "stenc_mb_field_free", "field"));
+    field_free(field);
+    return STENC_OK;
+}
+
+stenc_field *stenc_mb_field_block(const stenc_mb_field *field, int local, int *block) {
+    if (block) *block = -1;
+    if (stenc_handle_check(field, &mb_field_kind, "stenc_mb_field_block", "field") != STENC_OK)
+        return NULL;
+    if (local < 0 || local >= field->mb->nlocal) {
+        STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                    "stenc_mb_field_block: local block %d of the %d on this rank", local,
+                    field->mb->nlocal);
+        return NULL;
+    }
+    if (block) *block = field->mb->local_blocks[local];
+    return field->blocks[local];
+}
+
+static stenc_status move(stenc_mb_field *field, int up, const char *fn) {
+    STENC_TRY(stenc_handle_check(field, &mb_field_kind, fn, "field"));
+    for (int l = 0; l < field->mb->nlocal; l++)
+        STENC_TRY(up ? stenc_field_upload(field->blocks[l])
+                     : stenc_field_download(field->blocks[l]));
+    return STENC_OK;
+}
+
+stenc_status stenc_mb_field_upload(stenc_mb_field *field) {
+    return move(field, 1, "stenc_mb_field_upload");
+}
+
+stenc_status stenc_mb_field_download(stenc_mb_field *field) {
+    return move(field, 0, "stenc_mb_field_download");
+}
+
+stenc_status stenc_mb_foreach(int nfields, stenc_mb_field *const fields[],
+                              stenc_dist_launch_fn launch, void *user) {
+    const char *fn = "stenc_mb_foreach";
+    STENC_REQUIRE(nfields >= 1 && nfields <= STENC_DIST_OVERLAP_MAX_FIELDS && fields && launch,
+                  "%s: %d fields (1 to %d), or fields or launch is NULL", fn, nfields,
+                  STENC_DIST_OVERLAP_MAX_FIELDS);
+    for (int f = 0; f < nfields; f++) {
+        STENC_TRY(stenc_handle_check(fields[f], &mb_field_kind, fn, "a field"));
+        STENC_REQUIRE(fields[f]->mb == fields[0]->mb,
+                      "%s: field %d has another block structure than field 0", fn, f);
+    }
+    for (int l = 0; l < fields[0]->mb->nlocal; l++) {
+        stenc_field *views[STENC_DIST_OVERLAP_MAX_FIELDS];
+        for (int f = 0; f < nfields; f++)
+            views[f] = fields[f]->blocks[l];
+        STENC_TRY(launch(user, views));
+    }
+    return STENC_OK;
+}
+
+/* ---- the exchange across patches ----------------------------------------------------------- */
+
+/* One direction of a patch: the halo of face `dface` of block `dst` from block `src`, whose
+ * face `sface` it meets; dst axis e runs along src axis src_axis[e], reversed where rev[e]. */
+typedef struct mb_route {
+    int dst, src;
+    int dface, sface;
+    int src_axis[3], rev[3];
+} mb_route;
+
+static mb_route route_of(const stenc_mb_patch *p, int dir) {
+    mb_route r;
+    r.dst = p->block[dir], r.src = p->block[1 - dir];
+    r.dface = p->face[dir], r.sface = p->face[1 - dir];
+    for (int a = 0; a < 3; a++) {
+        if (dir == 0) {
+            r.src_axis[a] = p->axis[a], r.rev[a] = p->reverse[a];
+        } else { /* the inverse map: block[1]'s axis p->axis[a] runs along block[0]'s a */
+            r.src_axis[p->axis[a]] = a, r.rev[p->axis[a]] = p->reverse[a];
+        }
+    }
+    return r;
+}
+
+/* The dst halo box of the route (dst block coordinates). */
+static void halo_box(const stenc_mb *mb, const mb_route *r, int h, long lo[3], long count[3]) {
+    const size_t *n = mb->n[r->dst];
+    const int dd = r->dface / 2, ds = r->dface % 2;
+    for (int e = 0; e < 3; e++)
+        lo[e] = 0, count[e] = (long)n[e];
+    lo[dd] = ds ? (long)n[dd] : -h;
+    count[dd] = h;
+}
+
+/* The gather that reads, in the dst halo box's order, the src points each halo point takes. */
+static dist_gather route_gather(const stenc_mb *mb, const mb_route *r, int h,
+                                const stenc_field *src) {
+    const size_t *ns = mb->n[r->src];
+    stenc_field_layout L;
+    stenc_field_get_layout(src, &L);
+    const int dd = r->dface / 2, ds = r->dface % 2, ss = r->sface % 2;
+    long lo[3], count[3];
+    halo_box(mb, r, h, lo, count);
+    dist_gather g;
+    ptrdiff_t base = 0;
+    for (int e = 0; e < 3; e++) {
+        const int a = r->src_axis[e];
+        ptrdiff_t off, step;
+        if (e == dd) { /* x-th halo layer: its distance m from the face, then inside src */
+            const ptrdiff_t m0 = ds ? 0 : h - 1, dm = ds ? 1 : -1; /* m = m0 + dm * x */
+            off = ss ? (ptrdiff_t)ns[a] - 1 - m0 : m0;
+            step = ss ? -dm : dm;
+        } else {
+            off = r->rev[e] ? (ptrdiff_t)ns[a] - 1 : 0;
+            step = r->rev[e] ? -1 : 1;
+        }
+        base += off * L.stride[a];
+        g.step[e] = step * L.stride[a];
+        g.count[e] = count[e];
+    }
+    const int device = stenc_field_location(src) == STENC_ON_DEVICE;
+    g.base =
+        (const char *)(device ? stenc_field_device_origin(src) : stenc_field_host_origin(src)) +
+        base * (ptrdiff_t)stenc_type_size(L.type);
+    g.elem = stenc_type_size(L.type);
+    return g;
+}
+
+static int local_index(const stenc_mb *mb, int block) {
+    for (int l = 0; l < mb->nlocal; l++)
+        if (mb->local_blocks[l] == block) return l;
+    return -1;
+}
+
+stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FACE_COUNT]) {
+    const char *fn = "stenc_mb_exchange";
+    STENC_TRY(stenc_handle_check(field, &mb_field_kind, fn, "field"));
+    STENC_REQUIRE(bc != NULL, "%s: bc is NULL", fn);
+    const stenc_mb *mb = field->mb;
+    stenc_status status = STENC_OK;
+    for (int f = 0; f < 2 * mb->dims && status == STENC_OK; f++)
+        if ((unsigned)bc[f].kind > STENC_BC_PERIODIC || bc[f].kind == STENC_BC_PERIODIC)
+            status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                                 "%s: face %s has kind %u; multi-block grids take Dirichlet, "
+                                 "Neumann or none (periodicity is a patch)",
+                                 fn, face_names[f], (unsigned)bc[f].kind);
+    STENC_TRY(dist_agree(mb->comm, status, fn));
+    const int h = field->halo;
+    const size_t elem = stenc_type_size(field->type);
+    const int device = mb->nlocal > 0 && stenc_field_location(field->blocks[0]) == STENC_ON_DEVICE;
+    const int staged = device && !stenc_mpi_cuda_aware();
+    /* One buffer slot per route that this rank packs or receives, in route order. */
+    const int nroutes = 2 * mb->npatches;
+    size_t *offset = calloc((size_t)nroutes + 1, sizeof *offset);
+    MPI_Request *req = malloc(sizeof *req * (2 * (size_t)nroutes + 1)); /* receives, sends */
+    size_t total = 0;
+    for (int q = 0; q < nroutes && offset && req; q++) {
+        const mb_route r = route_of(&mb->patches[q / 2], q % 2);
+        offset[q] = total;
+        req[q] = req[nroutes + q] = MPI_REQUEST_NULL;
+        if (mb->owner[r.dst] != mb->rank && mb->owner[r.src] != mb->rank) continue;
+        long lo[3], count[3];
+        halo_box(mb, &r, h, lo, count);
+        total += (size_t)(count[0] * count[1] * count[2]) * elem;
+    }
+    if (offset) offset[nroutes] = total;
+    char *host = NULL, *dev = NULL;
+    if (!offset || !req) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+    if (status == STENC_OK && h > 0) {
+        if (device) {
+            status = dist_cuda_host_alloc((void **)&host, total + 1);
+            if (status == STENC_OK) status = stenc_malloc(mb->ctx, (void **)&dev, total + 1);
+        } else {
+            host = malloc(total + 1);
+            if (!host) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+        }
+    }
+    status = dist_agree(mb->comm, status, fn);
+    if (status == STENC_OK && h > 0) {
+        char *msg = staged || !device ? host : dev; /* what MPI reads and writes */
+        if (device) status = dist_cuda_mark_ready(mb->ctx, &field->stream);
+        if (device && status == STENC_OK) status = dist_cuda_wait_ready(&field->stream);
+        for (int q = 0; q < nroutes && status == STENC_OK; q++) { /* receives first */
+            const mb_route r = route_of(&mb->patches[q / 2], q % 2);
+            if (mb->owner[r.dst] != mb->rank || mb->owner[r.src] == mb->rank) continue;
+            MPI_Irecv(msg + offset[q], (int)(offset[q + 1] - offset[q]), MPI_BYTE, mb->owner[r.src],
+                      q, mb->comm, &req[q]);
+        }
+        for (int q = 0; q < nroutes && status == STENC_OK; q++) { /* then pack what we hold */
+            const mb_route r = route_of(&mb->patches[q / 2], q % 2);
+            if (mb->owner[r.src] != mb->rank) continue;
+            const dist_gather g = route_gather(mb, &r, h, field->blocks[local_index(mb, r.src)]);
+            if (device) {
+                status = dist_cuda_gather(&field->stream, &g, dev + offset[q]);
+                if (status == STENC_OK && staged)
+                    status = dist_cuda_copy(&field->stream, host + offset[q], dev + offset[q],
+                                            offset[q + 1] - offset[q], 0);
+            } else {
+                dist_host_gather(&g, host + offset[q]);
+            }
+        }
+        if (device && status == STENC_OK) status = dist_cuda_sync(&field->stream);
+        for (int q = 0; q < nroutes && status == STENC_OK; q++) {
+            const mb_route r = route_of(&mb->patches[q / 2], q % 2);
+            if (mb->owner[r.src] != mb->rank || mb->owner[r.dst] == mb->rank) continue;
+            MPI_Isend(msg + offset[q], (int)(offset[q + 1] - offset[q]), MPI_BYTE, mb->owner[r.dst],
+                      q, mb->comm, &req[nroutes + q]);
+        }
+        /* Every posted message completes, also after a failure: peers match them. */
+        if (MPI_Waitall(2 * nroutes, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && status == STENC_OK)
+            status = STENC_ERROR(STENC_ERR_IO, "%s: MPI_Waitall failed", fn);
+        for (int q = 0; q < nroutes && status == STENC_OK; q++) { /* unpack into the halos */
+            const mb_route r = route_of(&mb->patches[q / 2], q % 2);
+            if (mb->owner[r.dst] != mb->rank) continue;
+            stenc_field *dst = field->blocks[local_index(mb, r.dst)];
+            stenc_field_layout L;
+            stenc_field_get_layout(dst, &L);
+            dist_box box = {device ? stenc_field_device_origin(dst) : stenc_field_host_origin(dst),
+                            {L.stride[0], L.stride[1], L.stride[2]},
+                            elem,
+                            {0, 0, 0},
+                            {0, 0, 0}};
+            halo_box(mb, &r, h, box.lo, box.count);
+            if (device) {
+                if (staged && mb->owner[r.src] != mb->rank)
+                    status = dist_cuda_copy(&field->stream, dev + offset[q], host + offset[q],
+                                            offset[q + 1] - offset[q], 1);
+                if (status == STENC_OK)
+                    status = dist_cuda_box(&field->stream, &box, dev + offset[q], 1);
+            } else {
+                char *b = host + offset[q], *origin = box.origin;
+                for (long k = 0; k < box.count[2]; k++) /* rows of the halo box, i fastest */
+                    for (long j = 0; j < box.count[1]; j++) {
+                        const ptrdiff_t at = box.lo[0] + (box.lo[1] + j) * L.stride[1] +
+                                             (box.lo[2] + k) * L.stride[2];
+                        const size_t row = (size_t)box.count[0] * elem;
+                        memcpy(origin + at * (ptrdiff_t)elem, b, row);
+                        b += row;
+                    }
+            }
+        }
+        if (device && status == STENC_OK) status = dist_cuda_join(mb->ctx, &field->stream);
+    }
+    /* Faces on no patch: the boundary conditions, block by block. */
+    for (int l = 0; l < mb->nlocal && status == STENC_OK; l++) {
+        stenc_bc faces[STENC_FACE_COUNT] = {{STENC_BC_NONE, 0}};
+        for (int f = 0; f < 2 * mb->dims; f++)
+            if (!mb->on_patch[mb->local_blocks[l] * STENC_FACE_COUNT + f]) faces[f] = bc[f];
+        status = stenc_field_fill_halo(field->blocks[l], faces);
+    }
+    if (device) {
+        stenc_status freed = stenc_ctx_synchronize(mb->ctx); /* buffers in use until now */
+        if (status == STENC_OK) status = freed;
+        dist_cuda_host_free(host);
+        stenc_free(mb->ctx, dev);
+    } else {
+        free(host);
+    }
+    free(offset);
+    free(req);
+    return dist_agree(mb->comm, status, fn);
+}
+
+/* ---- exact global sums ---------------------------------------------------------------------- */
+
+static stenc_status mb_sum(const stenc_mb_field *field, int kind, double *result, const char *fn) {
+    STENC_TRY(stenc_handle_check(field, &mb_field_kind, fn, "field"));
+    STENC_REQUIRE(result != NULL, "%s: result is NULL", fn);
+    xsum total, part;
+    memset(&total, 0, sizeof total);
+    stenc_status status = STENC_OK;
+    for (int l = 0; l < field->mb->nlocal && status == STENC_OK; l++) {
+        uint64_t unused = 0;
+        status = dist_local_reduce(kind, field->blocks[l], NULL, &part, &unused);
+        for (int w = 0; w < XSUM_WORDS; w++)
+            total.w[w] += part.w[w];
+        xsum_normalize(&total);
+    }
+    STENC_TRY(dist_agree(field->mb->comm, status, fn));
+    xsum global;
+    MPI_Allreduce(total.w, global.w, XSUM_WORDS, MPI_INT64_T, MPI_SUM, field->mb->comm);
+    *result = xsum_result(&global);
+    return STENC_OK;
+}
+
+stenc_status stenc_mb_field_sum(const stenc_mb_field *field, double *result) {
+    return mb_sum(field, DIST_SUM, result, "stenc_mb_field_sum");
+}
+
+stenc_status stenc_mb_field_sum_squares(const stenc_mb_field *field, double *result) {
+    return mb_sum(field, DIST_DOT, result, "stenc_mb_field_sum_squares");
+}
