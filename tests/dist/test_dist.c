@@ -842,6 +842,49 @@ static void test_multiblock_l_shape(void **state) {
     check_status_all(stenc_mb_create(&bad, ctx, 2, 3, l_blocks, 2, l_patches, NULL, 0),
                      world_size > 3 ? STENC_ERR_SHAPE : STENC_OK, "more ranks than blocks");
     stenc_mb_destroy(bad == (stenc_mb *)&bad ? NULL : bad);
+
+    /* A periodic patch: one block meeting itself across i, halo 2, against
+     * stenc_field_fill_halo with periodic i (every rank but the owner idles). */
+    const size_t one[1][3] = {{17, 10, 1}};
+    const stenc_mb_patch wrap[1] = {
+        {{0, 0}, {STENC_FACE_I_LO, STENC_FACE_I_HI}, {0, 1, 2}, {0, 0, 0}}};
+    stenc_mb *ring = NULL;
+    check_status_all(stenc_mb_create(&ring, ctx, 2, 1, one, 1, wrap, NULL, 1), STENC_OK, "ring");
+    stenc_mb_field *r = NULL;
+    check_status_all(stenc_mb_field_create(&r, ring, STENC_F32, 2), STENC_OK, "ring field");
+    stenc_ctx *self = NULL;
+    assert_int_equal(stenc_ctx_create(&self, STENC_DEVICE_CPU), STENC_OK);
+    stenc_field *g = NULL;
+    assert_int_equal(stenc_field_create(self, &g, STENC_F32, 2, 17, 10, 1, 2), STENC_OK);
+    for (long j = 0; j < 10; j++)
+        for (long i = 0; i < 17; i++) {
+            const double v = global_value(i, j, 0, 61);
+            stenc_field_set(g, i, j, 0, v);
+            if (stenc_mb_local_count(ring))
+                stenc_field_set(stenc_mb_field_block(r, 0, NULL), i, j, 0, v);
+        }
+    const stenc_bc nb = {STENC_BC_NEUMANN, 0}, pb = {STENC_BC_PERIODIC, 0};
+    const stenc_bc ring_bc[6] = {nb, nb, nb, nb, nb, nb}, ref_bc[6] = {pb, pb, nb, nb, nb, nb};
+    if (on_gpu) stenc_mb_field_upload(r);
+    check_status_all(stenc_mb_exchange(r, ring_bc), STENC_OK, "ring exchange");
+    if (on_gpu) stenc_mb_field_download(r);
+    assert_int_equal(stenc_field_fill_halo(g, ref_bc), STENC_OK);
+    ok = 1;
+    for (int l = 0; l < stenc_mb_local_count(ring); l++)
+        for (long j = 0; j < 10; j++) /* the i faces, all four layers */
+            for (long i = -2; i < 19; i++) {
+                double a, b;
+                stenc_field_get(stenc_mb_field_block(r, l, NULL), i, j, 0, &a);
+                stenc_field_get(g, i, j, 0, &b);
+                if (a != b) ok = 0;
+            }
+    check_all(ok, "periodic patch against a periodic fill");
+    check_status_all(stenc_mb_exchange(r, ref_bc), STENC_ERR_INVALID_ARGUMENT,
+                     "periodic boundary conditions on a multi-block field");
+    stenc_field_free(g);
+    stenc_ctx_destroy(self);
+    stenc_mb_field_free(r);
+    stenc_mb_destroy(ring);
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
