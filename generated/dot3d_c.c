@@ -122,6 +122,9 @@ stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const sten
     if (!xmax_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "dot3d: the result pointer of reduction 'xmax' is NULL");
+    /* A rank's part of a reduction is not the reduction: refused on distributed fields. */
+    status = stenc_launch_reduce_check(&dot3d_desc, fields);
+    if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
         double stenc_results[3];
         const stenc_launch_op stenc_op = {0, stenc_results};

@@ -128,6 +128,9 @@ stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int colo
     if (!change2_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "gs1d_r2: the result pointer of reduction 'change2' is NULL");
+    /* A rank's part of a reduction is not the reduction: refused on distributed fields. */
+    status = stenc_launch_reduce_check(&gs1d_r2_desc, fields);
+    if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
         double stenc_results[2];
         const stenc_launch_op stenc_op = {color, stenc_results};

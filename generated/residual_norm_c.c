@@ -113,6 +113,9 @@ stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, do
     if (!rmax_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "residual_norm: the result pointer of reduction 'rmax' is NULL");
+    /* A rank's part of a reduction is not the reduction: refused on distributed fields. */
+    status = stenc_launch_reduce_check(&residual_norm_desc, fields);
+    if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
         double stenc_results[2];
         const stenc_launch_op stenc_op = {0, stenc_results};

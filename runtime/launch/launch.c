@@ -171,3 +171,17 @@ stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *
     *local_color = rename[color];
     return STENC_OK;
 }
+
+stenc_status stenc_launch_reduce_check(const stenc_launch_desc *desc,
+                                       const stenc_field *const fields[]) {
+    STENC_REQUIRE(desc && fields, "stenc_launch_reduce_check: NULL argument");
+    for (int a = 0; a < desc->nargs; a++)
+        if (stenc_field_decomp_signature(fields[a]) != 0)
+            return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                               "%s: field '%s' is distributed over MPI ranks, where the "
+                               "stencil's reduce would give this rank's part alone; compute the "
+                               "values in a field and reduce it with stenc_field_sum / _norm2 / "
+                               "_norm_max (global, docs/distributed.md)",
+                               desc->name, desc->args[a].name);
+    return STENC_OK;
+}

@@ -13,6 +13,7 @@
 #include "gs_redblack.h"
 #include "heat3d.h"
 #include "jacobi2d.h"
+#include "residual_norm.h"
 #include "stenc/dist.h"
 #include "stenc/io.h"
 #include "stenc/multiblock.h"
@@ -967,6 +968,26 @@ static void test_bad_input_agrees(void **state) {
     check_status_all(stenc_field_exchange(x, per, 0), STENC_ERR_INVALID_ARGUMENT,
                      "periodic bc on a non-periodic decomposition");
     check_status_all(stenc_field_exchange_end(x), STENC_ERR_INVALID_ARGUMENT, "end without begin");
+
+    /* A stencil's reduce on distributed fields: refused everywhere (it would be one rank's
+     * part), the output untouched. */
+    {
+        const size_t n2[3] = {20, 9, 1};
+        stenc_decomp *d2 = NULL;
+        check_status_all(stenc_decomp_create(&d2, ctx, 2, n2, NULL, NULL), STENC_OK, "2-D");
+        stenc_field *u2 = NULL, *f2 = NULL, *r2 = NULL;
+        check_status_all(stenc_field_create_dist(ctx, &u2, d2, STENC_F64, 1), STENC_OK, "u2");
+        check_status_all(stenc_field_create_dist(ctx, &f2, d2, STENC_F64, 1), STENC_OK, "f2");
+        check_status_all(stenc_field_create_dist(ctx, &r2, d2, STENC_F64, 1), STENC_OK, "r2");
+        stenc_field_fill(r2, 3.0);
+        double sq = -1, mx = -1, got = 0;
+        check_status_all(residual_norm(ctx, 1.0, u2, f2, r2, &sq, &mx), STENC_ERR_UNSUPPORTED,
+                         "reduce on distributed fields");
+        stenc_field_get(r2, 0, 0, 0, &got);
+        check_all(got == 3.0 && sq == -1 && mx == -1, "nothing written");
+        stenc_field_free(u2), stenc_field_free(f2), stenc_field_free(r2);
+        stenc_decomp_destroy(d2);
+    }
 
     stenc_field_free(x), stenc_field_free(y), stenc_field_free(z);
     stenc_decomp_destroy(dp), stenc_decomp_destroy(dq);

@@ -92,6 +92,13 @@ typedef struct stenc_launch_colors {
 stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *colors,
                                 const stenc_launch_shape *shape, int color, int *local_color);
 
+/* For stencils with `reduce`: STENC_ERR_UNSUPPORTED when a field is distributed over MPI ranks
+ * (stenc/dist.h), where a launch would give this rank's part of the result, not the result;
+ * the message points to the global reductions of stenc/reduce.h. The same status on every
+ * rank. */
+stenc_status stenc_launch_reduce_check(const stenc_launch_desc *desc,
+                                       const stenc_field *const fields[]);
+
 /* ---- CUDA variants ------------------------------------------------------------------------ */
 /* The cuda target generates several kernels per stencil (strategy, block shape, points per
  * thread); each is a variant with a name and a run function. The launcher picks one with
