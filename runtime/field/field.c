@@ -194,12 +194,12 @@ stenc_status stenc_field_view(stenc_field **out, const stenc_field *parent, cons
 
 stenc_status stenc_field_free(stenc_field *field) {
     if (!field) return STENC_OK;
+    /* The registry first: a field freed already is reported, never read. */
+    STENC_TRY(stenc_handle_remove(field, &field_kind, "stenc_field_free", "field"));
     if (field->parent) { /* a view: no storage of its own */
-        STENC_TRY(stenc_handle_remove(field, &field_kind, "stenc_field_free", "field"));
         free(field);
         return STENC_OK;
     }
-    STENC_TRY(stenc_handle_remove(field, &field_kind, "stenc_field_free", "field"));
     stenc_status status = STENC_OK;
     if (field->dist_ops && field->dist_ops->release) field->dist_ops->release(field);
     if (field->device) {
