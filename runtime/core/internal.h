@@ -57,7 +57,8 @@ int stenc_tune_mode_from_env(void);
 /* Distributed fields. runtime/dist (a library of its own, with MPI) attaches its part to a
  * field; the core calls back through these hooks, so that it never depends on MPI. */
 typedef struct stenc_field_dist_ops {
-    void (*release)(stenc_field *field); /* frees the dist part; called by stenc_field_free */
+    /* Frees the dist part; called by stenc_field_free once the field is no longer live. */
+    void (*release)(void *dist, stenc_ctx *ctx);
     /* A global reduction (kind: runtime/multigrid's stenc_reduce_kind); b is NULL but for dot.
      * The arguments are checked already. */
     stenc_status (*reduce)(int kind, const stenc_field *a, const stenc_field *b, double *result);
@@ -72,6 +73,8 @@ const stenc_field_dist_ops *stenc_field_dist_ops_of(const stenc_field *field);
 /* Equal for fields split alike over the same ranks; 0 for a field of one process. Computed
  * from global facts only, so every rank compares two fields the same way. */
 uint64_t stenc_field_decomp_signature(const stenc_field *field);
+/* 1 when `field` is a live field; records no error. */
+int stenc_field_live(const stenc_field *field);
 
 /* runtime/io: stenc_io_vti_write for one piece of a larger grid (a .pvti's piece): the
  * fields' points start at global index offset[] of a grid of whole[] points (NULL, NULL: the

@@ -330,7 +330,7 @@ typedef struct dist_field {
 
 static stenc_status dist_reduce(int kind, const stenc_field *a, const stenc_field *b,
                                 double *result);
-static void dist_release(stenc_field *field);
+static void dist_release(void *dist, stenc_ctx *ctx);
 
 static const stenc_field_dist_ops dist_ops = {dist_release, dist_reduce};
 
@@ -345,13 +345,13 @@ static void free_buffers(dist_field *df, stenc_ctx *ctx) {
     df->host_buf = df->device_buf = NULL;
 }
 
-static void dist_release(stenc_field *field) {
-    dist_field *df = stenc_field_dist(field);
+static void dist_release(void *dist, stenc_ctx *ctx) {
+    dist_field *df = dist;
     if (!df) return;
     if (df->pending) /* complete the messages, so MPI holds no pointer into freed memory */
         for (int d = 0; d < 3; d++)
             MPI_Waitall(4, df->req[d], MPI_STATUSES_IGNORE);
-    free_buffers(df, stenc_field_ctx(field));
+    free_buffers(df, ctx);
     free(df);
 }
 

@@ -201,7 +201,8 @@ stenc_status stenc_field_free(stenc_field *field) {
         return STENC_OK;
     }
     stenc_status status = STENC_OK;
-    if (field->dist_ops && field->dist_ops->release) field->dist_ops->release(field);
+    if (field->dist_ops && field->dist_ops->release)
+        field->dist_ops->release(field->dist, field->ctx);
     if (field->device) {
         /* Device memory is freed on its context's stream, so that context must be live. */
         if (stenc_ctx_live(field->ctx))
@@ -484,18 +485,23 @@ void stenc_field_set_dist(stenc_field *field, const stenc_field_dist_ops *ops, v
 }
 
 void stenc_field_index_offset(const stenc_field *field, size_t offset[3]) {
+    const int live = stenc_field_live(field);
     for (int d = 0; d < 3; d++)
-        offset[d] = field ? field->index_offset[d] : 0;
+        offset[d] = live ? field->index_offset[d] : 0;
 }
 
 void *stenc_field_dist(const stenc_field *field) {
-    return field ? field->dist : NULL;
+    return stenc_field_live(field) ? field->dist : NULL;
 }
 
 const stenc_field_dist_ops *stenc_field_dist_ops_of(const stenc_field *field) {
-    return field ? field->dist_ops : NULL;
+    return stenc_field_live(field) ? field->dist_ops : NULL;
 }
 
 uint64_t stenc_field_decomp_signature(const stenc_field *field) {
-    return field ? field->decomp_sig : 0;
+    return stenc_field_live(field) ? field->decomp_sig : 0;
+}
+
+int stenc_field_live(const stenc_field *field) {
+    return stenc_handle_live(field, &field_kind);
 }

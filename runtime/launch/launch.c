@@ -76,7 +76,7 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
     /* Distributed fields first: the decomposition is the same fact on every rank, where the
      * local interiors checked below may match on one rank and not on another. */
     for (int a = 1; a < desc->nargs; a++) {
-        if (!fields[a] || !fields[0]) break; /* reported below */
+        if (!stenc_field_live(fields[a]) || !stenc_field_live(fields[0])) break; /* below */
         if (stenc_field_decomp_signature(fields[a]) != stenc_field_decomp_signature(fields[0]))
             return STENC_ERROR(STENC_ERR_SHAPE,
                                "%s: field '%s' is split over the ranks differently from '%s' "

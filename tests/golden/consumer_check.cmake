@@ -24,8 +24,9 @@ run("configure the consumer" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${build}"
 run("build the consumer" ${CMAKE_COMMAND} --build "${build}")
 run("run the consumer" "${build}/consumer")
 if(EXISTS "${build}/consumer_mpi")
-  # One rank, no mpirun. Under ASan, Open MPI's own kept allocations are not stenc's leaks.
-  run("run the MPI consumer" ${CMAKE_COMMAND} -E env OMPI_MCA_mca_base_component_disable_dlclose=1
-      ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=${LSAN_SUPPRESSIONS}
+  # One rank, no mpirun: Open MPI's singleton start runs a helper process, under which
+  # LeakSanitizer's tracer crashes; leaks are checked where the tests run under mpirun
+  # (tests/dist), and here only memory errors.
+  run("run the MPI consumer" ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0
       "${build}/consumer_mpi")
 endif()
