@@ -132,17 +132,34 @@ stenc_status stenc_ctx_create(stenc_ctx **out, stenc_device device) {
     return STENC_OK;
 }
 
-void *stenc_ctx_cache_get(const stenc_ctx *ctx, stenc_cache_slot slot) {
-    return ctx && (unsigned)slot < STENC_CACHE_SLOTS ? ctx->cache[slot] : NULL;
+void *stenc_ctx_cache_get(const stenc_ctx *ctx, const stenc_cache_key *key) {
+    if (!ctx || !key) return NULL;
+    for (int s = 0; s < STENC_CACHE_SLOTS; s++)
+        if (ctx->cache[s].key == key) return ctx->cache[s].state;
+    return NULL;
 }
 
-void stenc_ctx_cache_set(stenc_ctx *ctx, stenc_cache_slot slot, void *state,
-                         stenc_cache_release_fn release) {
-    if (!ctx || (unsigned)slot >= STENC_CACHE_SLOTS) return;
-    if (ctx->cache[slot] && ctx->cache_release[slot])
-        ctx->cache_release[slot](ctx, ctx->cache[slot]);
-    ctx->cache[slot] = state;
-    ctx->cache_release[slot] = release;
+stenc_status stenc_ctx_cache_set(stenc_ctx *ctx, const stenc_cache_key *key, void *state,
+                                 stenc_cache_release_fn release) {
+    STENC_REQUIRE(ctx && key, "stenc_ctx_cache_set: ctx or key is NULL");
+    int slot = -1;
+    for (int s = 0; s < STENC_CACHE_SLOTS && slot < 0; s++)
+        if (ctx->cache[s].key == key) slot = s;
+    for (int s = 0; s < STENC_CACHE_SLOTS && slot < 0; s++)
+        if (!ctx->cache[s].key) slot = s;
+    if (slot < 0) {
+        if (state && release) release(ctx, state);
+        return STENC_ERROR(STENC_ERR_CAPACITY,
+                           "stenc_ctx_cache_set: all %d per-context slots are taken; module "
+                           "'%s' keeps no state",
+                           STENC_CACHE_SLOTS, key->module);
+    }
+    if (ctx->cache[slot].state && ctx->cache[slot].release)
+        ctx->cache[slot].release(ctx, ctx->cache[slot].state);
+    ctx->cache[slot].key = state ? key : NULL;
+    ctx->cache[slot].state = state;
+    ctx->cache[slot].release = release;
+    return STENC_OK;
 }
 
 stenc_status stenc_ctx_destroy(stenc_ctx *ctx) {
@@ -150,7 +167,7 @@ stenc_status stenc_ctx_destroy(stenc_ctx *ctx) {
     STENC_TRY(stenc_ctx_check(ctx, "stenc_ctx_destroy"));
     /* Module state first: it may hold device memory that needs the stream (and a live ctx). */
     for (int slot = 0; slot < STENC_CACHE_SLOTS; slot++)
-        stenc_ctx_cache_set(ctx, (stenc_cache_slot)slot, NULL, NULL);
+        if (ctx->cache[slot].key) stenc_ctx_cache_set(ctx, ctx->cache[slot].key, NULL, NULL);
     if (ctx->device == STENC_DEVICE_CUDA) stenc_cuda_ctx_release(ctx);
     stenc_tune_release(ctx);
     STENC_TRY(stenc_handle_remove(ctx, &ctx_kind, "stenc_ctx_destroy", "ctx"));

@@ -13,17 +13,14 @@ extern "C" {
 #endif
 
 /* Per-context state that a module keeps between calls (scratch buffers, flags), released
- * with the context. One slot per module. */
-typedef enum stenc_cache_slot {
-    STENC_CACHE_TRIDIAG = 0,
-    STENC_CACHE_REDUCE,
-    STENC_CACHE_SORT,
-    STENC_CACHE_HASH,
-    STENC_CACHE_MULTIGRID,
-    STENC_CACHE_STENCIL,
-    STENC_CACHE_DIST, /* runtime/dist: the communicator of a context made on one */
-    STENC_CACHE_SLOTS
-} stenc_cache_slot;
+ * with the context. A module names its slot with a key of its own, one constant object whose
+ * address is the slot's identity, so the core knows none of its clients:
+ *     static const stenc_cache_key sort_key = {"sort"};
+ * A context holds up to STENC_CACHE_SLOTS keys. */
+typedef struct stenc_cache_key {
+    const char *module;
+} stenc_cache_key;
+#define STENC_CACHE_SLOTS 16
 
 typedef void (*stenc_cache_release_fn)(stenc_ctx *ctx, void *state);
 
@@ -38,16 +35,20 @@ struct stenc_ctx {
     char name[320];
     int tune_mode;                  /* stenc_tune_mode */
     struct stenc_tune_entry *tuned; /* keys tuned or looked up by this context */
-    void *cache[STENC_CACHE_SLOTS];
-    stenc_cache_release_fn cache_release[STENC_CACHE_SLOTS];
+    struct {
+        const stenc_cache_key *key; /* NULL: a free slot */
+        void *state;
+        stenc_cache_release_fn release;
+    } cache[STENC_CACHE_SLOTS];
 };
 
-/* The state a module keeps in `slot` of ctx, or NULL. */
-void *stenc_ctx_cache_get(const stenc_ctx *ctx, stenc_cache_slot slot);
-/* Keep `state` in `slot`; `release` (may be NULL) frees it when the context is destroyed or
- * the slot is set again. */
-void stenc_ctx_cache_set(stenc_ctx *ctx, stenc_cache_slot slot, void *state,
-                         stenc_cache_release_fn release);
+/* The state a module keeps under `key` in ctx, or NULL. */
+void *stenc_ctx_cache_get(const stenc_ctx *ctx, const stenc_cache_key *key);
+/* Keep `state` under `key`; `release` (may be NULL) frees it when the context is destroyed or
+ * the key is set again. With every slot taken by other keys, the state is released at once
+ * and STENC_ERR_CAPACITY returned (the module makes it again at its next call). */
+stenc_status stenc_ctx_cache_set(stenc_ctx *ctx, const stenc_cache_key *key, void *state,
+                                 stenc_cache_release_fn release);
 
 /* Release what runtime/tune keeps per context. */
 void stenc_tune_release(stenc_ctx *ctx);

@@ -48,6 +48,8 @@ typedef struct dist_ctx {
     MPI_Comm comm;
 } dist_ctx;
 
+static const stenc_cache_key dist_key = {"dist"}; /* a context's communicator */
+
 static void release_dist_ctx(stenc_ctx *ctx, void *state) {
     (void)ctx;
     dist_ctx *dc = state;
@@ -78,7 +80,7 @@ static int node_local_rank(MPI_Comm comm) {
     return local_rank;
 }
 
-static stenc_status create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device, dist_ctx *dc) {
+static stenc_status create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device) {
     const int local_rank = node_local_rank(comm); /* collective when it splits comm */
     const int devices = stenc_cuda_device_count();
     if (device == STENC_DEVICE_CUDA && devices == 0)
@@ -88,9 +90,7 @@ static stenc_status create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device devi
         if (process_gpu < 0) process_gpu = local_rank % devices;
         STENC_TRY(stenc_cuda_select_device(process_gpu));
     }
-    STENC_TRY(stenc_ctx_create(out, device));
-    stenc_ctx_cache_set(*out, STENC_CACHE_DIST, dc, release_dist_ctx);
-    return STENC_OK;
+    return stenc_ctx_create(out, device);
 }
 
 stenc_status stenc_ctx_create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device) {
@@ -103,29 +103,31 @@ stenc_status stenc_ctx_create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device d
     int inter = 0;
     MPI_Comm_test_inter(comm, &inter);
     STENC_REQUIRE(!inter, "stenc_ctx_create_mpi: comm is an intercommunicator");
+    MPI_Comm dup; /* collective: every rank makes it, whatever fails after */
+    MPI_Comm_dup(comm, &dup);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN); /* the library never aborts */
     dist_ctx *dc = calloc(1, sizeof *dc);
-    if (!dc) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_ctx_create_mpi: no memory");
-    MPI_Comm_dup(comm, &dc->comm);
-    MPI_Comm_set_errhandler(dc->comm, MPI_ERRORS_RETURN); /* the library never aborts */
-    stenc_status status = create_mpi(out, comm, device, dc);
-    if (status != STENC_OK && !*out) {
-        MPI_Comm dup = dc->comm;
-        free(dc);
-        status = dist_agree(dup, status, "stenc_ctx_create_mpi");
-        MPI_Comm_free(&dup);
-        return status;
+    stenc_status status = create_mpi(out, dup, device); /* collective: made even without dc */
+    if (status == STENC_OK && !dc)
+        status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_ctx_create_mpi: no memory");
+    else if (status == STENC_OK) {
+        dc->comm = dup;
+        status = stenc_ctx_cache_set(*out, &dist_key, dc, release_dist_ctx);
+        dc = NULL; /* the context's now, or released with the duplicate by a failed set */
+        dup = MPI_COMM_NULL;
     }
-    MPI_Comm dup = dc->comm; /* owned by the context now */
-    status = dist_agree(dup, status, "stenc_ctx_create_mpi");
+    status = dist_agree(comm, status, "stenc_ctx_create_mpi");
     if (status != STENC_OK) {
-        stenc_ctx_destroy(*out);
+        stenc_ctx_destroy(*out); /* releases what the context holds */
         *out = NULL;
+        free(dc);
+        if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
     }
     return status;
 }
 
 static const dist_ctx *ctx_dist(const stenc_ctx *ctx) {
-    return stenc_ctx_cache_get(ctx, STENC_CACHE_DIST);
+    return stenc_ctx_cache_get(ctx, &dist_key);
 }
 
 stenc_status stenc_ctx_comm(const stenc_ctx *ctx, MPI_Comm *comm) {

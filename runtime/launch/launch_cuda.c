@@ -124,11 +124,12 @@ static void release_scratch(stenc_ctx *ctx, void *state) {
 stenc_status stenc_launch_scratch(stenc_ctx *ctx, size_t bytes, void **ptr) {
     STENC_TRY(stenc_ctx_check(ctx, "stenc_launch_scratch"));
     STENC_REQUIRE(ptr, "stenc_launch_scratch: ptr is NULL");
-    launch_scratch *s = stenc_ctx_cache_get(ctx, STENC_CACHE_STENCIL);
+    static const stenc_cache_key scratch_key = {"launch scratch"};
+    launch_scratch *s = stenc_ctx_cache_get(ctx, &scratch_key);
     if (!s) {
         s = calloc(1, sizeof *s);
         if (!s) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_launch_scratch: out of memory");
-        stenc_ctx_cache_set(ctx, STENC_CACHE_STENCIL, s, release_scratch);
+        STENC_TRY(stenc_ctx_cache_set(ctx, &scratch_key, s, release_scratch)); /* s released */
     }
     if (s->bytes < bytes || !s->ptr) {
         /* stenc_free waits for the work that may still use the old buffer (cudaFree). */

@@ -47,8 +47,8 @@ inline cudaLaunchAttribute cluster_attribute(int log2) {
     return attr;
 }
 
-// A sort's launches, captured once and replayed (bench/logs/sort_history.md, "Fifteenth revision"). On the
-// lent H100's host a launch costs 3-4 us, as long as a small sort's pass runs on the device,
+// A sort's launches, captured once and replayed (bench/logs/sort_history.md, "Fifteenth revision").
+// On the lent H100's host a launch costs 3-4 us, as long as a small sort's pass runs on the device,
 // and replaying a captured graph of any length 2 us. A problem (its arrays, sizes, types, order
 // and plan) runs directly on its first call, is captured on its second and replayed from then
 // on: a sort called once pays nothing for it, one called again pays the capture once.
@@ -71,7 +71,7 @@ struct Replay {
 };
 constexpr int kReplaySlots = 16; // problems kept per context; the least recently used goes
 
-// What the sort keeps per context (STENC_CACHE_SORT): the kernels whose dynamic shared memory
+// What the sort keeps per context (under sort_key): the kernels whose dynamic shared memory
 // limit is already raised on its device (a driver call per kernel and sort otherwise, which
 // the host pays on every call); the sort's own two streams, created on first use: one on which a
 // split sort's side part runs (with the events that fork it from the context's stream and join
@@ -105,11 +105,15 @@ void release_state(stenc_ctx *ctx, void *p) {
 }
 
 // The context's state; nullptr without host memory (the sort then works without it).
+const stenc_cache_key sort_key = {"sort"};
+
 SortState *state_of(stenc_ctx *ctx) {
-    SortState *state = static_cast<SortState *>(stenc_ctx_cache_get(ctx, STENC_CACHE_SORT));
+    SortState *state = static_cast<SortState *>(stenc_ctx_cache_get(ctx, &sort_key));
     if (state) return state;
     state = new (std::nothrow) SortState{};
-    if (state) stenc_ctx_cache_set(ctx, STENC_CACHE_SORT, state, release_state);
+    // A failed set releases the state: the sort then works without it.
+    if (state && stenc_ctx_cache_set(ctx, &sort_key, state, release_state) != STENC_OK)
+        return nullptr;
     return state;
 }
 

@@ -25,7 +25,7 @@
 // finite; a failing system's index goes into a device flag with atomicMin (one atomic per
 // failing system or thread, none on the good path).
 //
-// Scratch and the waiting call's flag are per context (tdg_cache, STENC_CACHE_TRIDIAG).
+// Scratch and the waiting call's flag are per context (tdg_cache, under tridiag_key).
 #include <cstdint>
 #include <new>
 
@@ -861,7 +861,7 @@ template <class T> struct solve_args {
 
 // ---- per-context state: scratch, the singular flag ---------------------------------------
 
-// Kept in the context's STENC_CACHE_TRIDIAG slot and freed with it. The scratch is one device
+// Kept in the context's slot of tridiag_key and freed with it. The scratch is one device
 // buffer, used as a stack: a call computes what it needs (scratch_need), grows the buffer
 // when it is too small, and its stages take and give back slices in LIFO order. Calls on a
 // context are ordered on its stream, so one call's slices are free for the next.
@@ -887,8 +887,10 @@ void cache_release(stenc_ctx *ctx, void *state) {
     delete k;
 }
 
+const stenc_cache_key tridiag_key = {"tridiag"};
+
 stenc_status cache_get(stenc_ctx *ctx, tdg_cache **out) {
-    tdg_cache *k = static_cast<tdg_cache *>(stenc_ctx_cache_get(ctx, STENC_CACHE_TRIDIAG));
+    tdg_cache *k = static_cast<tdg_cache *>(stenc_ctx_cache_get(ctx, &tridiag_key));
     if (!k) {
         k = new (std::nothrow) tdg_cache{};
         if (!k) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_tridiag: no host memory");
@@ -906,7 +908,8 @@ stenc_status cache_get(stenc_ctx *ctx, tdg_cache **out) {
             delete k;
             return st;
         }
-        stenc_ctx_cache_set(ctx, STENC_CACHE_TRIDIAG, k, cache_release);
+        STENC_TRY(
+            stenc_ctx_cache_set(ctx, &tridiag_key, k, cache_release)); // k released on failure
     }
     *out = k;
     return STENC_OK;
