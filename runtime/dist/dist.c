@@ -509,21 +509,6 @@ int stenc_mpi_cuda_aware(void) {
     return aware;
 }
 
-static void host_box(const dist_box *b, void *buffer, int unpack) {
-    char *origin = b->origin, *buf = buffer;
-    const size_t row = (size_t)b->count[0] * b->elem;
-    for (long k = 0; k < b->count[2]; k++)
-        for (long j = 0; j < b->count[1]; j++) {
-            char *p = origin + (size_t)b->elem * (size_t)(b->lo[0] + (b->lo[1] + j) * b->stride[1] +
-                                                          (b->lo[2] + k) * b->stride[2]);
-            if (unpack)
-                memcpy(p, buf, row);
-            else
-                memcpy(buf, p, row);
-            buf += row;
-        }
-}
-
 static stenc_status check_exchange(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],
                                    const char *fn, dist_field **out) {
     STENC_TRY(stenc_field_check(field, fn, "field"));
@@ -592,7 +577,7 @@ static stenc_status post_dim(stenc_field *field, dist_field *df, int d) {
                 STENC_TRY(
                     dist_cuda_copy(&df->stream, df->host_buf + so, df->device_buf + so, count, 0));
         } else {
-            host_box(&send, df->host_buf + so, 0);
+            dist_host_box(&send, df->host_buf + so, 0);
         }
     }
     if (df->device) STENC_TRY(dist_cuda_sync(&df->stream)); /* packed before MPI reads them */
@@ -644,7 +629,7 @@ static stenc_status finish_dim(stenc_field *field, dist_field *df, int d) {
                                          dist_box_points(&recv) * df->elem, 1));
             STENC_TRY(dist_cuda_box(&df->stream, &recv, df->device_buf + ro, 1));
         } else {
-            host_box(&recv, df->host_buf + ro, 1);
+            dist_host_box(&recv, df->host_buf + ro, 1);
         }
     }
     /* Later kernels on the context's stream, and the physical faces' fill, see the halo. */

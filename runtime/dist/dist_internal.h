@@ -43,8 +43,24 @@ stenc_status dist_cuda_wait_ready(dist_stream *s);
 stenc_status dist_cuda_join(stenc_ctx *ctx, dist_stream *s);
 stenc_status dist_cuda_sync(dist_stream *s);
 
-/* Copy the box into a dense buffer (pack) or back (unpack), i fastest, on the device,
- * queued on the exchange's stream. */
+/* Copy the box into a dense buffer (pack) or back (unpack), i fastest, on the host. */
+static inline void dist_host_box(const dist_box *b, void *buffer, int unpack) {
+    char *origin = (char *)b->origin, *buf = (char *)buffer;
+    const size_t row = (size_t)b->count[0] * b->elem;
+    for (long k = 0; k < b->count[2]; k++)
+        for (long j = 0; j < b->count[1]; j++) {
+            const ptrdiff_t at =
+                b->lo[0] + (b->lo[1] + j) * b->stride[1] + (b->lo[2] + k) * b->stride[2];
+            char *p = origin + at * (ptrdiff_t)b->elem;
+            if (unpack)
+                memcpy(p, buf, row);
+            else
+                memcpy(buf, p, row);
+            buf += row;
+        }
+}
+
+/* The same on the device, queued on the exchange's stream. */
 stenc_status dist_cuda_box(dist_stream *s, const dist_box *box, void *buffer, int unpack);
 /* A gather in any axis order: buffer point (x0, x1, x2), x0 fastest, 0 <= x_e < count[e],
  * reads base + x0*step[0] + x1*step[1] + x2*step[2] (elements; steps may be negative). A

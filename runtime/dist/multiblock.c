@@ -503,15 +503,7 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
                 if (status == STENC_OK)
                     status = dist_cuda_box(&field->stream, &box, dev + offset[q], 1);
             } else {
-                char *b = host + offset[q], *origin = box.origin;
-                for (long k = 0; k < box.count[2]; k++) /* rows of the halo box, i fastest */
-                    for (long j = 0; j < box.count[1]; j++) {
-                        const ptrdiff_t at = box.lo[0] + (box.lo[1] + j) * L.stride[1] +
-                                             (box.lo[2] + k) * L.stride[2];
-                        const size_t row = (size_t)box.count[0] * elem;
-                        memcpy(origin + at * (ptrdiff_t)elem, b, row);
-                        b += row;
-                    }
+                dist_host_box(&box, host + offset[q], 1);
             }
         }
         if (device && status == STENC_OK) status = dist_cuda_join(mb->ctx, &field->stream);
