@@ -3,9 +3,10 @@
 # builds test_dist and bench_dist (sm_90) in BUILD (default build), copies them with the
 # libraries the machine lacks into carry/mpigpu/, and makes carry/mpi.tar.xz (Open MPI, by
 # scripts/mpi_carry.sh) if missing. On the machine (device tool: carry carry/mpigpu and
-# carry/mpi.tar.xz; kind nvidia-h100-x2):
-#   carry/mpigpu/run.sh      tests on 1 and 2 GPUs, bench_dist on 2, then compute-sanitizer
-#                            (SANITIZE=0 skips it; BENCH_ARGS passes options to bench_dist)
+# carry/mpi.tar.xz; kind nvidia-h100-x2, or nvidia-h100-x4 with GPUS=4):
+#   carry/mpigpu/run.sh      tests on 1, 2 (and 4) GPUs, bench_dist on 2 (and 4), then
+#                            compute-sanitizer on all GPUs (SANITIZE=0 skips it; BENCH_ARGS
+#                            passes options to bench_dist; GPUS: the GPUs to use, default 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -32,20 +33,29 @@ nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
 nvidia-smi topo -m | head -4
 ompi_info --parsable --all 2>/dev/null | grep -m1 "mpi_built_with_cuda_support:value"
 t0=$SECONDS
-for np in 1 2; do
-  timeout 150 mpirun -np $np "$here/bin/test_dist" gpu > "$out/test_dist_gpu_np$np.txt" 2>&1
+gpus=${GPUS:-2}
+nps="1 2"; [ "$gpus" -ge 4 ] && nps="1 2 4"
+for np in $nps; do
+  timeout 90 mpirun -np $np "$here/bin/test_dist" gpu > "$out/test_dist_gpu_np$np.txt" 2>&1
   echo "test_dist gpu np$np: rc $? ($((SECONDS - t0)) s)"
-  grep -E "PASSED|FAILED|rank [0-9]+:" "$out/test_dist_gpu_np$np.txt" | sort | uniq -c | head -5
+  grep -E "PASSED|FAILED|rank [0-9]+:|IPC" "$out/test_dist_gpu_np$np.txt" | sort | uniq -c | head -5
 done
-# shellcheck disable=SC2086
-timeout 200 mpirun -np 2 "$here/bin/bench_dist" ${BENCH_ARGS:-} > "$out/bench_dist_np2.txt" 2>&1
-echo "bench_dist np2: rc $? ($((SECONDS - t0)) s)"; cat "$out/bench_dist_np2.txt"
+np=${nps##* } # the MPI path too, with CUDA IPC off
+timeout 90 mpirun -np $np -x STENC_MPI_IPC=0 "$here/bin/test_dist" gpu > "$out/test_dist_gpu_np${np}_noipc.txt" 2>&1
+echo "test_dist gpu np$np STENC_MPI_IPC=0: rc $? ($((SECONDS - t0)) s)"
+grep -E "PASSED|FAILED|rank [0-9]+:|IPC" "$out/test_dist_gpu_np${np}_noipc.txt" | sort | uniq -c | head -5
+for np in ${nps#1 }; do
+  # shellcheck disable=SC2086
+  timeout 150 mpirun -np $np "$here/bin/bench_dist" ${BENCH_ARGS:-} > "$out/bench_dist_np$np.txt" 2>&1
+  echo "bench_dist np$np: rc $? ($((SECONDS - t0)) s)"; cat "$out/bench_dist_np$np.txt"
+done
 if [ "${SANITIZE:-1}" = 1 ]; then
+  np=${nps##* }
   for tool in memcheck racecheck; do
-    timeout 250 mpirun -np 2 compute-sanitizer --tool $tool --error-exitcode 1 \
-      "$here/bin/test_dist" gpu > "$out/${tool}_np2.txt" 2>&1
-    echo "$tool test_dist gpu np2: rc $? ($((SECONDS - t0)) s)"
-    grep -E "SUMMARY|PASSED|FAILED" "$out/${tool}_np2.txt" | sort | uniq -c
+    timeout 150 mpirun -np $np compute-sanitizer --tool $tool --error-exitcode 1 \
+      "$here/bin/test_dist" gpu > "$out/${tool}_np$np.txt" 2>&1
+    echo "$tool test_dist gpu np$np: rc $? ($((SECONDS - t0)) s)"
+    grep -E "SUMMARY|PASSED|FAILED" "$out/${tool}_np$np.txt" | sort | uniq -c
   done
 fi
 RUN

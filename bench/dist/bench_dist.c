@@ -1,11 +1,16 @@
-/* Distributed heat3d (float) under mpirun: weak scaling (N^3 points per rank, split along k)
- * and strong scaling (a global G^3 grid), each against rank 0 alone on the same per-rank or
- * global grid, measured in the same run; and the halo exchange alone in GB/s, against the
- * device-to-device peer copy rate between the first two GPUs (CUDA builds, rank 0).
+/* Distributed runs under mpirun, each against rank 0 alone on the same grid, in the same run:
+ * - heat3d (float): weak scaling (N^3 points per rank, split along k) and strong scaling (a
+ *   global G^3 grid); the halo exchange alone in GB/s;
+ * - red-black SOR (gs_redblack, double, a global Q^2 grid split along j): time per sweep;
+ * - multi-block heat3d (float): 2x2x2 blocks of B^3 joined by 12 patches, spread over the
+ *   ranks by the partitioner: time per step;
+ * - the device-to-device copy rate between every pair of GPUs (CUDA builds, rank 0).
  *
- *   mpirun -np P bench_dist [--weak N] [--strong G] [--steps S] [--reps R] [--cpu] [--quiet]
+ *   mpirun -np P bench_dist [--weak N] [--strong G] [--sor Q] [--mb B] [--steps S] [--reps R]
+ *                           [--cpu] [--quiet]
  *
- * Defaults: --weak 512 --strong 1024 on GPUs, 128 and 192 on the CPU (--cpu, or no GPU).
+ * Defaults: --weak 512 --strong 1024 --sor 8192 --mb 384 on GPUs; 128, 192, 1024 and 48 on
+ * the CPU (--cpu, or no GPU).
  * Time per step: the slowest rank's wall time over S steps after a warm-up, the median of
  * R repetitions; every rank synchronises its device before the clock stops. Checked in the
  * same run: the distributed result's global sum of squares equals the single rank's, bit for
@@ -16,14 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_redblack.h"
 #include "heat3d.h"
 #include "stenc/dist.h"
+#include "stenc/multiblock.h"
 #include "stenc/reduce.h"
 #ifdef STENC_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
 static int rank_, size_;
+static int ipc_faces = 0; /* faces of rank 0's part that the exchange reads through CUDA IPC */
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -66,6 +74,7 @@ static double time_steps(stenc_ctx *ctx, MPI_Comm comm, const size_t n[3], int s
     stenc_field *x = NULL, *y = NULL;
     CHECK(stenc_field_create_dist(ctx, &x, dp, STENC_F32, HEAT3D_HALO));
     CHECK(stenc_field_create_dist(ctx, &y, dp, STENC_F32, HEAT3D_HALO));
+    if (mode == 3) ipc_faces = stenc_field_ipc_faces(x);
     /* A smooth start: a function of the global k plane (set plane by plane, cheaply). */
     stenc_field_layout L;
     CHECK(stenc_field_get_layout(x, &L));
@@ -114,51 +123,196 @@ static double time_steps(stenc_ctx *ctx, MPI_Comm comm, const size_t n[3], int s
     return median;
 }
 
-/* Rank 0's device-to-device copy to the next GPU, in GB/s, for `bytes` per copy. */
-static double peer_copy_gbs(size_t bytes) {
+/* The device-to-device copy rate from GPU `from` to GPU `to`, in GB/s, for `bytes` per copy
+ * (0 where there is no such pair). Peer access is enabled for the measurement where the pair
+ * has it, and left as it was. */
+static double peer_copy_gbs(int from, int to, size_t bytes) {
 #ifdef STENC_HAVE_CUDA
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) return 0;
-    int here = 0;
+    int count = 0, here = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || from >= count || to >= count || from == to)
+        return 0;
     cudaGetDevice(&here);
-    const int there = (here + 1) % count;
     void *a = NULL, *b = NULL;
     int can = 0;
-    cudaDeviceCanAccessPeer(&can, here, there);
-    if (can) cudaDeviceEnablePeerAccess(there, 0);
+    cudaDeviceCanAccessPeer(&can, from, to);
+    cudaSetDevice(from);
+    if (can) cudaDeviceEnablePeerAccess(to, 0);
     (void)cudaGetLastError(); /* "already enabled" must not reach stenc's next check */
-    if (cudaMalloc(&a, bytes) != cudaSuccess) return 0;
-    cudaSetDevice(there);
-    if (cudaMalloc(&b, bytes) != cudaSuccess) return 0;
-    cudaSetDevice(here);
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    double ms[21];
-    for (int r = 0; r < 21; r++) {
-        cudaEventRecord(e0, 0);
-        for (int k = 0; k < 10; k++)
-            cudaMemcpyPeerAsync(b, there, a, here, bytes, 0);
-        cudaEventRecord(e1, 0);
-        cudaEventSynchronize(e1);
-        float m = 0;
-        cudaEventElapsedTime(&m, e0, e1);
-        ms[r] = m / 10;
+    cudaStream_t s = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double result = 0;
+    if (cudaMalloc(&a, bytes) == cudaSuccess && cudaStreamCreate(&s) == cudaSuccess &&
+        cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess) {
+        cudaSetDevice(to);
+        const int got = cudaMalloc(&b, bytes) == cudaSuccess;
+        cudaSetDevice(from);
+        double ms[11];
+        for (int r = 0; got && r < 11; r++) {
+            cudaEventRecord(e0, s);
+            for (int k = 0; k < 10; k++)
+                cudaMemcpyPeerAsync(b, to, a, from, bytes, s);
+            cudaEventRecord(e1, s);
+            cudaEventSynchronize(e1);
+            float m = 0;
+            cudaEventElapsedTime(&m, e0, e1);
+            ms[r] = m / 10;
+        }
+        if (got) {
+            qsort(ms, 11, sizeof ms[0], cmp_double);
+            result = (double)bytes / (ms[5] * 1e-3) / 1e9;
+        }
     }
-    qsort(ms, 21, sizeof ms[0], cmp_double);
+    cudaSetDevice(from);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    if (s) cudaStreamDestroy(s);
     cudaFree(a);
-    cudaSetDevice(there);
+    if (can) cudaDeviceDisablePeerAccess(to);
+    cudaSetDevice(to);
     cudaFree(b);
     cudaSetDevice(here);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    if (can) cudaDeviceDisablePeerAccess(there);
     (void)cudaGetLastError();
-    return (double)bytes / (ms[10] * 1e-3) / 1e9;
+    return result;
 #else
-    (void)bytes;
+    (void)from, (void)to, (void)bytes;
     return 0;
 #endif
+}
+
+/* ---- red-black SOR ------------------------------------------------------------------------- */
+
+typedef struct rb_cfg {
+    stenc_ctx *ctx;
+    int color;
+} rb_cfg;
+
+static stenc_status rb_launch(void *user, stenc_field *const v[]) {
+    const rb_cfg *c = user;
+    return gs_redblack(c->ctx, c->color, 1e-8, 1.9, v[0], v[1]);
+}
+
+/* Median seconds per sweep (both colours, the halo exchanged before each) of red-black SOR on
+ * a q^2 grid split along j; overlap: through stenc_dist_overlap. *ss: u's sum of squares. */
+static double time_sor(stenc_ctx *ctx, MPI_Comm comm, size_t q, int sweeps, int reps, int overlap,
+                       double *ss) {
+    const size_t n[3] = {q, q, 1};
+    const int procs[3] = {1, 0, 1};
+    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.0}, {STENC_BC_DIRICHLET, 0.0},
+                            {STENC_BC_DIRICHLET, 0.5}, {STENC_BC_NEUMANN, 0},
+                            {STENC_BC_NONE, 0},        {STENC_BC_NONE, 0}};
+    stenc_decomp *dp = NULL;
+    CHECK(stenc_decomp_create(&dp, ctx, 2, n, procs, NULL));
+    stenc_decomp_info info;
+    CHECK(stenc_decomp_get_info(dp, &info));
+    stenc_field *u = NULL, *f = NULL;
+    CHECK(stenc_field_create_dist(ctx, &u, dp, STENC_F64, GS_REDBLACK_HALO));
+    CHECK(stenc_field_create_dist(ctx, &f, dp, STENC_F64, GS_REDBLACK_HALO));
+    stenc_field_layout L;
+    CHECK(stenc_field_get_layout(u, &L));
+    double *hu = stenc_field_host_origin(u), *hf = stenc_field_host_origin(f);
+    for (size_t j = 0; j < L.n[1]; j++)
+        for (size_t i = 0; i < L.n[0]; i++) {
+            const size_t at = i + j * (size_t)L.stride[1], gj = info.lo[1] + j;
+            hu[at] = (double)((i * 7 + gj * 3) % 23) / 23.0;
+            hf[at] = (double)((i + gj) % 5) - 2.0;
+        }
+    CHECK(stenc_field_upload(u));
+    CHECK(stenc_field_upload(f));
+    stenc_field *uf[2] = {u, f};
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    for (int r = -1; r < reps; r++) {
+        CHECK(stenc_ctx_synchronize(ctx));
+        MPI_Barrier(comm);
+        const double t0 = MPI_Wtime();
+        for (int s = 0; s < sweeps; s++)
+            for (int c = 0; c < GS_REDBLACK_COLORS; c++) {
+                rb_cfg cfg = {ctx, c};
+                if (overlap) {
+                    CHECK(stenc_dist_overlap(u, bc, STENC_EXCHANGE_FACES, GS_REDBLACK_HALO, 2, uf,
+                                             rb_launch, &cfg));
+                } else {
+                    CHECK(stenc_field_exchange(u, bc, STENC_EXCHANGE_FACES));
+                    CHECK(rb_launch(&cfg, uf));
+                }
+            }
+        CHECK(stenc_ctx_synchronize(ctx));
+        double mine = MPI_Wtime() - t0, slowest = 0;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (r >= 0) t[r] = slowest / sweeps;
+    }
+    CHECK(stenc_field_sum_squares(u, ss));
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    const double median = t[reps / 2];
+    free(t);
+    CHECK(stenc_field_free(u));
+    CHECK(stenc_field_free(f));
+    CHECK(stenc_decomp_destroy(dp));
+    return median;
+}
+
+/* ---- multi-block heat3d ------------------------------------------------------------------- */
+
+/* Median seconds per step (stenc_mb_exchange, heat3d on every local block, swap) of heat3d on
+ * 2x2x2 blocks of b^3 points, block (x, y, z) numbered x + 2y + 4z. *ss: the sum of squares. */
+static double time_mb(stenc_ctx *ctx, MPI_Comm comm, size_t b, int steps, int reps, double *ss) {
+    size_t n[8][3];
+    stenc_mb_patch patches[12];
+    int np = 0;
+    for (int blk = 0; blk < 8; blk++) {
+        n[blk][0] = n[blk][1] = n[blk][2] = b;
+        for (int a = 0; a < 3; a++)
+            if (!(blk >> a & 1)) /* a patch to the block above along a */
+                patches[np++] = (stenc_mb_patch){{blk, blk | 1 << a},
+                                                 {(stenc_face)(2 * a + 1), (stenc_face)(2 * a)},
+                                                 {0, 1, 2},
+                                                 {0, 0, 0}};
+    }
+    stenc_mb *mb = NULL;
+    CHECK(stenc_mb_create(&mb, ctx, 3, 8, (const size_t(*)[3])n, np, patches, NULL, 1));
+    stenc_mb_field *u = NULL, *un = NULL;
+    CHECK(stenc_mb_field_create(&u, mb, STENC_F32, HEAT3D_HALO));
+    CHECK(stenc_mb_field_create(&un, mb, STENC_F32, HEAT3D_HALO));
+    for (int l = 0; l < stenc_mb_local_count(mb); l++) {
+        int blk = 0;
+        stenc_field *f = stenc_mb_field_block(u, l, &blk);
+        stenc_field_layout L;
+        CHECK(stenc_field_get_layout(f, &L));
+        float *h = stenc_field_host_origin(f);
+        const size_t gj0 = (size_t)(blk >> 1 & 1) * b, gk0 = (size_t)(blk >> 2) * b;
+        for (size_t k = 0; k < b; k++)
+            for (size_t j = 0; j < b; j++)
+                for (size_t i = 0; i < b; i++)
+                    h[i + j * (size_t)L.stride[1] + k * (size_t)L.stride[2]] =
+                        (float)((gk0 + k) % 17) * 0.125f + (float)((gj0 + j) % 5) * 0.25f;
+    }
+    CHECK(stenc_mb_field_upload(u));
+    CHECK(stenc_mb_field_upload(un));
+    run_cfg cfg = {ctx, 0};
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    for (int r = -1; r < reps; r++) {
+        CHECK(stenc_ctx_synchronize(ctx));
+        MPI_Barrier(comm);
+        const double t0 = MPI_Wtime();
+        for (int s = 0; s < steps; s++) {
+            CHECK(stenc_mb_exchange(u, walls));
+            stenc_mb_field *const pair[2] = {u, un};
+            CHECK(stenc_mb_foreach(2, pair, heat_launch, &cfg));
+            stenc_mb_field *const tmp = u;
+            u = un, un = tmp;
+        }
+        CHECK(stenc_ctx_synchronize(ctx));
+        double mine = MPI_Wtime() - t0, slowest = 0;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (r >= 0) t[r] = slowest / steps;
+    }
+    CHECK(stenc_mb_field_sum_squares(u, ss));
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    const double median = t[reps / 2];
+    free(t);
+    CHECK(stenc_mb_field_free(u));
+    CHECK(stenc_mb_field_free(un));
+    CHECK(stenc_mb_destroy(mb));
+    return median;
 }
 
 int main(int argc, char **argv) {
@@ -166,12 +320,16 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     int cpu = stenc_cuda_device_count() == 0, steps = 20, reps = 7;
-    long weak = 0, strong = 0;
+    long weak = 0, strong = 0, sor = 0, mbs = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--weak") && a + 1 < argc)
             weak = atol(argv[++a]);
         else if (!strcmp(argv[a], "--strong") && a + 1 < argc)
             strong = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--sor") && a + 1 < argc)
+            sor = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--mb") && a + 1 < argc)
+            mbs = atol(argv[++a]);
         else if (!strcmp(argv[a], "--steps") && a + 1 < argc)
             steps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
@@ -182,14 +340,16 @@ int main(int argc, char **argv) {
             continue;
         else {
             if (rank_ == 0)
-                printf("usage: mpirun -np P bench_dist [--weak N] [--strong G] [--steps S] "
-                       "[--reps R] [--cpu] [--quiet]\n");
+                printf("usage: mpirun -np P bench_dist [--weak N] [--strong G] [--sor Q] [--mb B] "
+                       "[--steps S] [--reps R] [--cpu] [--quiet]\n");
             MPI_Finalize();
             return strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0 ? 0 : 2;
         }
     }
     if (weak <= 0) weak = cpu ? 128 : 512;
     if (strong <= 0) strong = cpu ? 192 : 1024;
+    if (sor <= 0) sor = cpu ? 1024 : 8192;
+    if (mbs <= 0) mbs = cpu ? 48 : 384;
     if (steps < 1 || reps < 1) MPI_Abort(MPI_COMM_WORLD, 2);
     const stenc_device dev = cpu ? STENC_DEVICE_CPU : STENC_DEVICE_CUDA;
     stenc_ctx *ctx = NULL, *solo = NULL;
@@ -198,6 +358,7 @@ int main(int argc, char **argv) {
     MPI_Comm_split(MPI_COMM_WORLD, rank_ == 0 ? 0 : MPI_UNDEFINED, 0, &self_comm);
     if (rank_ == 0) CHECK(stenc_ctx_create_mpi(&solo, self_comm, dev));
     const char *where = stenc_ctx_device_name(ctx);
+    const char *target = cpu ? "cpu" : "cuda";
     if (rank_ == 0) printf("device=\"%s\" ranks=%d steps=%d reps=%d\n", where, size_, steps, reps);
 
     /* Weak: N^3 per rank, stacked along k. */
@@ -213,47 +374,109 @@ int main(int argc, char **argv) {
     const double face_bytes = (double)weak * (double)weak * sizeof(float);
     /* Each rank but the ends sends two faces; report the bytes a middle/end rank sends. */
     const double sent = face_bytes * (size_ > 1 ? (size_ > 2 ? 2 : 1) : 0);
-    const double peer_face = rank_ == 0 && !cpu ? peer_copy_gbs((size_t)face_bytes) : 0;
-    const double peer_big = rank_ == 0 && !cpu ? peer_copy_gbs((size_t)256 << 20) : 0;
+    const double peer_face = rank_ == 0 && !cpu ? peer_copy_gbs(0, 1, (size_t)face_bytes) : 0;
+    const double peer_big = rank_ == 0 && !cpu ? peer_copy_gbs(0, 1, (size_t)256 << 20) : 0;
     if (rank_ == 0) {
         printf("name=heat3d_weak target=%s precision=float size=%ld^3 per_rank ranks=%d "
                "ms_step_1rank=%.4f ms_step_exchange_then_launch=%.4f ms_step_overlap=%.4f "
                "efficiency=%.3f efficiency_no_overlap=%.3f\n",
-               cpu ? "cpu" : "cuda", weak, size_, t1 * 1e3, tn * 1e3, to * 1e3, t1 / to, t1 / tn);
+               target, weak, size_, t1 * 1e3, tn * 1e3, to * 1e3, t1 / to, t1 / tn);
         printf("name=halo_exchange target=%s precision=float face=%ld^2 ranks=%d ms=%.4f "
                "gbs_sent_per_rank=%.2f peer_copy_gbs_face=%.2f peer_copy_gbs_256MiB=%.2f "
-               "cuda_aware=%d\n",
-               cpu ? "cpu" : "cuda", weak, size_, tx * 1e3, tx > 0 ? sent / tx / 1e9 : 0, peer_face,
-               peer_big, stenc_mpi_cuda_aware());
+               "cuda_aware=%d ipc_faces_rank0=%d\n",
+               target, weak, size_, tx * 1e3, tx > 0 ? sent / tx / 1e9 : 0, peer_face, peer_big,
+               stenc_mpi_cuda_aware(), ipc_faces);
     }
     /* Strong: G^3 in all, against rank 0 alone on all of it. */
     const size_t sn[3] = {(size_t)strong, (size_t)strong, (size_t)strong};
     double s1 = 0, sss1 = 0, sssn = 0;
     if (rank_ == 0) s1 = time_steps(solo, self_comm, sn, steps, reps, 1, &sss1);
-    MPI_Bcast(&s1, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     const double sn_t = time_steps(ctx, MPI_COMM_WORLD, sn, steps, reps, 2, &sssn);
-    MPI_Bcast(&sss1, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    const int same = sss1 == sssn && ssn == ssx; /* and overlapping changes no bit */
+    /* Red-black SOR on Q^2, plain and overlapped, against rank 0 alone. */
+    const size_t q = (size_t)sor;
+    double r1 = 0, rss1 = 0, rssn = 0, rsso = 0;
+    if (rank_ == 0) r1 = time_sor(solo, self_comm, q, steps, reps, 0, &rss1);
+    const double rn = time_sor(ctx, MPI_COMM_WORLD, q, steps, reps, 0, &rssn);
+    const double ro = time_sor(ctx, MPI_COMM_WORLD, q, steps, reps, 1, &rsso);
+    /* Multi-block heat3d, 8 blocks of B^3, against rank 0 holding all of them. */
+    double m1 = 0, mss1 = 0, mssn = 0;
+    if (rank_ == 0) m1 = time_mb(solo, self_comm, (size_t)mbs, steps, reps, &mss1);
+    const double mn = time_mb(ctx, MPI_COMM_WORLD, (size_t)mbs, steps, reps, &mssn);
+    double one[4] = {s1, sss1, rss1, mss1};
+    MPI_Bcast(one, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    s1 = one[0], sss1 = one[1], rss1 = one[2], mss1 = one[3];
+    /* Bitwise: exact sums of squares equal rank 0 alone's, and overlapping changes no bit. */
+    const int same_heat = sss1 == sssn && ssn == ssx, same_sor = rss1 == rssn && rssn == rsso,
+              same_mb = mss1 == mssn;
+    /* Every ordered pair of GPUs, 256 MiB a copy. */
+    int gpus = 0;
+#ifdef STENC_HAVE_CUDA
+    if (!cpu && cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
+    if (gpus > 8) gpus = 8;
+#endif
+    double peer[8][8] = {{0}};
+    for (int a = 0; rank_ == 0 && a < gpus; a++)
+        for (int b = 0; b < gpus; b++)
+            peer[a][b] = peer_copy_gbs(a, b, (size_t)256 << 20);
     if (rank_ == 0) {
         printf("name=heat3d_strong target=%s precision=float size=%ld^3 ranks=%d "
                "ms_step_1rank=%.4f ms_step=%.4f speedup=%.3f bitwise_same=%s\n",
-               cpu ? "cpu" : "cuda", strong, size_, s1 * 1e3, sn_t * 1e3, s1 / sn_t,
-               same ? "yes" : "NO");
-        printf("\nheat3d float, %d rank(s), %s\n", size_, where);
-        printf("  weak   %4ld^3 per rank: 1 rank %.3f ms/step; %d ranks %.3f (exchange, then "
-               "launch) %.3f (overlapped): efficiency %.1f%% (%.1f%% without overlap)\n",
+               target, strong, size_, s1 * 1e3, sn_t * 1e3, s1 / sn_t, same_heat ? "yes" : "NO");
+        printf("name=redblack_sor target=%s precision=double size=%ld^2 ranks=%d "
+               "ms_sweep_1rank=%.4f ms_sweep_exchange_then_launch=%.4f ms_sweep_overlap=%.4f "
+               "speedup=%.3f bitwise_same=%s\n",
+               target, sor, size_, r1 * 1e3, rn * 1e3, ro * 1e3, r1 / (rn < ro ? rn : ro),
+               same_sor ? "yes" : "NO");
+        printf("name=multiblock_heat3d target=%s precision=float blocks=8 block=%ld^3 ranks=%d "
+               "ms_step_1rank=%.4f ms_step=%.4f speedup=%.3f bitwise_same=%s\n",
+               target, mbs, size_, m1 * 1e3, mn * 1e3, m1 / mn, same_mb ? "yes" : "NO");
+        for (int a = 0; a < gpus; a++)
+            for (int b = 0; b < gpus; b++)
+                if (a != b)
+                    printf("name=peer_copy from=%d to=%d bytes=268435456 gbs=%.2f\n", a, b,
+                           peer[a][b]);
+        printf("\n%d rank(s), %s\n", size_, where);
+        printf("  heat3d weak   %4ld^3 per rank: 1 rank %.3f ms/step; %d ranks %.3f (exchange, "
+               "then launch) %.3f (overlapped): efficiency %.1f%% (%.1f%% without overlap)\n",
                weak, t1 * 1e3, size_, tn * 1e3, to * 1e3, 100 * t1 / to, 100 * t1 / tn);
-        printf("  exchange %ld^2 faces: %.3f ms, %.2f GB/s sent per rank; peer copy %.2f GB/s "
-               "(face), %.2f GB/s (256 MiB)\n",
-               weak, tx * 1e3, tx > 0 ? sent / tx / 1e9 : 0, peer_face, peer_big);
-        printf("  strong %4ld^3: 1 rank %.3f ms/step; %d ranks %.3f: speedup %.2fx; result %s\n",
+        printf("  exchange %ld^2 faces: %.3f ms, %.2f GB/s sent per rank (%s); peer copy %.2f "
+               "GB/s (face), %.2f GB/s (256 MiB)\n",
+               weak, tx * 1e3, tx > 0 ? sent / tx / 1e9 : 0,
+               ipc_faces > 0            ? "CUDA IPC"
+               : stenc_mpi_cuda_aware() ? "CUDA-aware MPI"
+                                        : "MPI through the host",
+               peer_face, peer_big);
+        printf("  heat3d strong %4ld^3: 1 rank %.3f ms/step; %d ranks %.3f: speedup %.2fx; "
+               "result %s\n",
                strong, s1 * 1e3, size_, sn_t * 1e3, s1 / sn_t,
-               same ? "bitwise the same" : "DIFFERS");
+               same_heat ? "bitwise the same" : "DIFFERS");
+        printf("  red-black SOR %ld^2 (double): 1 rank %.3f ms/sweep; %d ranks %.3f (exchange, "
+               "then launch) %.3f (overlapped): speedup %.2fx; result %s\n",
+               sor, r1 * 1e3, size_, rn * 1e3, ro * 1e3, r1 / (rn < ro ? rn : ro),
+               same_sor ? "bitwise the same" : "DIFFERS");
+        printf("  multi-block heat3d, 8 blocks of %ld^3: 1 rank %.3f ms/step; %d ranks %.3f: "
+               "speedup %.2fx; result %s\n",
+               mbs, m1 * 1e3, size_, mn * 1e3, m1 / mn, same_mb ? "bitwise the same" : "DIFFERS");
+        if (gpus > 1) {
+            printf("  peer copy GB/s (256 MiB), row: from, column: to\n       ");
+            for (int b = 0; b < gpus; b++)
+                printf("%8d", b);
+            printf("\n");
+            for (int a = 0; a < gpus; a++) {
+                printf("  %4d ", a);
+                for (int b = 0; b < gpus; b++)
+                    if (a == b)
+                        printf("%8s", "-");
+                    else
+                        printf("%8.1f", peer[a][b]);
+                printf("\n");
+            }
+        }
     }
     (void)ss1;
     if (solo) CHECK(stenc_ctx_destroy(solo));
     if (self_comm != MPI_COMM_NULL) MPI_Comm_free(&self_comm);
     CHECK(stenc_ctx_destroy(ctx));
     MPI_Finalize();
-    return same ? 0 : 1;
+    return same_heat && same_sor && same_mb ? 0 : 1;
 }

@@ -74,6 +74,9 @@ const stenc_field_dist_ops *stenc_field_dist_ops_of(const stenc_field *field);
 /* Equal for fields split alike over the same ranks; 0 for a field of one process. Computed
  * from global facts only, so every rank compares two fields the same way. */
 uint64_t stenc_field_decomp_signature(const stenc_field *field);
+/* The faces' names in messages ("i-lo" .. "k-hi"), indexed by stenc_face. */
+extern const char *const stenc_face_names[STENC_FACE_COUNT];
+
 /* 1 when `field` is a live field; records no error. */
 int stenc_field_live(const stenc_field *field);
 

@@ -148,6 +148,7 @@ struct stenc_decomp {
     MPI_Comm cart; /* Cartesian; dimension 0 is k (the slowest), so k is split first */
     stenc_decomp_info info;
     int neighbour[3][2]; /* rank in cart across each face, or MPI_PROC_NULL */
+    int node;            /* the lowest rank in cart on this rank's node: equal on one node */
     uint64_t sig;
 };
 
@@ -273,6 +274,10 @@ stenc_status stenc_decomp_create(stenc_decomp **out, stenc_ctx *ctx, int dims, c
         if (d < dims)
             MPI_Cart_shift(dp->cart, dims - 1 - d, 1, &dp->neighbour[d][0], &dp->neighbour[d][1]);
     }
+    MPI_Comm node_comm;
+    MPI_Comm_split_type(dp->cart, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm);
+    MPI_Allreduce(&rank, &dp->node, 1, MPI_INT, MPI_MIN, node_comm);
+    MPI_Comm_free(&node_comm);
     dp->ctx = ctx;
     uint64_t sig = 0xcbf29ce484222325ull;
     sig = fnv1a(sig, &dims, sizeof dims);
@@ -321,8 +326,18 @@ typedef struct dist_field {
     char *device_buf;       /* the same on the device, device fields only */
     dist_stream stream;     /* device fields: the exchange's stream and events */
     size_t offset[3][2][2]; /* element offset of [dim][side][0 send, 1 receive] */
+    /* CUDA IPC with the neighbours on this node (device fields). What this rank sends across
+     * face (d, s) is packed into ipc_buf, two slots used by turns, where the neighbour reads
+     * it (pulled[d][s]): MPI carries an empty message that says it is there. peer[d][s] is the
+     * neighbour's slot 0 of what it sends to this rank, mapped here (NULL: MPI brings it). */
+    char *ipc_buf;
+    size_t ipc_offset[3][2]; /* bytes: slot 0 of face (d, s); slot 1 follows at cap[d] */
+    int pulled[3][2];
+    char *peer[3][2], *peer_base[3][2];
+    unsigned round[3]; /* exchanges of dimension d so far: the slot is round % 2 */
+    int ipc_setup;     /* the links were agreed on: releasing the field closes them */
     /* The exchange under way. */
-    int pending, next_dim, device, staged;
+    int pending, device, staged;
     int ready_marked;      /* stenc_dist_overlap marked `ready` before the interior's launch */
     unsigned filled_early; /* dimensions whose physical faces stenc_dist_overlap filled */
     unsigned flags;
@@ -347,12 +362,44 @@ static void free_buffers(dist_field *df, stenc_ctx *ctx) {
     df->host_buf = df->device_buf = NULL;
 }
 
+enum { TAG_IPC_OFFER = 64, TAG_IPC_PULL = 72, TAG_IPC_CLOSED = 80 };
+
+/* A neighbour's buffer may be freed only once this rank has unmapped it: unmap, then tell
+ * each IPC neighbour so, and free this rank's buffer once they have said the same. */
+static void release_ipc(dist_field *df) {
+    if (!df->ipc_setup) return;
+    if (df->stream.stream) dist_cuda_sync(&df->stream); /* no unpack still reads a peer */
+    const stenc_decomp *dp = df->decomp;
+    int link[3][2] = {{0}};
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) {
+            link[d][s] = df->pulled[d][s] || df->peer[d][s];
+            dist_cuda_ipc_close(df->peer_base[d][s]);
+            df->peer[d][s] = df->peer_base[d][s] = NULL;
+        }
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    for (int d = 0; d < dp->info.dims && !finalized; d++)
+        for (int s = 0; s < 2; s++) {
+            const int *nb = dp->neighbour[d];
+            int mine = 1, theirs = 0;
+            MPI_Sendrecv(&mine, 1, MPI_INT, link[d][s] ? nb[s] : MPI_PROC_NULL,
+                         TAG_IPC_CLOSED + 2 * d + s, &theirs, 1, MPI_INT,
+                         link[d][1 - s] ? nb[1 - s] : MPI_PROC_NULL, TAG_IPC_CLOSED + 2 * d + s,
+                         dp->cart, MPI_STATUS_IGNORE);
+        }
+    dist_cuda_ipc_free(df->ipc_buf);
+    df->ipc_buf = NULL;
+    df->ipc_setup = 0;
+}
+
 static void dist_release(void *dist, stenc_ctx *ctx) {
     dist_field *df = dist;
     if (!df) return;
     if (df->pending) /* complete the messages, so MPI holds no pointer into freed memory */
         for (int d = 0; d < 3; d++)
             MPI_Waitall(4, df->req[d], MPI_STATUSES_IGNORE);
+    release_ipc(df);
     free_buffers(df, ctx);
     free(df);
 }
@@ -450,6 +497,68 @@ static stenc_status make_buffers(stenc_field *field, dist_field *df) {
     return STENC_OK;
 }
 
+/* What a rank offers the neighbour across one of its faces: where that neighbour can read
+ * what this rank sends it. */
+typedef struct ipc_offer {
+    int usable, node;
+    char bus[DIST_BUS_ID_BYTES];
+    unsigned char handle[DIST_IPC_HANDLE_BYTES];
+    uint64_t offset; /* bytes of slot 0 in the allocation */
+} ipc_offer;
+
+/* Collective. Agree with each neighbour on this node whose device this one can reach that it
+ * reads what this rank sends from this rank's memory (CUDA IPC). Off with STENC_MPI_IPC=0,
+ * on the host, and for a rank that is its own neighbour. Every rank makes the same calls,
+ * whatever fails; the status is this rank's alone. */
+static stenc_status setup_ipc(stenc_field *field, dist_field *df) {
+    const stenc_decomp *dp = df->decomp;
+    const int dims = dp->info.dims, me = dp->info.rank;
+    const char *env = getenv("STENC_MPI_IPC");
+    stenc_status status = STENC_OK;
+    ipc_offer mine;
+    memset(&mine, 0, sizeof mine);
+    mine.node = dp->node;
+    mine.usable = stenc_ctx_device(stenc_field_ctx(field)) == STENC_DEVICE_CUDA && df->halo > 0 &&
+                  !(env && strcmp(env, "0") == 0) && dist_cuda_bus_id(mine.bus);
+    if (mine.usable) {
+        size_t total = 0;
+        for (int d = 0; d < dims; d++)
+            for (int s = 0; s < 2; s++) {
+                df->ipc_offset[d][s] = total;
+                total += 2 * df->cap[d] * df->elem;
+            }
+        status = dist_cuda_ipc_alloc((void **)&df->ipc_buf, total, mine.handle);
+        mine.usable = status == STENC_OK;
+    }
+    df->ipc_setup = 1;
+    for (int d = 0; d < dims; d++)
+        for (int s = 0; s < 2; s++) { /* offer across face s; what comes is for face 1 - s */
+            const int *nb = dp->neighbour[d], face = 1 - s;
+            ipc_offer theirs;
+            memset(&theirs, 0, sizeof theirs);
+            mine.offset = df->ipc_offset[d][s];
+            MPI_Sendrecv(&mine, (int)sizeof mine, MPI_BYTE, nb[s], TAG_IPC_OFFER + 2 * d + s,
+                         &theirs, (int)sizeof theirs, MPI_BYTE, nb[face], TAG_IPC_OFFER + 2 * d + s,
+                         dp->cart, MPI_STATUS_IGNORE);
+            if (nb[face] == MPI_PROC_NULL || nb[face] == me || !mine.usable || !theirs.usable ||
+                theirs.node != mine.node)
+                continue;
+            char *base = dist_cuda_ipc_open(theirs.handle, theirs.bus);
+            if (!base) continue;
+            df->peer_base[d][face] = base;
+            df->peer[d][face] = base + theirs.offset;
+        }
+    for (int d = 0; d < dims; d++)
+        for (int s = 0; s < 2; s++) { /* tell the neighbour across 1 - s whether we read it */
+            const int *nb = dp->neighbour[d];
+            int reads = df->peer[d][1 - s] != NULL, read = 0;
+            MPI_Sendrecv(&reads, 1, MPI_INT, nb[1 - s], TAG_IPC_PULL + 2 * d + s, &read, 1, MPI_INT,
+                         nb[s], TAG_IPC_PULL + 2 * d + s, dp->cart, MPI_STATUS_IGNORE);
+            df->pulled[d][s] = nb[s] != MPI_PROC_NULL && read;
+        }
+    return status;
+}
+
 stenc_status stenc_field_create_dist(stenc_ctx *ctx, stenc_field **out, const stenc_decomp *decomp,
                                      stenc_type type, int halo) {
     STENC_REQUIRE(out != NULL, "stenc_field_create_dist: field pointer is NULL");
@@ -485,6 +594,8 @@ stenc_status stenc_field_create_dist(stenc_ctx *ctx, stenc_field **out, const st
     if (status == STENC_OK)
         stenc_field_set_dist(field, &dist_ops, df, decomp->sig, decomp->info.lo);
     status = dist_agree(dc->comm, status, "stenc_field_create_dist");
+    if (status == STENC_OK) /* every rank here: the offers pair up */
+        status = dist_agree(dc->comm, setup_ipc(field, df), "stenc_field_create_dist");
     if (status != STENC_OK) {
         stenc_field_free(field);
         return status;
@@ -509,6 +620,21 @@ int stenc_mpi_cuda_aware(void) {
     return aware;
 }
 
+int stenc_field_ipc_faces(const stenc_field *field) {
+    if (stenc_field_check(field, "stenc_field_ipc_faces", "field") != STENC_OK) return -1;
+    const dist_field *df = field_dist(field);
+    if (!df) {
+        STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                    "stenc_field_ipc_faces: the field is not distributed");
+        return -1;
+    }
+    int faces = 0;
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++)
+            faces += df->peer[d][s] != NULL;
+    return faces;
+}
+
 static stenc_status check_exchange(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],
                                    const char *fn, dist_field **out) {
     STENC_TRY(stenc_field_check(field, fn, "field"));
@@ -520,16 +646,15 @@ static stenc_status check_exchange(stenc_field *field, const stenc_bc bc[STENC_F
                   "stenc_field_exchange_end first)",
                   fn);
     const stenc_decomp_info *info = &df->decomp->info;
-    static const char *const faces[] = {"i-lo", "i-hi", "j-lo", "j-hi", "k-lo", "k-hi"};
     for (int d = 0; d < info->dims; d++)
         for (int s = 0; s < 2; s++) {
             const stenc_bc_kind kind = bc[2 * d + s].kind;
             STENC_REQUIRE((unsigned)kind <= STENC_BC_PERIODIC, "%s: face %s has unknown kind %u",
-                          fn, faces[2 * d + s], (unsigned)kind);
+                          fn, stenc_face_names[2 * d + s], (unsigned)kind);
             STENC_REQUIRE((kind == STENC_BC_PERIODIC) == (info->periodic[d] != 0),
                           "%s: face %s is %speriodic but the decomposition is %speriodic along "
                           "dimension %d",
-                          fn, faces[2 * d + s], kind == STENC_BC_PERIODIC ? "" : "not ",
+                          fn, stenc_face_names[2 * d + s], kind == STENC_BC_PERIODIC ? "" : "not ",
                           info->periodic[d] ? "" : "not ", d);
         }
     *out = df;
@@ -552,35 +677,44 @@ static dist_box face_box(const stenc_field *field, const dist_field *df, int d, 
     return b;
 }
 
-/* Pack and post the messages of dimension d. Tag 2d + s: sent across this rank's face s. */
+/* Pack and post the messages of dimension d. Tag 2d + s: sent across this rank's face s. The
+ * messages are posted even when packing failed, so that no neighbour waits for them. */
 static stenc_status post_dim(stenc_field *field, dist_field *df, int d) {
     const stenc_decomp *dp = df->decomp;
     stenc_ctx *ctx = stenc_field_ctx(field);
     for (int r = 0; r < 4; r++)
         df->req[d][r] = MPI_REQUEST_NULL;
+    df->round[d]++; /* on every rank alike: neighbours agree on the slot */
+    const size_t slot = (df->round[d] & 1) * df->cap[d] * df->elem;
     if (df->halo == 0) return STENC_OK;
     const int *nb = dp->neighbour[d];
     if (nb[0] == MPI_PROC_NULL && nb[1] == MPI_PROC_NULL) return STENC_OK;
     MPI_Datatype bytes = MPI_BYTE;
+    stenc_status status = STENC_OK;
     if (df->device) { /* pack what the context's stream wrote before (or before `ready`) */
-        if (!df->ready_marked) STENC_TRY(dist_cuda_mark_ready(ctx, &df->stream));
-        STENC_TRY(dist_cuda_wait_ready(&df->stream));
+        if (!df->ready_marked) status = dist_cuda_mark_ready(ctx, &df->stream);
+        if (status == STENC_OK) status = dist_cuda_wait_ready(&df->stream);
     }
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 2 && status == STENC_OK; s++) {
         if (nb[s] == MPI_PROC_NULL) continue;
         const dist_box send = face_box(field, df, d, s, 0);
         const size_t count = dist_box_points(&send) * df->elem;
         const size_t so = df->offset[d][s][0] * df->elem;
-        if (df->device) {
-            STENC_TRY(dist_cuda_box(&df->stream, &send, df->device_buf + so, 0));
-            if (df->staged)
-                STENC_TRY(
-                    dist_cuda_copy(&df->stream, df->host_buf + so, df->device_buf + so, count, 0));
+        if (df->device && df->pulled[d][s]) { /* where the neighbour reads it */
+            status =
+                dist_cuda_box(&df->stream, &send, df->ipc_buf + df->ipc_offset[d][s] + slot, 0);
+        } else if (df->device) {
+            status = dist_cuda_box(&df->stream, &send, df->device_buf + so, 0);
+            if (status == STENC_OK && df->staged)
+                status =
+                    dist_cuda_copy(&df->stream, df->host_buf + so, df->device_buf + so, count, 0);
         } else {
             dist_host_box(&send, df->host_buf + so, 0);
         }
     }
-    if (df->device) STENC_TRY(dist_cuda_sync(&df->stream)); /* packed before MPI reads them */
+    /* Packed before MPI reads them or the neighbours are told; and this rank's reads of the
+     * neighbours' slots of the last round are done, so they may refill them. */
+    if (df->device && status == STENC_OK) status = dist_cuda_sync(&df->stream);
     char *base = df->device && !df->staged ? df->device_buf : df->host_buf;
     for (int s = 0; s < 2; s++) {
         if (nb[s] == MPI_PROC_NULL) continue;
@@ -593,24 +727,44 @@ static stenc_status post_dim(stenc_field *field, dist_field *df, int d) {
     for (int s = 0; s < 2; s++) {
         if (nb[s] == MPI_PROC_NULL) continue;
         const dist_box send = face_box(field, df, d, s, 0);
-        const int count = (int)(dist_box_points(&send) * df->elem);
+        /* Through IPC, an empty message: the data is in place. */
+        const int count =
+            df->device && df->pulled[d][s] ? 0 : (int)(dist_box_points(&send) * df->elem);
         MPI_Isend(base + df->offset[d][s][0] * df->elem, count, bytes, nb[s], 2 * d + s, dp->cart,
                   &df->req[d][2 + s]);
     }
-    return STENC_OK;
+    return status;
 }
 
 /* Wait for dimension d, unpack it, then fill its physical faces by the boundary conditions. */
 static stenc_status finish_dim(stenc_field *field, dist_field *df, int d) {
     const stenc_decomp *dp = df->decomp;
     stenc_ctx *ctx = stenc_field_ctx(field);
-    int err = MPI_Waitall(4, df->req[d], MPI_STATUSES_IGNORE);
+    MPI_Status got[4];
+    int err = MPI_Waitall(4, df->req[d], got);
     if (err != MPI_SUCCESS)
         return STENC_ERROR(STENC_ERR_IO,
                            "stenc_field_exchange: MPI_Waitall failed (%d) along "
                            "dimension %d",
                            err, d);
     const int *nb = dp->neighbour[d];
+    const size_t slot = (df->round[d] & 1) * df->cap[d] * df->elem;
+    for (int s = 0; s < 2 && df->halo > 0; s++) { /* data where data was due, else empty */
+        if (nb[s] == MPI_PROC_NULL) continue;
+        const dist_box recv = face_box(field, df, d, s, 1);
+        const int ipc = df->device && df->peer[d][s] != NULL;
+        const int want = ipc ? 0 : (int)(dist_box_points(&recv) * df->elem);
+        int bytes = -1;
+        MPI_Get_count(&got[s], MPI_BYTE, &bytes);
+        if (bytes != want) /* after the wait: nothing of this dimension is left in flight */
+            return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                               "stenc_field_exchange: across face %s came %d bytes where %d were "
+                               "due: the neighbour's part is %s (upload every rank's part, or "
+                               "none)",
+                               stenc_face_names[2 * d + s], bytes, want,
+                               ipc ? "on the host, this one on the device"
+                                   : "on the device, this one on the host");
+    }
     stenc_bc faces[STENC_FACE_COUNT] = {{STENC_BC_NONE, 0}};
     int physical = 0;
     for (int s = 0; s < 2; s++) {
@@ -623,7 +777,9 @@ static stenc_status finish_dim(stenc_field *field, dist_field *df, int d) {
         if (df->halo == 0) continue;
         const dist_box recv = face_box(field, df, d, s, 1);
         const size_t ro = df->offset[d][s][1] * df->elem;
-        if (df->device) {
+        if (df->device && df->peer[d][s]) {
+            STENC_TRY(dist_cuda_box(&df->stream, &recv, df->peer[d][s] + slot, 1));
+        } else if (df->device) {
             if (df->staged)
                 STENC_TRY(dist_cuda_copy(&df->stream, df->device_buf + ro, df->host_buf + ro,
                                          dist_box_points(&recv) * df->elem, 1));
@@ -636,6 +792,25 @@ static stenc_status finish_dim(stenc_field *field, dist_field *df, int d) {
     if (df->device) STENC_TRY(dist_cuda_join(ctx, &df->stream));
     if (physical && df->halo > 0) STENC_TRY(stenc_field_fill_halo(field, faces));
     return STENC_OK;
+}
+
+/* The rest of the exchange after begin's posts: every dimension's wait, and in corner mode the
+ * later dimensions' posts. Every step runs whatever failed before, so that the neighbours'
+ * messages are all matched; the first failure is returned. */
+static stenc_status complete(stenc_field *field, dist_field *df) {
+    const int dims = df->decomp->info.dims;
+    stenc_status status = STENC_OK, st;
+    for (int d = 0; d < dims; d++) {
+        if (d > 0 && !(df->flags & STENC_EXCHANGE_FACES)) {
+            st = post_dim(field, df, d);
+            if (status == STENC_OK) status = st;
+        }
+        st = finish_dim(field, df, d);
+        if (status == STENC_OK) status = st;
+    }
+    df->pending = 0;
+    df->ready_marked = 0;
+    return status;
 }
 
 static stenc_status begin(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT], unsigned flags,
@@ -653,17 +828,15 @@ static stenc_status begin(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT
         for (int r = 0; r < 4; r++)
             df->req[d][r] = MPI_REQUEST_NULL;
     df->pending = 1;
+    stenc_status status = STENC_OK;
     for (int d = 0; d < upto; d++) {
-        stenc_status status = post_dim(field, df, d);
-        if (status != STENC_OK) { /* complete what was posted: peers match it */
-            df->ready_marked = 0;
-            for (int e = 0; e <= d; e++)
-                MPI_Waitall(4, df->req[e], MPI_STATUSES_IGNORE);
-            df->pending = 0;
-            return status;
-        }
+        const stenc_status st = post_dim(field, df, d);
+        if (status == STENC_OK) status = st;
     }
-    df->next_dim = upto;
+    if (status != STENC_OK) { /* run the exchange to its end: the neighbours take part */
+        complete(field, df);
+        return status;
+    }
     df->ready_marked = 0; /* later dimensions wait for what the context's stream did since */
     return STENC_OK;
 }
@@ -673,23 +846,7 @@ static stenc_status end(stenc_field *field, const char *fn) {
     dist_field *df = stenc_field_dist_ops_of(field) == &dist_ops ? stenc_field_dist(field) : NULL;
     STENC_REQUIRE(df != NULL, "%s: the field is not distributed", fn);
     STENC_REQUIRE(df->pending, "%s: no exchange of this field is under way", fn);
-    const int dims = df->decomp->info.dims;
-    stenc_status status = STENC_OK;
-    if (df->flags & STENC_EXCHANGE_FACES) {
-        for (int d = 0; d < dims && status == STENC_OK; d++)
-            status = finish_dim(field, df, d);
-    } else {
-        status = finish_dim(field, df, 0);
-        for (int d = 1; d < dims && status == STENC_OK; d++) {
-            status = post_dim(field, df, d);
-            if (status == STENC_OK) status = finish_dim(field, df, d);
-        }
-    }
-    if (status != STENC_OK)
-        for (int d = 0; d < 3; d++)
-            MPI_Waitall(4, df->req[d], MPI_STATUSES_IGNORE);
-    df->pending = 0;
-    return status;
+    return complete(field, df);
 }
 
 stenc_status stenc_field_exchange_begin(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],

@@ -199,6 +199,60 @@ extern "C" stenc_status dist_cuda_gather(dist_stream *s, const dist_gather *g, v
     return STENC_OK;
 }
 
+static_assert(sizeof(cudaIpcMemHandle_t) == DIST_IPC_HANDLE_BYTES, "IPC handle size");
+
+extern "C" stenc_status dist_cuda_ipc_alloc(void **ptr, size_t bytes,
+                                            unsigned char handle[DIST_IPC_HANDLE_BYTES]) {
+    *ptr = NULL;
+    STENC_CUDA_TRY(cudaMalloc(ptr, bytes ? bytes : 1));
+    cudaIpcMemHandle_t h;
+    const cudaError_t err = cudaIpcGetMemHandle(&h, *ptr);
+    if (err != cudaSuccess) {
+        cudaFree(*ptr);
+        *ptr = NULL;
+        (void)cudaGetLastError();
+        return stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__,
+                               "exchange buffer for CUDA IPC: %s", cudaGetErrorString(err));
+    }
+    memcpy(handle, &h, sizeof h);
+    return STENC_OK;
+}
+
+extern "C" void dist_cuda_ipc_free(void *ptr) {
+    if (ptr) cudaFree(ptr);
+}
+
+extern "C" int dist_cuda_bus_id(char bus[DIST_BUS_ID_BYTES]) {
+    int dev = 0;
+    memset(bus, 0, DIST_BUS_ID_BYTES);
+    const int ok = cudaGetDevice(&dev) == cudaSuccess &&
+                   cudaDeviceGetPCIBusId(bus, DIST_BUS_ID_BYTES - 1, dev) == cudaSuccess;
+    (void)cudaGetLastError();
+    return ok;
+}
+
+extern "C" void *dist_cuda_ipc_open(const unsigned char handle[DIST_IPC_HANDLE_BYTES],
+                                    const char bus[DIST_BUS_ID_BYTES]) {
+    int here = 0, there = 0, can = 0;
+    if (cudaGetDevice(&here) != cudaSuccess ||
+        cudaDeviceGetByPCIBusId(&there, bus) != cudaSuccess ||
+        (there != here && (cudaDeviceCanAccessPeer(&can, here, there) != cudaSuccess || !can))) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    cudaIpcMemHandle_t h;
+    memcpy(&h, handle, sizeof h);
+    void *ptr = NULL;
+    if (cudaIpcOpenMemHandle(&ptr, h, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) ptr = NULL;
+    (void)cudaGetLastError();
+    return ptr;
+}
+
+extern "C" void dist_cuda_ipc_close(void *ptr) {
+    if (ptr) cudaIpcCloseMemHandle(ptr);
+    (void)cudaGetLastError();
+}
+
 extern "C" stenc_status dist_cuda_host_alloc(void **ptr, size_t bytes) {
     STENC_CUDA_TRY(cudaMallocHost(ptr, bytes ? bytes : 1));
     return STENC_OK;

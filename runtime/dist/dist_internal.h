@@ -85,6 +85,20 @@ static inline void dist_host_gather(const dist_gather *g, void *buffer) {
 }
 stenc_status dist_cuda_gather(dist_stream *s, const dist_gather *g, void *buffer);
 
+/* CUDA IPC between the processes of a node. dist_cuda_ipc_alloc makes device memory of its
+ * own (an allocation's base is what a handle names) and its handle. dist_cuda_bus_id names
+ * this process's device (1; 0 when it cannot). dist_cuda_ipc_open maps another process's
+ * allocation when that process's device (bus) can be reached from this one: the pointer, or
+ * NULL with no error recorded (the caller then uses MPI). */
+enum { DIST_IPC_HANDLE_BYTES = 64, DIST_BUS_ID_BYTES = 32 };
+stenc_status dist_cuda_ipc_alloc(void **ptr, size_t bytes,
+                                 unsigned char handle[DIST_IPC_HANDLE_BYTES]);
+void dist_cuda_ipc_free(void *ptr);
+int dist_cuda_bus_id(char bus[DIST_BUS_ID_BYTES]);
+void *dist_cuda_ipc_open(const unsigned char handle[DIST_IPC_HANDLE_BYTES],
+                         const char bus[DIST_BUS_ID_BYTES]);
+void dist_cuda_ipc_close(void *ptr);
+
 /* Pinned host memory; device memory comes from stenc_malloc. */
 stenc_status dist_cuda_host_alloc(void **ptr, size_t bytes);
 void dist_cuda_host_free(void *ptr);

@@ -34,6 +34,26 @@ stenc_status dist_cuda_gather(dist_stream *s, const dist_gather *g, void *buffer
     (void)s, (void)g, (void)buffer;
     return NO_CUDA("stenc_mb_exchange");
 }
+stenc_status dist_cuda_ipc_alloc(void **ptr, size_t bytes,
+                                 unsigned char handle[DIST_IPC_HANDLE_BYTES]) {
+    (void)ptr, (void)bytes, (void)handle;
+    return NO_CUDA("stenc_field_create_dist");
+}
+void dist_cuda_ipc_free(void *ptr) {
+    (void)ptr;
+}
+int dist_cuda_bus_id(char bus[DIST_BUS_ID_BYTES]) {
+    (void)bus;
+    return 0;
+}
+void *dist_cuda_ipc_open(const unsigned char handle[DIST_IPC_HANDLE_BYTES],
+                         const char bus[DIST_BUS_ID_BYTES]) {
+    (void)handle, (void)bus;
+    return NULL;
+}
+void dist_cuda_ipc_close(void *ptr) {
+    (void)ptr;
+}
 stenc_status dist_cuda_host_alloc(void **ptr, size_t bytes) {
     (void)ptr, (void)bytes;
     return NO_CUDA("stenc_field_create_dist");

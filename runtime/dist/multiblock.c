@@ -11,9 +11,6 @@
 static const stenc_handle_kind mb_kind = {"multi-block structure"};
 static const stenc_handle_kind mb_field_kind = {"multi-block field"};
 
-static const char *const face_names[STENC_FACE_COUNT] = {"i-lo", "i-hi", "j-lo",
-                                                         "j-hi", "k-lo", "k-hi"};
-
 struct stenc_mb {
     stenc_ctx *ctx;
     MPI_Comm comm;
@@ -32,6 +29,10 @@ struct stenc_mb_field {
     stenc_field **blocks; /* one per local block */
     dist_stream stream;   /* device fields: the exchange's stream */
     int have_stream;
+    /* The exchange's buffers, kept from call to call: the same size every time. host is
+     * pinned when it stages device fields (host_pinned). */
+    char *host, *dev;
+    int host_pinned;
 };
 
 /* ---- the block structure ------------------------------------------------------------------ */
@@ -50,7 +51,7 @@ static stenc_status check_patch(int dims, int nblocks, const size_t (*n)[3],
         STENC_REQUIRE(!*used,
                       "%s: patch %d joins face %s of block %d, which another patch "
                       "joins already",
-                      fn, index, face_names[p->face[s]], p->block[s]);
+                      fn, index, stenc_face_names[p->face[s]], p->block[s]);
         *used = 1;
     }
     int seen[3] = {0, 0, 0};
@@ -65,7 +66,8 @@ static stenc_status check_patch(int dims, int nblocks, const size_t (*n)[3],
     STENC_REQUIRE(p->axis[d0] == d1,
                   "%s: patch %d: the normal axis %d of face %s maps to axis %d, not to the "
                   "normal axis %d of face %s",
-                  fn, index, d0, face_names[p->face[0]], p->axis[d0], d1, face_names[p->face[1]]);
+                  fn, index, d0, stenc_face_names[p->face[0]], p->axis[d0], d1,
+                  stenc_face_names[p->face[1]]);
     for (int a = 0; a < dims; a++) {
         if (a == d0) continue;
         const size_t e0 = n[p->block[0]][a], e1 = n[p->block[1]][p->axis[a]];
@@ -73,8 +75,8 @@ static stenc_status check_patch(int dims, int nblocks, const size_t (*n)[3],
             return STENC_ERROR(STENC_ERR_SHAPE,
                                "%s: patch %d: face %s of block %d is %zu points along axis %d, "
                                "face %s of block %d %zu along axis %d; the sizes must match",
-                               fn, index, face_names[p->face[0]], p->block[0], e0, a,
-                               face_names[p->face[1]], p->block[1], e1, p->axis[a]);
+                               fn, index, stenc_face_names[p->face[0]], p->block[0], e0, a,
+                               stenc_face_names[p->face[1]], p->block[1], e1, p->axis[a]);
     }
     return STENC_OK;
 }
@@ -218,8 +220,20 @@ int stenc_mb_local_count(const stenc_mb *mb) {
 
 /* ---- multi-block fields ------------------------------------------------------------------- */
 
+static void release_buffers(stenc_mb_field *f) {
+    if (f->have_stream) dist_cuda_sync(&f->stream); /* no copy still reads or writes them */
+    if (f->host_pinned)
+        dist_cuda_host_free(f->host);
+    else
+        free(f->host);
+    if (f->dev) stenc_free(f->mb->ctx, f->dev);
+    f->host = f->dev = NULL;
+    f->host_pinned = 0;
+}
+
 static void field_free(stenc_mb_field *f) {
     if (!f) return;
+    release_buffers(f);
     if (f->have_stream) dist_cuda_stream_destroy(&f->stream);
     for (int l = 0; f->blocks && l < f->mb->nlocal; l++)
         stenc_field_free(f->blocks[l]);
@@ -241,10 +255,11 @@ stenc_status stenc_mb_field_create(stenc_mb_field **out, const stenc_mb *mb, ste
             const stenc_mb_patch *pa = &mb->patches[p];
             const size_t depth = mb->n[pa->block[s]][pa->face[s] / 2];
             if (depth < (size_t)halo)
-                status = STENC_ERROR(STENC_ERR_SHAPE,
-                                     "%s: block %d is %zu points deep at face %s (patch %d), "
-                                     "less than the halo %d",
-                                     fn, pa->block[s], depth, face_names[pa->face[s]], p, halo);
+                status =
+                    STENC_ERROR(STENC_ERR_SHAPE,
+                                "%s: block %d is %zu points deep at face %s (patch %d), "
+                                "less than the halo %d",
+                                fn, pa->block[s], depth, stenc_face_names[pa->face[s]], p, halo);
         }
     stenc_mb_field *f = NULL;
     if (status == STENC_OK) {
@@ -418,7 +433,7 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
             status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
                                  "%s: face %s has kind %u; multi-block grids take Dirichlet, "
                                  "Neumann or none (periodicity is a patch)",
-                                 fn, face_names[f], (unsigned)bc[f].kind);
+                                 fn, stenc_face_names[f], (unsigned)bc[f].kind);
     STENC_TRY(dist_agree(mb->comm, status, fn));
     const int h = field->halo;
     const size_t elem = stenc_type_size(field->type);
@@ -439,22 +454,30 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
         total += (size_t)(count[0] * count[1] * count[2]) * elem;
     }
     if (offset) offset[nroutes] = total;
-    char *host = NULL, *dev = NULL;
     if (!offset || !req) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
-    if (status == STENC_OK && h > 0) {
+    /* The buffers of the last call serve again unless the field has moved since: device
+     * fields want a pinned host buffer and a device one, host fields a plain one. */
+    if (status == STENC_OK && h > 0 && (device ? !field->dev : field->host_pinned))
+        release_buffers(field);
+    if (status == STENC_OK && h > 0 && !field->host) {
         if (device) {
-            status = dist_cuda_host_alloc((void **)&host, total + 1);
-            if (status == STENC_OK) status = stenc_malloc(mb->ctx, (void **)&dev, total + 1);
+            status = dist_cuda_host_alloc((void **)&field->host, total + 1);
+            field->host_pinned = status == STENC_OK;
+            if (status == STENC_OK) status = stenc_malloc(mb->ctx, (void **)&field->dev, total + 1);
         } else {
-            host = malloc(total + 1);
-            if (!host) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+            field->host = malloc(total + 1);
+            if (!field->host) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
         }
+        if (status != STENC_OK) release_buffers(field);
     }
+    char *host = field->host, *dev = field->dev;
     status = dist_agree(mb->comm, status, fn);
     if (status == STENC_OK && h > 0) {
         char *msg = staged || !device ? host : dev; /* what MPI reads and writes */
         if (device) status = dist_cuda_mark_ready(mb->ctx, &field->stream);
         if (device && status == STENC_OK) status = dist_cuda_wait_ready(&field->stream);
+        /* The last call's unpacking may still read the host buffer that MPI is to fill. */
+        if (device && status == STENC_OK) status = dist_cuda_sync(&field->stream);
         for (int q = 0; q < nroutes && status == STENC_OK; q++) { /* receives first */
             const mb_route r = route_of(&mb->patches[q / 2], q % 2);
             if (mb->owner[r.dst] != mb->rank || mb->owner[r.src] == mb->rank) continue;
@@ -514,14 +537,6 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
         for (int f = 0; f < 2 * mb->dims; f++)
             if (!mb->on_patch[mb->local_blocks[l] * STENC_FACE_COUNT + f]) faces[f] = bc[f];
         status = stenc_field_fill_halo(field->blocks[l], faces);
-    }
-    if (device) {
-        stenc_status freed = stenc_ctx_synchronize(mb->ctx); /* buffers in use until now */
-        if (status == STENC_OK) status = freed;
-        dist_cuda_host_free(host);
-        stenc_free(mb->ctx, dev);
-    } else {
-        free(host);
     }
     free(offset);
     free(req);

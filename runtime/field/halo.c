@@ -6,8 +6,8 @@
  * filled: periodic corners wrap twice, Dirichlet corners take the later face's value. */
 #include "field_internal.h"
 
-static const char *const face_names[STENC_FACE_COUNT] = {"i-lo", "i-hi", "j-lo",
-                                                         "j-hi", "k-lo", "k-hi"};
+const char *const stenc_face_names[STENC_FACE_COUNT] = {"i-lo", "i-hi", "j-lo",
+                                                        "j-hi", "k-lo", "k-hi"};
 
 static stenc_status check_bcs(const stenc_field_layout *L, const stenc_bc bc[STENC_FACE_COUNT]) {
     for (int d = 0; d < L->dims; d++) {
@@ -16,13 +16,13 @@ static stenc_status check_bcs(const stenc_field_layout *L, const stenc_bc bc[STE
             unsigned kind = (unsigned)bc[2 * d + s].kind;
             STENC_REQUIRE(kind <= STENC_BC_PERIODIC,
                           "stenc_field_fill_halo: face %s has unknown kind %u",
-                          face_names[2 * d + s], kind);
+                          stenc_face_names[2 * d + s], kind);
         }
         STENC_REQUIRE((lo->kind == STENC_BC_PERIODIC) == (hi->kind == STENC_BC_PERIODIC),
                       "stenc_field_fill_halo: face %s is %speriodic but face %s is %speriodic; "
                       "both faces of a dimension must agree",
-                      face_names[2 * d], lo->kind == STENC_BC_PERIODIC ? "" : "not ",
-                      face_names[2 * d + 1], hi->kind == STENC_BC_PERIODIC ? "" : "not ");
+                      stenc_face_names[2 * d], lo->kind == STENC_BC_PERIODIC ? "" : "not ",
+                      stenc_face_names[2 * d + 1], hi->kind == STENC_BC_PERIODIC ? "" : "not ");
     }
     return STENC_OK;
 }

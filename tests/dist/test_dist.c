@@ -985,6 +985,49 @@ static void test_bad_input_agrees(void **state) {
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
+/* ---- the exchange's paths on the device ------------------------------------------------------ */
+
+/* Device fields: how many faces come through CUDA IPC (none with STENC_MPI_IPC=0, and none
+ * on the host); a part left on the host while a neighbour that reads it through IPC has its
+ * part on the device is refused on both, not exchanged wrongly; with every part uploaded
+ * again the exchange works. (test_exchange_matches_global_fill and the stepping tests check
+ * the values on whichever path the machine gives.) */
+static void test_ipc_paths(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    const size_t n[3] = {12, 9, 4 * (size_t)world_size};
+    stenc_decomp *dp = NULL;
+    check_status_all(stenc_decomp_create(&dp, ctx, 3, n, NULL, NULL), STENC_OK, "decomp");
+    stenc_field *f = NULL;
+    check_status_all(stenc_field_create_dist(ctx, &f, dp, STENC_F32, 1), STENC_OK, "field");
+    const int faces = stenc_field_ipc_faces(f);
+    const char *env = getenv("STENC_MPI_IPC");
+    const int off = !on_gpu || (env && strcmp(env, "0") == 0);
+    check_all(faces >= 0 && (!off || faces == 0), "IPC faces where IPC is off");
+    int most = 0;
+    MPI_Allreduce(&faces, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (world_rank == 0) printf("faces through CUDA IPC: up to %d per rank\n", most);
+    const stenc_bc bc[6] = {{STENC_BC_NEUMANN, 0}, {STENC_BC_NEUMANN, 0}, {STENC_BC_NEUMANN, 0},
+                            {STENC_BC_NEUMANN, 0}, {STENC_BC_NEUMANN, 0}, {STENC_BC_NEUMANN, 0}};
+    check_all(stenc_field_ipc_faces(NULL) == -1, "no field: -1");
+    if (most > 0) {
+        /* Rank 0's part stays on the host. */
+        if (world_rank != 0) stenc_field_upload(f);
+        const stenc_status st = stenc_field_exchange(f, bc, 0);
+        const int near0 = world_rank == 0 && faces > 0;
+        char msg[300];
+        snprintf(msg, sizeof msg, "a part on the host beside IPC neighbours: %s (%s)",
+                 stenc_status_string(st), stenc_last_error());
+        check_all(st == STENC_OK || st == STENC_ERR_INVALID_ARGUMENT, msg);
+        check_all(!near0 || st == STENC_ERR_INVALID_ARGUMENT, msg);
+        if (world_rank == 0) stenc_field_upload(f);
+        check_status_all(stenc_field_exchange(f, bc, 0), STENC_OK, "every part uploaded");
+    }
+    check_status_all(stenc_field_free(f), STENC_OK, "free");
+    check_status_all(stenc_decomp_destroy(dp), STENC_OK, "decomp destroy");
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -1006,6 +1049,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_pvti_pieces),
         cmocka_unit_test(test_multiblock_l_shape),
         cmocka_unit_test(test_bad_input_agrees),
+        cmocka_unit_test(test_ipc_paths),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     int any = 0;

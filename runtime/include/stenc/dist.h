@@ -71,7 +71,9 @@ stenc_status stenc_decomp_get_info(const stenc_decomp *decomp, stenc_decomp_info
 /* Collective. A field holding this rank's part of `decomp`, with `halo` ghost layers, created
  * on ctx (whose communicator must be the decomposition's). Every rank's part must be at least
  * `halo` points wide along every split or periodic dimension (STENC_ERR_SHAPE otherwise), so
- * that a halo comes from the nearest rank alone. Free it with stenc_field_free(). */
+ * that a halo comes from the nearest rank alone. Free it with stenc_field_free(), on every
+ * rank: freeing is collective too (neighbours that read each other's device memory unmap it
+ * before it is freed). */
 stenc_status stenc_field_create_dist(stenc_ctx *ctx, stenc_field **field,
                                      const stenc_decomp *decomp, stenc_type type, int halo);
 
@@ -89,8 +91,12 @@ const stenc_decomp *stenc_field_decomp(const stenc_field *field);
  * The result is the halo that stenc_field_fill_halo() would give the whole global field, point
  * for point. Both faces of a periodic dimension of the decomposition must say
  * STENC_BC_PERIODIC, and no other face may. Device fields are packed and unpacked on the
- * device, and sent from device memory when MPI is CUDA-aware (MPIX_Query_cuda_support, or
- * STENC_MPI_CUDA_AWARE=0|1), through pinned host buffers otherwise. Blocking. */
+ * device. Between ranks of one node whose GPUs reach each other the unpacking reads the
+ * neighbour's device memory (CUDA IPC) and MPI carries an empty message; otherwise the data
+ * goes from device memory when MPI is CUDA-aware (MPIX_Query_cuda_support, or
+ * STENC_MPI_CUDA_AWARE=0|1), through pinned host buffers if not. Every rank's part must be on
+ * the device, or every rank's on the host (STENC_ERR_INVALID_ARGUMENT, on the ranks that see
+ * the difference). Blocking. */
 stenc_status stenc_field_exchange(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],
                                   unsigned flags);
 
@@ -153,6 +159,12 @@ stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, do
 /* 1 when this build sends device buffers to MPI directly (CUDA-aware MPI), 0 when it stages
  * them through the host. */
 int stenc_mpi_cuda_aware(void);
+
+/* How many faces of this rank's part get their halo straight from the neighbour's device
+ * memory (CUDA IPC: ranks of one node whose GPUs reach each other, device fields; off with
+ * STENC_MPI_IPC=0). The other faces' halos come through MPI. -1, with an error recorded, for
+ * a field that is not distributed. */
+int stenc_field_ipc_faces(const stenc_field *field);
 
 #ifdef __cplusplus
 }
