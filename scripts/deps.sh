@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install stenc's build dependencies on Debian/Ubuntu when they are missing. As root it runs
-# apt-get itself; otherwise it prints the exact command and fails.
+# Install stenc's build dependencies on Debian/Ubuntu when they are missing, and the packages
+# named as arguments (scripts/test.sh --parallel-hdf5 adds the MPI build of HDF5). As root it
+# runs apt-get itself; otherwise it prints the exact command and fails.
 set -euo pipefail
 packages=(cmake gcc g++ make pkg-config flex bison libcmocka-dev libgsl-dev
           # field I/O: HDF5, and the independent readers its tests check files with
@@ -10,7 +11,8 @@ packages=(cmake gcc g++ make pkg-config flex bison libcmocka-dev libgsl-dev
           # cpack's .deb packages: dpkg-shlibdeps names their library dependencies
           dpkg-dev
           # distributed fields (libstenc_mpi) and their tests under mpirun
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin
+          "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,6 +17,7 @@
 #include "dist_internal.h"
 #include "dist_mpi.h"
 #include "field_internal.h" /* interior copies of host and device fields */
+#include "io_internal.h"    /* parallel HDF5 files */
 #include "stenc/io.h"
 #include "stenc/reduce.h"
 
@@ -1383,6 +1384,20 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
 
 /* ---- HDF5: a time step gathered on one rank -------------------------------------------------- */
 
+int stenc_dist_have_parallel_h5(void) {
+    return io_h5_parallel_built();
+}
+
+stenc_status stenc_dist_h5_open(stenc_io_h5 **file, stenc_ctx *ctx, const char *path,
+                                stenc_io_mode mode) {
+    const char *fn = "stenc_dist_h5_open";
+    if (file) *file = NULL;
+    STENC_TRY(stenc_ctx_check(ctx, fn));
+    const dist_ctx *dc = ctx_dist(ctx);
+    STENC_REQUIRE(dc != NULL, "%s: the context was not made by stenc_ctx_create_mpi", fn);
+    return io_h5_open_parallel(file, path, mode, &dc->comm, fn);
+}
+
 stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, double time,
                                       int count, const char *const names[],
                                       const stenc_field *const fields[]) {
@@ -1394,9 +1409,25 @@ stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, do
     STENC_REQUIRE(df != NULL, "%s: fields[0] is not distributed", fn);
     const stenc_decomp_info *info = &df->decomp->info;
     MPI_Comm comm = df->decomp->cart;
-    stenc_status status = check_root(info, root, file, "file", fn);
+    /* A file opened on every rank: each writes its part, collectively. */
+    const int parallel = io_h5_is_parallel(file);
+    int all_parallel = 0;
+    MPI_Allreduce(&parallel, &all_parallel, 1, MPI_INT, MPI_MIN, comm);
+    stenc_status status = STENC_OK;
+    if (parallel && !all_parallel)
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                             "%s: a file opened by stenc_dist_h5_open on some ranks and not on "
+                             "others",
+                             fn);
+    else if (!all_parallel)
+        status = check_root(info, root, file, "file", fn);
     if (status == STENC_OK) status = check_written(df, count, names, fields, fn);
     STENC_TRY(dist_agree(comm, status, fn));
+    if (all_parallel)
+        return dist_agree(
+            comm,
+            io_h5_write_step_parts(file, step, time, count, names, fields, info->n, info->lo, fn),
+            fn);
     /* The root holds each field whole, as a field of its own, and writes them in one step. */
     stenc_field *whole[8] = {NULL};
     char *dense = NULL;

@@ -7,7 +7,13 @@
  *
  * HDF5 prints its error stack to stderr by default, and the library must not print: every
  * entry point turns that off for its own calls and puts the caller's handler back, and the
- * innermost HDF5 message goes into stenc_last_error() instead. */
+ * innermost HDF5 message goes into stenc_last_error() instead.
+ *
+ * Built on the MPI build of HDF5 (STENC_HDF5_PARALLEL), a file may also be opened on every
+ * rank of a communicator (io_h5_open_parallel, for libstenc_mpi), and a step then written
+ * collectively, each rank its part of each dataset. The calls that change such a file are
+ * collective, so every rank takes the same branches: what one rank finds wrong, all hear of
+ * (all_ok) before anything is undone. */
 #include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +26,24 @@ struct stenc_io_h5 {
     hid_t file;
     char *path;
     int writable;
+    int parallel; /* opened on every rank of `comm` */
+#ifdef H5_HAVE_PARALLEL
+    MPI_Comm comm;
+#endif
 };
+
+/* Whether `ok` holds on every rank of a parallel file; `ok` itself for others. */
+static int all_ok(const stenc_io_h5 *file, int ok) {
+#ifdef H5_HAVE_PARALLEL
+    if (file->parallel) {
+        int all = 0;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, file->comm);
+        return all;
+    }
+#endif
+    (void)file;
+    return ok;
+}
 
 static const stenc_handle_kind h5_kind = {"HDF5 file"};
 
@@ -107,44 +130,77 @@ static stenc_status check_writable(const stenc_io_h5 *file, const char *fn) {
     return STENC_OK;
 }
 
+/* Where a field's interior goes in its dataset: the dataset's extents n[] (x first) and the
+ * corner lo[] of the part. A whole field: lo = 0 and n its own interior. */
+typedef struct h5_place {
+    size_t n[3], lo[3];
+} h5_place;
+
 /* Write `field` as dataset `name` of `group` (called `where` in messages), with its
- * attributes; `time` is NULL outside a step. A dataset that fails half-way is unlinked. */
+ * attributes, at `place` (NULL: the whole dataset); `time` is NULL outside a step. On a
+ * parallel file every rank writes its part, collectively. A dataset that fails half-way is
+ * unlinked. */
 static stenc_status write_dataset(stenc_io_h5 *file, hid_t group, const char *where,
-                                  const char *name, const stenc_field *field, const double *time,
-                                  const char *fn) {
-    char why[H5_REASON];
+                                  const char *name, const stenc_field *field, const h5_place *place,
+                                  const double *time, const char *fn) {
+    char why[H5_REASON] = "";
     io_shape shape;
     STENC_TRY(io_field_shape(field, &shape, fn, "field"));
     htri_t exists = H5Lexists(group, name, H5P_DEFAULT);
     if (exists != 0)
         return STENC_ERROR(STENC_ERR_IO, "%s: dataset '%s%s' %s in '%s'", fn, where, name,
                            exists > 0 ? "exists already" : "cannot be looked up", file->path);
-    void *dense;
-    STENC_TRY(io_field_gather(field, &shape, &dense, fn));
-    hsize_t dims[3];
+    void *dense = NULL;
+    stenc_status gathered = io_field_gather(field, &shape, &dense, fn);
+    if (!all_ok(file, gathered == STENC_OK)) {
+        free(dense);
+        return gathered != STENC_OK ? gathered
+                                    : STENC_ERROR(STENC_ERR_IO,
+                                                  "%s: another rank could not write '%s%s' to "
+                                                  "'%s'",
+                                                  fn, where, name, file->path);
+    }
+    hsize_t dims[3], start[3], count[3];
     uint64_t extents[3];
-    for (int d = 0; d < shape.dims; d++) {
-        dims[d] = shape.n[shape.dims - 1 - d];
-        extents[d] = shape.n[d];
+    for (int d = 0; d < shape.dims; d++) { /* HDF5 orders dimensions slowest first */
+        const int e = shape.dims - 1 - d;
+        dims[d] = place ? place->n[e] : shape.n[e];
+        start[d] = place ? place->lo[e] : 0;
+        count[d] = shape.n[e];
+        extents[d] = place ? place->n[d] : shape.n[d];
     }
     hid_t type = le_type(shape.type); /* the dense copy is little-endian already */
     hid_t space = H5Screate_simple(shape.dims, dims, NULL);
     hid_t dset = space < 0
                      ? -1
                      : H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int ok = dset >= 0 && H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, dense) >= 0 &&
-             write_attr(dset, "extents", H5T_STD_U64LE, H5T_NATIVE_UINT64, (hsize_t)shape.dims,
-                        extents) &&
-             write_string_attr(dset, "type", stenc_type_name(shape.type)) &&
-             (!time || write_attr(dset, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, time));
+    hid_t mem = place ? H5Screate_simple(shape.dims, count, NULL) : H5S_ALL;
+    int ok = dset >= 0 && mem >= 0 &&
+             (!place || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0);
+    hid_t xfer = H5P_DEFAULT;
+#ifdef H5_HAVE_PARALLEL
+    if (file->parallel) { /* one collective write: MPI-IO may aggregate the parts */
+        xfer = H5Pcreate(H5P_DATASET_XFER);
+        ok = ok && xfer >= 0 && H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE) >= 0;
+    }
+#endif
+    ok = ok && H5Dwrite(dset, type, mem, place ? space : H5S_ALL, xfer, dense) >= 0;
+    ok = ok &&
+         write_attr(dset, "extents", H5T_STD_U64LE, H5T_NATIVE_UINT64, (hsize_t)shape.dims,
+                    extents) &&
+         write_string_attr(dset, "type", stenc_type_name(shape.type)) &&
+         (!time || write_attr(dset, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, time));
     if (!ok) h5_reason(why);
+    if (xfer != H5P_DEFAULT && xfer >= 0) H5Pclose(xfer);
+    if (mem != H5S_ALL && mem >= 0) H5Sclose(mem);
     if (dset >= 0) H5Dclose(dset);
     if (space >= 0) H5Sclose(space);
     free(dense);
-    if (!ok) {
-        if (dset >= 0) H5Ldelete(group, name, H5P_DEFAULT);
+    const int everywhere = all_ok(file, ok);
+    if (!everywhere) {
+        if (all_ok(file, dset >= 0)) H5Ldelete(group, name, H5P_DEFAULT);
         return STENC_ERROR(STENC_ERR_IO, "%s: writing dataset '%s%s' to '%s' failed (HDF5: %s)", fn,
-                           where, name, file->path, why);
+                           where, name, file->path, ok ? "on another rank" : why);
     }
     return STENC_OK;
 }
@@ -216,75 +272,173 @@ static stenc_status read_dataset(stenc_io_h5 *file, hid_t dset, const char *path
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
-static stenc_status h5_open(stenc_io_h5 **out, const char *path, stenc_io_mode mode,
-                            const char *fn) {
-    char why[H5_REASON];
+static stenc_status check_open_args(stenc_io_h5 **out, const char *path, stenc_io_mode mode,
+                                    const char *fn) {
     STENC_REQUIRE(out != NULL, "%s: file pointer is NULL", fn);
     *out = NULL;
     STENC_REQUIRE(path != NULL, "%s: path is NULL", fn);
     STENC_REQUIRE(mode == STENC_IO_READ || mode == STENC_IO_CREATE || mode == STENC_IO_APPEND,
                   "%s: invalid mode %d", fn, (int)mode);
+    return STENC_OK;
+}
+
+/* Open or create with file access properties `fapl`; `file` (zeroed, with `parallel` and
+ * `comm` set) becomes the handle. On a parallel file every rank comes out with the same
+ * status. */
+static stenc_status h5_open(stenc_io_h5 **out, stenc_io_h5 *file, const char *path,
+                            stenc_io_mode mode, hid_t fapl, const char *fn) {
+    char why[H5_REASON] = "";
+    /* On a parallel file rank 0's view of the path decides for all. */
     int create = mode == STENC_IO_CREATE || (mode == STENC_IO_APPEND && access(path, F_OK) != 0);
+#ifdef H5_HAVE_PARALLEL
+    if (file->parallel) MPI_Bcast(&create, 1, MPI_INT, 0, file->comm);
+#endif
     hid_t id;
     if (create)
         id = H5Fcreate(path, mode == STENC_IO_CREATE ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT,
-                       H5P_DEFAULT);
+                       fapl);
     else
-        id = H5Fopen(path, mode == STENC_IO_READ ? H5F_ACC_RDONLY : H5F_ACC_RDWR, H5P_DEFAULT);
-    if (id < 0)
+        id = H5Fopen(path, mode == STENC_IO_READ ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl);
+    if (id < 0) h5_reason(why);
+    if (!all_ok(file, id >= 0)) {
+        if (id >= 0) H5Fclose(id);
         return STENC_ERROR(STENC_ERR_IO, "%s: cannot %s '%s' (HDF5: %s)", fn,
-                           create ? "create" : "open", path, h5_reason(why));
-    if (create && !write_string_attr(id, "stenc_version", STENC_VERSION_STRING)) {
-        h5_reason(why);
-        H5Fclose(id);
-        return STENC_ERROR(STENC_ERR_IO, "%s: cannot write to '%s' (HDF5: %s)", fn, path, why);
+                           create ? "create" : "open", path, id >= 0 ? "on another rank" : why);
     }
-    stenc_io_h5 *file = calloc(1, sizeof *file);
-    if (file) file->path = malloc(strlen(path) + 1);
-    if (!file || !file->path) {
-        free(file);
+    int ok = !create || write_string_attr(id, "stenc_version", STENC_VERSION_STRING);
+    if (!ok) h5_reason(why);
+    if (!all_ok(file, ok)) {
         H5Fclose(id);
-        return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+        return STENC_ERROR(STENC_ERR_IO, "%s: cannot write to '%s' (HDF5: %s)", fn, path,
+                           ok ? "on another rank" : why);
+    }
+    file->path = malloc(strlen(path) + 1);
+    stenc_status status = file->path ? stenc_handle_add(file, &h5_kind, fn)
+                                     : STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+    if (!all_ok(file, status == STENC_OK)) {
+        if (status == STENC_OK) stenc_handle_remove(file, &h5_kind, "", "");
+        H5Fclose(id);
+        free(file->path);
+        file->path = NULL;
+        return status != STENC_OK ? status
+                                  : STENC_ERROR(STENC_ERR_IO,
+                                                "%s: another rank failed to open "
+                                                "'%s'",
+                                                fn, path);
     }
     strcpy(file->path, path);
     file->file = id;
     file->writable = mode != STENC_IO_READ;
-    stenc_status status = stenc_handle_add(file, &h5_kind, fn);
-    if (status != STENC_OK) {
-        H5Fclose(id);
-        free(file->path);
-        free(file);
-        return status;
-    }
     *out = file;
     return STENC_OK;
 }
 
+static stenc_status h5_open_serial(stenc_io_h5 **out, const char *path, stenc_io_mode mode,
+                                   const char *fn) {
+    STENC_TRY(check_open_args(out, path, mode, fn));
+    stenc_io_h5 *file = calloc(1, sizeof *file);
+    if (!file) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+    stenc_status status = h5_open(out, file, path, mode, H5P_DEFAULT, fn);
+    if (status != STENC_OK) free(file);
+    return status;
+}
+
+int io_h5_parallel_built(void) {
+#ifdef H5_HAVE_PARALLEL
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int io_h5_is_parallel(const stenc_io_h5 *file) {
+    return stenc_handle_check(file, &h5_kind, "io_h5_is_parallel", "file") == STENC_OK &&
+           file->parallel;
+}
+
+/* Collective over *comm (an MPI_Comm): the same file on every rank, through MPI-IO. */
+static stenc_status h5_open_parallel(stenc_io_h5 **out, const char *path, stenc_io_mode mode,
+                                     const void *comm, const char *fn) {
+#ifdef H5_HAVE_PARALLEL
+    /* Arguments are the same on every rank; the checks then fail alike. */
+    STENC_TRY(check_open_args(out, path, mode, fn));
+    STENC_REQUIRE(comm != NULL, "%s: comm is NULL", fn);
+    stenc_io_h5 *file = calloc(1, sizeof *file);
+    int made = file != NULL;
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(*(const MPI_Comm *)comm, &dup);
+    if (file) file->parallel = 1, file->comm = dup;
+    int all = 0;
+    MPI_Allreduce(&made, &all, 1, MPI_INT, MPI_MIN, dup);
+    hid_t fapl = all ? H5Pcreate(H5P_FILE_ACCESS) : -1;
+    int ok = fapl >= 0 && H5Pset_fapl_mpio(fapl, dup, MPI_INFO_NULL) >= 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, dup);
+    stenc_status status =
+        all ? h5_open(out, file, path, mode, fapl, fn)
+            : STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory for the file's state", fn);
+    if (fapl >= 0) H5Pclose(fapl);
+    if (status != STENC_OK) {
+        MPI_Comm_free(&dup);
+        free(file);
+    }
+    return status;
+#else
+    (void)path, (void)mode, (void)comm;
+    if (out) *out = NULL;
+    return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                       "%s: this libstenc was built on the serial HDF5 library (configure stenc "
+                       "with -DSTENC_HDF5_PARALLEL=ON and the MPI build of HDF5, e.g. Debian's "
+                       "libhdf5-openmpi-dev)",
+                       fn);
+#endif
+}
+
 static stenc_status h5_close(stenc_io_h5 *file, const char *fn) {
-    char why[H5_REASON];
+    char why[H5_REASON] = "";
     if (!file) return STENC_OK;
     STENC_TRY(stenc_handle_remove(file, &h5_kind, fn, "file"));
+    const int closed = H5Fclose(file->file) >= 0;
+    if (!closed) h5_reason(why);
+    const int everywhere = all_ok(file, closed);
     stenc_status status = STENC_OK;
-    if (H5Fclose(file->file) < 0)
+    if (!everywhere)
         status = STENC_ERROR(STENC_ERR_IO, "%s: closing '%s' failed (HDF5: %s)", fn, file->path,
-                             h5_reason(why));
+                             closed ? "on another rank" : why);
+#ifdef H5_HAVE_PARALLEL
+    if (file->parallel) MPI_Comm_free(&file->comm);
+#endif
     free(file->path);
     free(file);
     return status;
 }
 
+/* The calls of io.h work on files one process opened; a parallel file is written through
+ * libstenc_mpi, whose calls are collective. */
+static stenc_status check_serial(const stenc_io_h5 *file, const char *fn) {
+    STENC_TRY(stenc_handle_check(file, &h5_kind, fn, "file"));
+    STENC_REQUIRE(!file->parallel,
+                  "%s: '%s' was opened on every rank (stenc_dist_h5_open): write it with "
+                  "stenc_dist_h5_write_step, or close it and open it with stenc_io_h5_open",
+                  fn, file->path);
+    return STENC_OK;
+}
+
 static stenc_status h5_write(stenc_io_h5 *file, const char *name, const stenc_field *field,
                              const char *fn) {
+    STENC_TRY(check_serial(file, fn));
     STENC_TRY(check_writable(file, fn));
     STENC_TRY(check_name(name, fn, "name"));
     STENC_TRY(stenc_field_check(field, fn, "field"));
-    return write_dataset(file, file->file, "", name, field, NULL, fn);
+    return write_dataset(file, file->file, "", name, field, NULL, NULL, fn);
 }
 
+/* A step of `count` fields; place (NULL: each field whole) says where each rank's fields go in
+ * the datasets of a parallel file. */
 static stenc_status h5_write_step(stenc_io_h5 *file, long step, double time, int count,
                                   const char *const names[], const stenc_field *const fields[],
-                                  const char *fn) {
-    char why[H5_REASON];
+                                  const h5_place *place, const char *fn) {
+    char why[H5_REASON] = "";
+    if (!place) STENC_TRY(check_serial(file, fn));
     STENC_TRY(check_writable(file, fn));
     STENC_REQUIRE(step >= 0, "%s: step = %ld, must be >= 0", fn, step);
     STENC_REQUIRE(isfinite(time), "%s: time = %g is not finite", fn, time);
@@ -310,19 +464,21 @@ static stenc_status h5_write_step(stenc_io_h5 *file, long step, double time, int
                            exists > 0 ? "exists already" : "cannot be looked up", file->path);
     hid_t group = H5Gcreate2(file->file, group_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int64_t step64 = step;
-    if (group < 0 || !write_attr(group, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &step64) ||
-        !write_attr(group, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &time)) {
-        h5_reason(why);
+    const int ok = group >= 0 &&
+                   write_attr(group, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &step64) &&
+                   write_attr(group, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &time);
+    if (!ok) h5_reason(why);
+    if (!all_ok(file, ok)) {
         if (group >= 0) {
             H5Gclose(group);
             H5Ldelete(file->file, group_name, H5P_DEFAULT);
         }
         return STENC_ERROR(STENC_ERR_IO, "%s: cannot create group '%s' in '%s' (HDF5: %s)", fn,
-                           group_name, file->path, why);
+                           group_name, file->path, ok ? "on another rank" : why);
     }
     stenc_status status = STENC_OK;
     for (int f = 0; f < count && status == STENC_OK; f++)
-        status = write_dataset(file, group, where, names[f], fields[f], &time, fn);
+        status = write_dataset(file, group, where, names[f], fields[f], place, &time, fn);
     H5Gclose(group);
     /* A step is whole or absent. */
     if (status != STENC_OK) H5Ldelete(file->file, group_name, H5P_DEFAULT);
@@ -332,7 +488,7 @@ static stenc_status h5_write_step(stenc_io_h5 *file, long step, double time, int
 static stenc_status h5_read(stenc_io_h5 *file, const char *path, stenc_field *field,
                             const char *fn) {
     char why[H5_REASON];
-    STENC_TRY(stenc_handle_check(file, &h5_kind, fn, "file"));
+    STENC_TRY(check_serial(file, fn));
     STENC_TRY(io_check_label(path, fn, "path"));
     io_shape shape;
     STENC_TRY(io_field_shape(field, &shape, fn, "field"));
@@ -349,7 +505,7 @@ static stenc_status h5_read(stenc_io_h5 *file, const char *path, stenc_field *fi
 
 stenc_status stenc_io_h5_open(stenc_io_h5 **file, const char *path, stenc_io_mode mode) {
     h5_quiet q = quiet_begin();
-    stenc_status status = h5_open(file, path, mode, "stenc_io_h5_open");
+    stenc_status status = h5_open_serial(file, path, mode, "stenc_io_h5_open");
     quiet_end(q);
     return status;
 }
@@ -372,7 +528,27 @@ stenc_status stenc_io_h5_write_step(stenc_io_h5 *file, long step, double time, i
                                     const char *const names[], const stenc_field *const fields[]) {
     h5_quiet q = quiet_begin();
     stenc_status status =
-        h5_write_step(file, step, time, count, names, fields, "stenc_io_h5_write_step");
+        h5_write_step(file, step, time, count, names, fields, NULL, "stenc_io_h5_write_step");
+    quiet_end(q);
+    return status;
+}
+
+stenc_status io_h5_open_parallel(stenc_io_h5 **file, const char *path, stenc_io_mode mode,
+                                 const void *comm, const char *fn) {
+    h5_quiet q = quiet_begin();
+    stenc_status status = h5_open_parallel(file, path, mode, comm, fn);
+    quiet_end(q);
+    return status;
+}
+
+stenc_status io_h5_write_step_parts(stenc_io_h5 *file, long step, double time, int count,
+                                    const char *const names[], const stenc_field *const parts[],
+                                    const size_t n[3], const size_t lo[3], const char *fn) {
+    h5_place place;
+    for (int d = 0; d < 3; d++)
+        place.n[d] = n[d], place.lo[d] = lo[d];
+    h5_quiet q = quiet_begin();
+    stenc_status status = h5_write_step(file, step, time, count, names, parts, &place, fn);
     quiet_end(q);
     return status;
 }

@@ -38,3 +38,26 @@ stenc_status stenc_io_h5_read(stenc_io_h5 *file, const char *path, stenc_field *
     (void)file, (void)path, (void)field;
     return NO_HDF5("stenc_io_h5_read");
 }
+
+int io_h5_parallel_built(void) {
+    return 0;
+}
+
+stenc_status io_h5_open_parallel(stenc_io_h5 **file, const char *path, stenc_io_mode mode,
+                                 const void *comm, const char *fn) {
+    (void)path, (void)mode, (void)comm;
+    if (file) *file = NULL;
+    return NO_HDF5(fn);
+}
+
+int io_h5_is_parallel(const stenc_io_h5 *file) {
+    (void)file;
+    return 0;
+}
+
+stenc_status io_h5_write_step_parts(stenc_io_h5 *file, long step, double time, int count,
+                                    const char *const names[], const stenc_field *const parts[],
+                                    const size_t n[3], const size_t lo[3], const char *fn) {
+    (void)file, (void)step, (void)time, (void)count, (void)names, (void)parts, (void)n, (void)lo;
+    return NO_HDF5(fn);
+}

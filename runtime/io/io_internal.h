@@ -34,6 +34,20 @@ stenc_status io_field_gather(const stenc_field *field, const io_shape *shape, vo
 stenc_status io_field_scatter(stenc_field *field, const io_shape *shape, void *dense,
                               const char *fn);
 
+/* Parallel HDF5, for libstenc_mpi. In a libstenc built on the MPI build of HDF5
+ * (STENC_HDF5_PARALLEL; io_h5_parallel_built() is 1) a file may be opened on every rank of
+ * *comm (an MPI_Comm, passed by address so that this header needs no mpi.h), and a step
+ * written collectively: each rank writes its field parts[f], whose interior is the box at lo[]
+ * of a dataset of extents n[] (x first). Otherwise the open is STENC_ERR_UNSUPPORTED. Every
+ * rank returns the same status. */
+int io_h5_parallel_built(void);
+stenc_status io_h5_open_parallel(stenc_io_h5 **file, const char *path, stenc_io_mode mode,
+                                 const void *comm, const char *fn);
+int io_h5_is_parallel(const stenc_io_h5 *file); /* 0 for NULL and dead handles too */
+stenc_status io_h5_write_step_parts(stenc_io_h5 *file, long step, double time, int count,
+                                    const char *const names[], const stenc_field *const parts[],
+                                    const size_t n[3], const size_t lo[3], const char *fn);
+
 /* An output file written under a temporary name in the same folder and renamed into place by
  * io_out_commit, so that a failure leaves neither a partial file nor a changed old one. Write
  * errors are remembered and reported once, by commit. */

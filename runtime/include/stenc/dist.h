@@ -149,12 +149,25 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
                                   const double spacing[3]);
 
 /* Collective. Write distributed fields (at most 8, one decomposition) as time step `step` of
- * an HDF5 file, in the layout of stenc_io_h5_write_step: the fields are gathered whole on rank
- * `root`, which writes them to `file` (open there; other ranks pass NULL). Not parallel HDF5:
- * one rank writes (docs/distributed.md says why). */
+ * an HDF5 file, in the layout of stenc_io_h5_write_step. Two ways:
+ * - `file` opened by stenc_dist_h5_open on every rank (parallel HDF5): every rank writes its
+ *   part of each dataset, in one collective MPI-IO write per field; `root` is ignored.
+ * - `file` opened by stenc_io_h5_open on rank `root` alone (other ranks pass NULL): the fields
+ *   are gathered whole on the root, which writes them. */
 stenc_status stenc_dist_h5_write_step(stenc_io_h5 *file, int root, long step, double time,
                                       int count, const char *const names[],
                                       const stenc_field *const fields[]);
+
+/* 1 when libstenc was built on the MPI build of HDF5 (configure option STENC_HDF5_PARALLEL),
+ * so that stenc_dist_h5_open works. */
+int stenc_dist_have_parallel_h5(void);
+
+/* Collective. Open an HDF5 file on every rank of ctx's communicator, through MPI-IO, for
+ * stenc_dist_h5_write_step. Close it with stenc_io_h5_close on every rank (collective for such
+ * a file); the other calls of stenc/io.h refuse it. Without parallel HDF5:
+ * STENC_ERR_UNSUPPORTED. */
+stenc_status stenc_dist_h5_open(stenc_io_h5 **file, stenc_ctx *ctx, const char *path,
+                                stenc_io_mode mode);
 
 /* 1 when this build sends device buffers to MPI directly (CUDA-aware MPI), 0 when it stages
  * them through the host. */

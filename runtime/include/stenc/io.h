@@ -77,7 +77,8 @@ typedef enum stenc_io_mode {
 
 /* Open an HDF5 file. *file is NULL after a failure. A file is used by one thread at a time. */
 stenc_status stenc_io_h5_open(stenc_io_h5 **file, const char *path, stenc_io_mode mode);
-/* Close the file; NULL is allowed. */
+/* Close the file; NULL is allowed. A file opened by stenc_dist_h5_open (stenc/dist.h) is
+ * closed on every rank that opened it. */
 stenc_status stenc_io_h5_close(stenc_io_h5 *file);
 
 /* Write `field` as dataset `name` in the root group. A name holds no '/' and is not "." or
