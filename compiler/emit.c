@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "emit_cuda.h"
+#include "emit_names.h"
 #include "template.h"
 
 /* The source tree's templates/, compiled in by compiler/CMakeLists.txt. */
@@ -148,15 +149,6 @@ static void *xcalloc(size_t count, size_t size) {
         exit(2);
     }
     return p;
-}
-
-void emit_offset_suffix(tmpl_buf *b, int d) {
-    if (d < 0)
-        tmpl_buf_printf(b, "m%d", -d);
-    else if (d > 0)
-        tmpl_buf_printf(b, "p%d", d);
-    else
-        tmpl_buf_puts(b, "0");
 }
 
 static int is_centre(const km_offset *o) {
@@ -1149,25 +1141,6 @@ static int set_digest(emitter *e, tmpl_value *data) {
 }
 
 static int emit_files(emitter *e, tmpl_value *data) {
-    tmpl_buf point = {0};
-    if (render_file(e, "c/point.tmpl", data, &point)) {
-        tmpl_buf_free(&point);
-        return 1;
-    }
-    /* The point's last newline belongs to the template line holding {{point}}. */
-    if (point.len && point.data[point.len - 1] == '\n') point.data[--point.len] = '\0';
-    tmpl_set_str(data, "point", tmpl_buf_str(&point));
-    tmpl_buf_free(&point);
-    /* The loop over one row (all of it, or one colour's points), around the point. */
-    tmpl_buf row = {0};
-    if (render_file(e, "c/row.tmpl", data, &row)) {
-        tmpl_buf_free(&row);
-        return 1;
-    }
-    if (row.len && row.data[row.len - 1] == '\n') row.data[--row.len] = '\0';
-    tmpl_set_str(data, "row", tmpl_buf_str(&row));
-    tmpl_buf_free(&row);
-
     if ((e->opt->targets & EMIT_TARGET_CUDA) && set_digest(e, data)) return 1;
 
     tmpl_buf texts[OUTPUT_FILES] = {{0}};

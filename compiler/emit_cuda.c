@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emit_names.h"
+
 /* One variant of the generated kernels. Direct: V points along i (one vector load per row) by
  * K along the outer dimension per thread, BX x BY threads. Stream: one point along i per
  * thread, BX x BY threads marching over KC planes of the outer dimension. minb > 1 asks for

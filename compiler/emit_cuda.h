@@ -18,10 +18,6 @@
  * Stencils with a colour, an inout or a reduction get the sweep kernel instead of the direct
  * and streaming ones (key cu_sweep): one point per thread on the lattice of one cell of the
  * colouring's period box, block partial reductions combined in block order. */
-/* "m1", "0", "p2": an offset component inside an identifier (emit.c; both targets name their
- * loads with it). */
-void emit_offset_suffix(tmpl_buf *b, int d);
-
 void emit_cuda_data(const km_kernel *km, const char *const *read_name,
                     const char *const *value_name, const char *const *reduce_name,
                     const char *const *reduce_acc, tmpl_value *d);

@@ -194,7 +194,7 @@ size_t tmpl_list_len(const tmpl_value *list) {
 
 /* ---- parsing ------------------------------------------------------------------------------- */
 
-typedef enum { NODE_TEXT, NODE_VAR, NODE_EACH, NODE_IF, NODE_UNLESS } node_kind;
+typedef enum { NODE_TEXT, NODE_VAR, NODE_EACH, NODE_IF, NODE_UNLESS, NODE_PARTIAL } node_kind;
 
 typedef struct node node;
 typedef struct node_list {
@@ -210,6 +210,7 @@ struct node {
     node_list body;  /* sections */
     node_list other; /* NODE_IF / NODE_UNLESS: the {{else}} part */
     int in_else;     /* while parsing: appending to `other` */
+    tmpl *partial;   /* NODE_PARTIAL: the included template, parsed */
 };
 
 struct tmpl {
@@ -227,6 +228,7 @@ static void list_push(node_list *l, node *n) {
 
 static void free_nodes(node_list *l) {
     for (size_t i = 0; i < l->count; i++) {
+        tmpl_destroy(l->items[i]->partial);
         free_nodes(&l->items[i]->body);
         free_nodes(&l->items[i]->other);
         free(l->items[i]->text);
@@ -298,7 +300,13 @@ typedef struct parser {
     FILE *err;
     node *stack[64];
     int depth;
+    int nesting; /* partials around this template: a partial that includes itself stops */
 } parser;
+
+enum { PARTIAL_NESTING = 8 };
+
+static tmpl *parse_text(const char *name, const char *text, FILE *err, int nesting);
+static tmpl *load_file(const char *path, FILE *err, int nesting);
 
 static node_list *current_list(parser *p, tmpl *t) {
     if (p->depth == 0) return &t->root;
@@ -366,6 +374,28 @@ static int parse_tag(parser *p, tmpl *t, const char *s, size_t n, int line) {
         p->depth--;
         return 0;
     }
+    if (n > 0 && s[0] == '>') { /* a partial: NAME.tmpl beside this template */
+        const char *arg = s + 1;
+        size_t an = n - 1;
+        while (an && isspace((unsigned char)*arg))
+            arg++, an--;
+        if (!is_name(arg, an) || memchr(arg, '.', an))
+            return parse_error(p, line, "'{{%s}}' needs one template name", shown);
+        if (p->nesting >= PARTIAL_NESTING)
+            return parse_error(p, line, "partials nested more than %d deep at '{{%s}}'",
+                               PARTIAL_NESTING, shown);
+        const char *slash = strrchr(p->name, '/');
+        size_t dir = slash ? (size_t)(slash - p->name + 1) : 0;
+        tmpl_buf path = {0};
+        tmpl_buf_printf(&path, "%.*s%.*s.tmpl", (int)dir, p->name, (int)an, arg);
+        tmpl *inc = load_file(tmpl_buf_str(&path), p->err, p->nesting + 1);
+        tmpl_buf_free(&path);
+        if (!inc) return parse_error(p, line, "in the partial '{{%s}}'", shown);
+        node *part = new_node(NODE_PARTIAL, line, arg, an);
+        part->partial = inc;
+        list_push(current_list(p, t), part);
+        return 0;
+    }
     if (n == 4 && memcmp(s, "else", 4) == 0) {
         node *top = p->depth ? p->stack[p->depth - 1] : NULL;
         if (!top || top->kind == NODE_EACH || top->in_else)
@@ -401,10 +431,14 @@ static int blank_after(const char *at, const char **next) {
 }
 
 tmpl *tmpl_parse(const char *name, const char *text, FILE *err) {
+    return parse_text(name, text, err, 0);
+}
+
+static tmpl *parse_text(const char *name, const char *text, FILE *err, int nesting) {
     tmpl *t = xrealloc(NULL, sizeof *t);
     memset(t, 0, sizeof *t);
     t->name = xstrndup(name, strlen(name));
-    parser p = {.name = t->name, .text = text, .err = err};
+    parser p = {.name = t->name, .text = text, .err = err, .nesting = nesting};
     const char *pos = text;
     int line = 1;
     for (;;) {
@@ -458,6 +492,10 @@ fail:
 }
 
 tmpl *tmpl_load(const char *path, FILE *err) {
+    return load_file(path, err, 0);
+}
+
+static tmpl *load_file(const char *path, FILE *err, int nesting) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         fprintf(err, "%s: error: cannot open template\n", path);
@@ -475,7 +513,7 @@ tmpl *tmpl_load(const char *path, FILE *err) {
         tmpl_buf_free(&b);
         return NULL;
     }
-    tmpl *t = tmpl_parse(path, tmpl_buf_str(&b), err);
+    tmpl *t = parse_text(path, tmpl_buf_str(&b), err, nesting);
     tmpl_buf_free(&b);
     return t;
 }
@@ -585,6 +623,22 @@ static int render_node(renderer *r, const node *n) {
         tmpl_buf_append(r->out, n->text, n->text_len);
         return 0;
     }
+    if (n->kind == NODE_PARTIAL) {
+        /* Rendered in the scopes of the tag, then put in as a value would be: its last newline
+         * belongs to the line holding the tag, its other lines take that line's indentation. */
+        tmpl_buf text = {0};
+        tmpl_buf_append(&text, "", 0);
+        renderer inner = *r;
+        inner.t = n->partial;
+        inner.out = &text;
+        int rc = render_nodes(&inner, &n->partial->root);
+        if (!rc) {
+            if (text.len && text.data[text.len - 1] == '\n') text.data[--text.len] = '\0';
+            put_indented(r->out, text.data);
+        }
+        tmpl_buf_free(&text);
+        return rc;
+    }
     const tmpl_value *v = lookup(r, n->text, &index_val, index_buf);
     if (!v) return render_error(r, n->line, "unknown variable", n->text);
     switch (n->kind) {
@@ -612,6 +666,7 @@ static int render_node(renderer *r, const node *n) {
         }
         return 0;
     case NODE_TEXT:
+    case NODE_PARTIAL:
         break;
     }
     return 0;

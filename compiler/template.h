@@ -6,6 +6,9 @@
  *                               {{this}} is a string item, {{@index}} counts from 0, and
  *                               @first / @last can be tested with #if / #unless
  *     {{#if name}}...{{else}}...{{/if}}   and {{#unless name}}...{{/unless}}
+ *     {{> name}}                 the template name.tmpl from this template's folder, rendered
+ *                               where the tag stands, in its scope, and put in as a value is
+ *                               (its last newline dropped, its lines indented like the tag's)
  *     {{! a comment }}
  * A name is looked up in the innermost item first, then outwards to the top-level map.
  * A value is true when it is a non-empty string or list, or a map.

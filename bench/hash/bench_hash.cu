@@ -21,7 +21,7 @@
 
 #include "bench_util.h"
 #include "progress.h"
-#include "hash_internal.h" // the partition policy hook and the backend, for the phase timings
+#include "hash_backend.h" // the partition policy hook and the backend, for the phase timings
 
 // Published peers (cuCollections static_map, H100 SXM, 2^27 pairs, 50% load) and the anchor
 // figure of /work/shared/anchors (used only to say how this run's anchor compares).

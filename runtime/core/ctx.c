@@ -9,6 +9,7 @@
 #endif
 
 #include "internal.h"
+#include "stenc/tune.h"
 
 int stenc_mul_size(size_t a, size_t b, size_t *out) {
     if (a != 0 && b > SIZE_MAX / a) return 0;
@@ -96,6 +97,14 @@ static stenc_status resolve_auto(stenc_device *device) {
     return STENC_OK;
 }
 
+/* A new context's tuning mode (stenc/tune.h): STENC_TUNE=0|1|force, default 0. */
+static int tune_mode_from_env(void) {
+    const char *env = getenv("STENC_TUNE");
+    if (!env || !*env || strcmp(env, "0") == 0) return STENC_TUNE_OFF;
+    if (strcmp(env, "force") == 0) return STENC_TUNE_FORCE;
+    return STENC_TUNE_ON;
+}
+
 stenc_status stenc_ctx_create(stenc_ctx **out, stenc_device device) {
     STENC_REQUIRE(out != NULL, "stenc_ctx_create: ctx pointer is NULL");
     *out = NULL;
@@ -107,7 +116,7 @@ stenc_status stenc_ctx_create(stenc_ctx **out, stenc_device device) {
     stenc_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_ctx_create: no memory");
     ctx->device = device;
-    ctx->tune_mode = stenc_tune_mode_from_env();
+    ctx->tune_mode = tune_mode_from_env();
     if (device == STENC_DEVICE_CUDA) {
         stenc_status status = stenc_cuda_ctx_init(ctx);
         if (status != STENC_OK) {
@@ -169,7 +178,6 @@ stenc_status stenc_ctx_destroy(stenc_ctx *ctx) {
     for (int slot = 0; slot < STENC_CACHE_SLOTS; slot++)
         if (ctx->cache[slot].key) stenc_ctx_cache_set(ctx, ctx->cache[slot].key, NULL, NULL);
     if (ctx->device == STENC_DEVICE_CUDA) stenc_cuda_ctx_release(ctx);
-    stenc_tune_release(ctx);
     STENC_TRY(stenc_handle_remove(ctx, &ctx_kind, "stenc_ctx_destroy", "ctx"));
     free(ctx);
     return STENC_OK;

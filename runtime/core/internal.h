@@ -33,8 +33,7 @@ struct stenc_ctx {
     size_t smem_optin;   /* largest dynamic shared memory a block may opt in to, CUDA only */
     int cc_major, cc_minor;
     char name[320];
-    int tune_mode;                  /* stenc_tune_mode */
-    struct stenc_tune_entry *tuned; /* keys tuned or looked up by this context */
+    int tune_mode; /* stenc_tune_mode; runtime/tune keeps the keys it saw in `cache` */
     struct {
         const stenc_cache_key *key; /* NULL: a free slot */
         void *state;
@@ -49,11 +48,6 @@ void *stenc_ctx_cache_get(const stenc_ctx *ctx, const stenc_cache_key *key);
  * and STENC_ERR_CAPACITY returned (the module makes it again at its next call). */
 stenc_status stenc_ctx_cache_set(stenc_ctx *ctx, const stenc_cache_key *key, void *state,
                                  stenc_cache_release_fn release);
-
-/* Release what runtime/tune keeps per context. */
-void stenc_tune_release(stenc_ctx *ctx);
-/* Initial tuning mode from the environment (STENC_TUNE). */
-int stenc_tune_mode_from_env(void);
 
 /* Distributed fields. runtime/dist (a library of its own, with MPI) attaches its part to a
  * field; the core calls back through these hooks, so that it never depends on MPI. */

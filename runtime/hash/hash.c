@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "hash_internal.h"
+#include "hash_backend.h"
 
 /* The contents of a table: what a build produces and an install swaps in. */
 typedef struct hash_state {

@@ -4,7 +4,7 @@
  * in the SLOTS layout a bucket is one slot. */
 #include <string.h>
 
-#include "hash_internal.h"
+#include "hash_backend.h"
 
 /* A slot seen as (key, value), whatever the layout. */
 typedef struct cpu_entry {

@@ -11,7 +11,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "cuda_check.h"
-#include "hash_internal.h"
+#include "hash_backend.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "reftest_internal.h"
+#include "compare_internal.h"
 
 /* The position of x on the line of representable values, with +0 and -0 both at 0: IEEE
  * sign-magnitude bits turned into a signed integer that increases with the value. */

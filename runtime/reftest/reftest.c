@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reftest_internal.h"
+#include "compare_internal.h"
 
 /* Bounds on what a case may ask for: keep allocations of timings small and counts sane. */
 #define REFTEST_MAX_REPEAT 1000

@@ -20,21 +20,33 @@ struct stenc_tune_entry {
     struct stenc_tune_entry *next;
 };
 
-int stenc_tune_mode_from_env(void) {
-    const char *env = getenv("STENC_TUNE");
-    if (!env || !*env || strcmp(env, "0") == 0) return STENC_TUNE_OFF;
-    if (strcmp(env, "force") == 0) return STENC_TUNE_FORCE;
-    return STENC_TUNE_ON;
-}
+/* The keys a context has tuned or looked up, kept under tune_key in the context. */
+typedef struct tune_memory {
+    struct stenc_tune_entry *first;
+} tune_memory;
 
-void stenc_tune_release(stenc_ctx *ctx) {
-    struct stenc_tune_entry *e = ctx->tuned;
-    while (e) {
+static const stenc_cache_key tune_key = {"tune"};
+
+static void release_memory(stenc_ctx *ctx, void *state) {
+    (void)ctx;
+    tune_memory *m = state;
+    for (struct stenc_tune_entry *e = m ? m->first : NULL; e;) {
         struct stenc_tune_entry *next = e->next;
         free(e);
         e = next;
     }
-    ctx->tuned = NULL;
+    free(m);
+}
+
+/* The context's memory, made on first use. */
+static stenc_status memory_of(stenc_ctx *ctx, tune_memory **out) {
+    *out = stenc_ctx_cache_get(ctx, &tune_key);
+    if (*out) return STENC_OK;
+    tune_memory *m = calloc(1, sizeof *m);
+    if (!m) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_tune: no memory");
+    STENC_TRY(stenc_ctx_cache_set(ctx, &tune_key, m, release_memory)); /* released if full */
+    *out = m;
+    return STENC_OK;
 }
 
 stenc_status stenc_tune(stenc_ctx *ctx, stenc_tune_mode mode) {
@@ -42,7 +54,8 @@ stenc_status stenc_tune(stenc_ctx *ctx, stenc_tune_mode mode) {
     STENC_REQUIRE(mode == STENC_TUNE_OFF || mode == STENC_TUNE_ON || mode == STENC_TUNE_FORCE,
                   "stenc_tune: unknown mode %d", (int)mode);
     ctx->tune_mode = mode;
-    if (mode == STENC_TUNE_FORCE) stenc_tune_release(ctx); /* forget, so that keys re-tune */
+    /* FORCE forgets, so that keys re-tune. */
+    if (mode == STENC_TUNE_FORCE) return stenc_ctx_cache_set(ctx, &tune_key, NULL, NULL);
     return STENC_OK;
 }
 
@@ -98,7 +111,8 @@ stenc_status stenc_tune_key(const stenc_ctx *ctx, const char *stencil, const cha
 }
 
 static struct stenc_tune_entry *memory_find(stenc_ctx *ctx, const char *key) {
-    for (struct stenc_tune_entry *e = ctx->tuned; e; e = e->next)
+    const tune_memory *m = stenc_ctx_cache_get(ctx, &tune_key);
+    for (struct stenc_tune_entry *e = m ? m->first : NULL; e; e = e->next)
         if (strcmp(e->key, key) == 0) return e;
     return NULL;
 }
@@ -106,11 +120,13 @@ static struct stenc_tune_entry *memory_find(stenc_ctx *ctx, const char *key) {
 static stenc_status memory_put(stenc_ctx *ctx, const char *key, const char *variant) {
     struct stenc_tune_entry *e = memory_find(ctx, key);
     if (!e) {
+        tune_memory *m = NULL;
+        STENC_TRY(memory_of(ctx, &m));
         e = calloc(1, sizeof *e);
         if (!e) return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_tune: no memory");
         snprintf(e->key, sizeof e->key, "%s", key);
-        e->next = ctx->tuned;
-        ctx->tuned = e;
+        e->next = m->first;
+        m->first = e;
     }
     snprintf(e->variant, sizeof e->variant, "%s", variant);
     return STENC_OK;

@@ -7,7 +7,7 @@
 
 #include "test_util.h"
 #include "stenc/hash.h"
-#include "hash_internal.h" /* white-box cases: hand-made tables through a backend */
+#include "hash_backend.h" /* white-box cases: hand-made tables through a backend */
 
 /* The slot layout every case runs on (each test program runs its cases once per layout). */
 static stenc_hash_layout case_layout = STENC_HASH_LAYOUT_SLOTS;

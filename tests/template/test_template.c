@@ -2,6 +2,8 @@
  * every error with its file:line. Expected outputs are written out by hand. */
 #include "test_util.h"
 
+#include <unistd.h>
+
 #include "template.h"
 
 /* Render `text` with `data`; returns the output (caller frees) or NULL on error, with the
@@ -199,6 +201,89 @@ static void test_load(void **state) {
     free(diag);
 }
 
+/* Write `text` to dir/name. */
+static void write_text(const char *dir, const char *name, const char *text) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Load dir/name and render it with `data`: the output, or NULL with the diagnostics. */
+static char *load_render(const char *dir, const char *name, const tmpl_value *data, char **diag) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t diag_len = 0;
+    FILE *err = open_memstream(diag, &diag_len);
+    char *result = NULL;
+    tmpl *t = tmpl_load(path, err);
+    if (t) {
+        tmpl_buf out = {0};
+        if (tmpl_render(t, data, &out, err) == 0) result = strdup(tmpl_buf_str(&out));
+        tmpl_buf_free(&out);
+        tmpl_destroy(t);
+    }
+    fclose(err);
+    return result;
+}
+
+/* {{> name}}: name.tmpl beside the template, in the scope of the tag (an #each item's fields),
+ * its last newline dropped and its lines indented like the tag's line; partials in partials;
+ * errors name the partial's file and line; a partial that includes itself stops. */
+static void test_partials(void **state) {
+    (void)state;
+    char dir[] = "/tmp/stenc_partials_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_text(dir, "main.tmpl",
+               "begin\n{{#each rows}}\n    {{> row}}\n{{/each}}\nend {{> tail}}\n");
+    write_text(dir, "row.tmpl", "row {{name}} of {{title}}:\n  {{> cell}}\n");
+    write_text(dir, "cell.tmpl", "cell {{@index}}\n");
+    write_text(dir, "tail.tmpl", "{{title}}\n");
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_str(d, "title", "T");
+    tmpl_value *rows = tmpl_set_list(d, "rows");
+    tmpl_set_str(tmpl_append_map(rows), "name", "a");
+    tmpl_set_str(tmpl_append_map(rows), "name", "b");
+    char *diag = NULL;
+    char *got = load_render(dir, "main.tmpl", d, &diag);
+    if (!got) fail_msg("render failed: %s", diag);
+    assert_string_equal(
+        got, "begin\n    row a of T:\n      cell 0\n    row b of T:\n      cell 1\nend T\n");
+    free(got), free(diag);
+
+    /* A missing partial, an error inside one, a bad name, and a partial including itself. */
+    write_text(dir, "missing.tmpl", "x\n{{> nowhere}}\n");
+    write_text(dir, "broken.tmpl", "{{> bad}}");
+    write_text(dir, "bad.tmpl", "one\n{{#if}}\n");
+    write_text(dir, "name.tmpl", "{{> ../etc}}");
+    write_text(dir, "loop.tmpl", "{{> loop}}");
+    const char *cases[][2] = {
+        {"missing.tmpl", "nowhere.tmpl: error: cannot open template"},
+        {"missing.tmpl", "missing.tmpl:2: error: in the partial"},
+        {"broken.tmpl", "bad.tmpl:2: error: '{{#if}}' needs one variable"},
+        {"name.tmpl", "name.tmpl:1: error: '{{> ../etc}}' needs one template"},
+        {"loop.tmpl", "error: partials nested more than 8 deep"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        diag = NULL;
+        got = load_render(dir, cases[c][0], d, &diag);
+        if (got) fail_msg("%s: expected an error, got '%s'", cases[c][0], got);
+        if (!strstr(diag, cases[c][1]))
+            fail_msg("%s: diagnostic '%s' lacks '%s'", cases[c][0], diag, cases[c][1]);
+        free(diag);
+    }
+    tmpl_free(d);
+    const char *names[] = {"main",   "row", "cell", "tail", "missing",
+                           "broken", "bad", "name", "loop"};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s.tmpl", dir, names[n]);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_substitution),
@@ -208,6 +293,7 @@ int main(void) {
         cmocka_unit_test(test_comments_and_whitespace),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_partials),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
-/* What the two halves of reftest (compare.c, reftest.c) share. Not installed. */
-#ifndef STENC_REFTEST_INTERNAL_H
-#define STENC_REFTEST_INTERNAL_H
+/* What reftest.c shares with the comparisons below it (compare.c). Not installed. */
+#ifndef STENC_COMPARE_INTERNAL_H
+#define STENC_COMPARE_INTERNAL_H
 
 #include "internal.h"
 #include "stenc/reftest.h"
@@ -12,4 +12,4 @@ static inline void stenc_rt_keep_max(stenc_value_error *max, const stenc_value_e
     if (e->ulp > max->ulp) max->ulp = e->ulp;
 }
 
-#endif /* STENC_REFTEST_INTERNAL_H */
+#endif /* STENC_COMPARE_INTERNAL_H */

@@ -1,8 +1,8 @@
 /* Internals of the cuckoo hash tables: the hash functions, the slot layouts, and the backend
  * interface through which hash.c drives the CPU (hash_cpu.c) and CUDA (hash_cuda.cu) halves.
  * Prefix: hash_. Not installed. */
-#ifndef STENC_HASH_INTERNAL_H
-#define STENC_HASH_INTERNAL_H
+#ifndef STENC_HASH_BACKEND_H
+#define STENC_HASH_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -219,4 +219,4 @@ const hash_backend *hash_cuda_backend(void);
 }
 #endif
 
-#endif /* STENC_HASH_INTERNAL_H */
+#endif /* STENC_HASH_BACKEND_H */

@@ -1,0 +1,11 @@
+/* emit_names: how emitted code names things, the same for every target. Below emit.c and the
+ * targets' emitters, which all use it. */
+#ifndef STENC_COMPILER_EMIT_NAMES_H
+#define STENC_COMPILER_EMIT_NAMES_H
+
+#include "template.h"
+
+/* "m1", "0", "p2": an offset component inside an identifier (the loads' locals, u_m1_0_). */
+void emit_offset_suffix(tmpl_buf *b, int d);
+
+#endif /* STENC_COMPILER_EMIT_NAMES_H */
