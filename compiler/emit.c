@@ -744,6 +744,7 @@ static void set_signatures(emitter *e, tmpl_value *d) {
             kparams[nk++] = str_printf("%s %s", e->ctype, e->value_name[a]);
     for (int r = 0; r < nr; r++)
         kparams[nk++] = str_printf("double *%s", e->reduce_out[r]);
+    if (nr) kparams[nk++] = str_printf("double *stenc_terms");
     column =
         (int)strlen(nr ? "static stenc_status " : "static void ") + (int)strlen(e->kernel_name) + 1;
     set_wrapped(d, "kernel_params", kparams, nk, column, "", "");
@@ -759,6 +760,7 @@ static void set_signatures(emitter *e, tmpl_value *d) {
             call[nc++] = str_printf("(%s)%s", e->ctype, e->value_name[a]);
     for (int r = 0; r < nr; r++)
         call[nc++] = str_printf("%s", e->reduce_name[r]);
+    if (nr) call[nc++] = str_printf("stenc_terms");
     char *open = str_printf("%s(", e->kernel_name);
     set_wrapped(d, "kernel_call", call, nc, 4 + (int)strlen(open), open, ")");
     free(open);
@@ -883,6 +885,8 @@ static void set_colors_and_reductions(emitter *e, tmpl_value *d) {
     static const char *const ops[] = {"sum", "sum", "max", "min"};
     static const char *const OPS[] = {"SUM", "SUM", "MAX", "MIN"};
     tmpl_value *reduces = tmpl_set_list(d, "reduces");
+    /* For stenc_launch_reduce_finish: 's' (sum), 'x' (max) or 'n' (min) per reduction. */
+    char *reduce_ops = xcalloc((size_t)km->nreduces + 1, 1);
     for (int id = 0; id < km->nreduces; id++) {
         for (int n = 0; n < e->st->body.nstmts; n++) {
             const ast_stmt *s = e->st->body.stmts[n];
@@ -891,12 +895,23 @@ static void set_colors_and_reductions(emitter *e, tmpl_value *d) {
             tmpl_set_str(r, "decl", s->u.reduce.name);
             tmpl_set_str(r, "op", ops[s->u.reduce.rop]);
             tmpl_set_str(r, "OP", OPS[s->u.reduce.rop]);
+            tmpl_set_bool(r, "is_sum", s->u.reduce.rop == AST_REDUCE_SUM);
             tmpl_set_str(r, "local", e->reduce_name[id]);
             tmpl_set_str(r, "acc", e->reduce_acc[id]);
             tmpl_set_str(r, "out", e->reduce_out[id]);
+            reduce_ops[id] = "ssxn"[s->u.reduce.rop];
         }
     }
+    tmpl_set_str(d, "reduce_ops", reduce_ops);
+    free(reduce_ops);
     tmpl_set_fmt(d, "nreduces", "%d", km->nreduces);
+    /* Where a point's sum terms go in a distributed launch, and how many points there are. */
+    const int dims = km->dims;
+    tmpl_set_str(d, "term_at",
+                 dims == 1   ? "i"
+                 : dims == 2 ? "(i + ni * j)"
+                             : "(i + ni * (j + nj * k))");
+    tmpl_set_str(d, "npoints", dims == 1 ? "ni" : dims == 2 ? "ni * nj" : "ni * nj * nk");
 }
 
 static tmpl_value *build_data(emitter *e) {

@@ -206,6 +206,7 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
             tmpl_set_str(rv, "acc", reduce_acc[id]);
             tmpl_set_str(rv, "op", ops[s->u.reduce.rop]);
             tmpl_set_str(rv, "OP", OPS[s->u.reduce.rop]);
+            tmpl_set_bool(rv, "is_sum", s->u.reduce.rop == AST_REDUCE_SUM);
             tmpl_set_fmt(rv, "index", "%d", id);
         }
     tmpl_set_fmt(d, "cu_nreduces", "%d", km->nreduces > 0 ? km->nreduces : 1);

@@ -35,7 +35,8 @@ static const stenc_launch_desc dot3d_desc = {
  * stenc_parts; the slots are combined in tile order, so the results depend on the size only,
  * not on the number of threads. */
 static stenc_status dot3d_c(const stenc_launch_shape *shape, const stenc_launch_field *views,
-                            double *dot_out_, double *xmin_out_, double *xmax_out_) {
+                            double *dot_out_, double *xmin_out_, double *xmax_out_,
+                            double *stenc_terms) {
     const ptrdiff_t ni = (ptrdiff_t)shape->n[0];
     const ptrdiff_t nj = (ptrdiff_t)shape->n[1];
     const ptrdiff_t nk = (ptrdiff_t)shape->n[2];
@@ -45,6 +46,9 @@ static stenc_status dot3d_c(const stenc_launch_shape *shape, const stenc_launch_
     const ptrdiff_t x_sk_ = views[0].stride[2];
     const ptrdiff_t y_sj_ = views[1].stride[1];
     const ptrdiff_t y_sk_ = views[1].stride[2];
+    /* Distributed launches: each point's sum terms, at i + ni * (j + nj * k). */
+    const ptrdiff_t stenc_npoints = ni * nj * nk;
+    (void)stenc_npoints, (void)stenc_terms; /* unused without a sum */
     const size_t stenc_ntiles = (size_t)((nk + DOT3D_TILE_K - 1) / DOT3D_TILE_K) * (size_t)((nj + DOT3D_TILE_J - 1) / DOT3D_TILE_J);
     stenc_acc *const stenc_parts =
         malloc((stenc_ntiles ? stenc_ntiles : 1) * 3 * sizeof *stenc_parts);
@@ -74,8 +78,9 @@ static stenc_status dot3d_c(const stenc_launch_shape *shape, const stenc_launch_
                         const float dot_ = x_ * y_;
                         const float xmin_ = x_;
                         const float xmax_ = x_;
-#line 78 "dot3d_c.c"
+#line 82 "dot3d_c.c"
                         stenc_acc_sum_add(&dot_acc_, (double)dot_);
+                        if (stenc_terms) stenc_terms[0 * stenc_npoints + (i + ni * (j + nj * k))] = (double)dot_;
                         stenc_acc_min_add(&xmin_acc_, (double)xmin_);
                         stenc_acc_max_add(&xmax_acc_, (double)xmax_);
                     }
@@ -122,14 +127,20 @@ stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const sten
     if (!xmax_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "dot3d: the result pointer of reduction 'xmax' is NULL");
-    /* A rank's part of a reduction is not the reduction: refused on distributed fields. */
-    status = stenc_launch_reduce_check(&dot3d_desc, fields);
+    /* On distributed fields the reductions are global: the kernel also stores the sums' terms,
+     * which every rank then sums exactly (stenc_launch_reduce_finish). */
+    double *stenc_terms = NULL;
+    status = stenc_launch_reduce_prepare(&dot3d_desc, ctx, fields, &shape, 3,
+                                         &stenc_terms);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
         double stenc_results[3];
-        const stenc_launch_op stenc_op = {0, stenc_results};
+        const stenc_launch_op stenc_op = {0, stenc_results, stenc_terms};
         status = stenc_launch_select(ctx, &dot3d_cuda_variants, stenc_variant, &shape, views,
                                      NULL, &stenc_op);
+        if (stenc_terms)
+            status = stenc_launch_reduce_finish(&dot3d_desc, ctx, fields, &shape, "snx",
+                                                status, stenc_terms, stenc_results);
         if (status != STENC_OK) return status;
         *dot_ = stenc_results[0];
         *xmin_ = stenc_results[1];
@@ -137,11 +148,21 @@ stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const sten
         return status;
     }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
-        return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
-                               "dot3d: no variant '%s' on the host (the fields live on the "
-                               "host: use \"c\" or NULL)",
-                               stenc_variant);
-    return dot3d_c(&shape, views, dot_, xmin_, xmax_);
+        status = stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
+                                 "dot3d: no variant '%s' on the host (the fields live on the "
+                                 "host: use \"c\" or NULL)",
+                                 stenc_variant);
+    else
+        status = dot3d_c(&shape, views, dot_, xmin_, xmax_, stenc_terms);
+    if (!stenc_terms) return status;
+    double stenc_results[3] = { status == STENC_OK ? *dot_ : 0, status == STENC_OK ? *xmin_ : 0, status == STENC_OK ? *xmax_ : 0 };
+    status = stenc_launch_reduce_finish(&dot3d_desc, ctx, fields, &shape, "snx",
+                                        status, stenc_terms, stenc_results);
+    if (status != STENC_OK) return status;
+    *dot_ = stenc_results[0];
+    *xmin_ = stenc_results[1];
+    *xmax_ = stenc_results[2];
+    return STENC_OK;
 }
 
 stenc_status dot3d(stenc_ctx *ctx, const stenc_field *x_, const stenc_field *y_, double *dot_,

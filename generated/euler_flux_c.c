@@ -194,7 +194,7 @@ stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, doubl
     stenc_status status = stenc_launch_check(&euler_flux_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
-        const stenc_launch_op stenc_op = {0, NULL};
+        const stenc_launch_op stenc_op = {0, NULL, NULL};
         const double stenc_scalars[] = {gm1_, dt_dx_, k2_, sensor_min_};
         status = stenc_launch_select(ctx, &euler_flux_cuda_variants, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);

@@ -42,10 +42,14 @@ static const stenc_launch_desc gs1d_r2_desc = {
  * stenc_parts; the slots are combined in tile order, so the results depend on the size only,
  * not on the number of threads. */
 static stenc_status gs1d_r2_c(const stenc_launch_shape *shape, const stenc_launch_field *views,
-                              int color, double h2_, double *change_out_, double *change2_out_) {
+                              int color, double h2_, double *change_out_, double *change2_out_,
+                              double *stenc_terms) {
     const ptrdiff_t ni = (ptrdiff_t)shape->n[0];
     double *const u_data_ = views[0].origin;
     const double *const f_data_ = views[1].origin;
+    /* Distributed launches: each point's sum terms, at i + ni * (j + nj * k). */
+    const ptrdiff_t stenc_npoints = ni;
+    (void)stenc_npoints, (void)stenc_terms; /* unused without a sum */
     const size_t stenc_ntiles = (size_t)((ni + GS1D_R2_TILE_I - 1) / GS1D_R2_TILE_I);
     stenc_acc *const stenc_parts =
         malloc((stenc_ntiles ? stenc_ntiles : 1) * 2 * sizeof *stenc_parts);
@@ -75,10 +79,11 @@ static stenc_status gs1d_r2_c(const stenc_launch_shape *shape, const stenc_launc
                 u_ = (12.0 * h2_ * f_ - u_m2_ + 16.0 * u_m1_ + 16.0 * u_p1_ - u_p2_) / 30.0;
                 const double change_ = fabs(u_ - old_);
                 const double change2_ = (u_ - old_) * (u_ - old_);
-#line 79 "gs1d_r2_c.c"
+#line 83 "gs1d_r2_c.c"
                 u_row_[i] = u_;
                 stenc_acc_max_add(&change_acc_, (double)change_);
                 stenc_acc_sum_add(&change2_acc_, (double)change2_);
+                if (stenc_terms) stenc_terms[1 * stenc_npoints + i] = (double)change2_;
             }
         }
         stenc_parts[((size_t)(it / GS1D_R2_TILE_I)) * 2 + 0] = change_acc_;
@@ -128,26 +133,41 @@ stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int colo
     if (!change2_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "gs1d_r2: the result pointer of reduction 'change2' is NULL");
-    /* A rank's part of a reduction is not the reduction: refused on distributed fields. */
-    status = stenc_launch_reduce_check(&gs1d_r2_desc, fields);
+    /* On distributed fields the reductions are global: the kernel also stores the sums' terms,
+     * which every rank then sums exactly (stenc_launch_reduce_finish). */
+    double *stenc_terms = NULL;
+    status = stenc_launch_reduce_prepare(&gs1d_r2_desc, ctx, fields, &shape, 2,
+                                         &stenc_terms);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
         double stenc_results[2];
-        const stenc_launch_op stenc_op = {color, stenc_results};
+        const stenc_launch_op stenc_op = {color, stenc_results, stenc_terms};
         const double stenc_scalars[] = {h2_};
         status = stenc_launch_select(ctx, &gs1d_r2_cuda_variants, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
+        if (stenc_terms)
+            status = stenc_launch_reduce_finish(&gs1d_r2_desc, ctx, fields, &shape, "xs",
+                                                status, stenc_terms, stenc_results);
         if (status != STENC_OK) return status;
         *change_ = stenc_results[0];
         *change2_ = stenc_results[1];
         return status;
     }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
-        return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
-                               "gs1d_r2: no variant '%s' on the host (the fields live on the "
-                               "host: use \"c\" or NULL)",
-                               stenc_variant);
-    return gs1d_r2_c(&shape, views, color, (double)h2_, change_, change2_);
+        status = stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
+                                 "gs1d_r2: no variant '%s' on the host (the fields live on the "
+                                 "host: use \"c\" or NULL)",
+                                 stenc_variant);
+    else
+        status = gs1d_r2_c(&shape, views, color, (double)h2_, change_, change2_, stenc_terms);
+    if (!stenc_terms) return status;
+    double stenc_results[2] = { status == STENC_OK ? *change_ : 0, status == STENC_OK ? *change2_ : 0 };
+    status = stenc_launch_reduce_finish(&gs1d_r2_desc, ctx, fields, &shape, "xs",
+                                        status, stenc_terms, stenc_results);
+    if (status != STENC_OK) return status;
+    *change_ = stenc_results[0];
+    *change2_ = stenc_results[1];
+    return STENC_OK;
 }
 
 stenc_status gs1d_r2(stenc_ctx *ctx, int color, double h2_, stenc_field *u_,

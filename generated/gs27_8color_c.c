@@ -341,7 +341,7 @@ stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int 
     status = stenc_launch_color("gs27_8color", &gs27_8color_palette, &shape, color, &color);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
-        const stenc_launch_op stenc_op = {color, NULL};
+        const stenc_launch_op stenc_op = {color, NULL, NULL};
         status = stenc_launch_select(ctx, &gs27_8color_cuda_variants, stenc_variant, &shape, views,
                                      NULL, &stenc_op);
         return status;

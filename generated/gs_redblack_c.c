@@ -97,7 +97,7 @@ stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int 
     status = stenc_launch_color("gs_redblack", &gs_redblack_palette, &shape, color, &color);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
-        const stenc_launch_op stenc_op = {color, NULL};
+        const stenc_launch_op stenc_op = {color, NULL, NULL};
         const double stenc_scalars[] = {h2_, omega_};
         status = stenc_launch_select(ctx, &gs_redblack_cuda_variants, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);

@@ -85,6 +85,7 @@ struct stenc_sweep_args {
     int m[3];          /* lattice points per dimension, at most: ceil(n / P) */
     int nz;            /* (outer chunks) x ncells */
     stenc_acc *parts;  /* per block, STENC_NREDUCES partial reductions */
+    double *terms;     /* distributed launches: each point's sum terms (else NULL) */
 };
 
 template <int V, int K, int BX, int BY, int MINB>
@@ -121,7 +122,7 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                 stenc_T u_ = stenc_a.f[0][stenc_q0];
                 #line 13 "stencils/gs_redblack.stencil"
                 u_ = (1.0 - omega_) * u_ + omega_ * 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 125 "gs_redblack_cuda.cu"
+#line 126 "gs_redblack_cuda.cu"
                 stenc_a.f[0][stenc_q0] = u_;
             }
         }
@@ -201,6 +202,7 @@ stenc_status stenc_run_sweep(stenc_ctx *ctx, const stenc_launch_shape *shape,
     const long nz = (long)w.ncells * (((long)w.m[2] + K - 1) / K);
     w.nz = (int)nz;
     w.parts = NULL;
+    w.terms = op->terms;
     long gz = nz < STENC_GRID_YZ_MAX ? nz : STENC_GRID_YZ_MAX;
     const size_t nblocks = nonempty ? (size_t)gx * (size_t)gy * (size_t)gz : 0;
     stenc_status st = stenc_check_grid(gy, "sweep");
@@ -227,5 +229,5 @@ const stenc_launch_variant stenc_variant_list[4] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants gs_redblack_cuda_variants = {
-    "gs_redblack", STENC_F64, 4, stenc_variant_list, STENC_VARIANTS_FIXED, "521a2e2e04ffd590",
+    "gs_redblack", STENC_F64, 4, stenc_variant_list, STENC_VARIANTS_FIXED, "54f75331c77e29b3",
 };

@@ -80,7 +80,7 @@ stenc_status life_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc
     stenc_status status = stenc_launch_check(&life_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
-        const stenc_launch_op stenc_op = {0, NULL};
+        const stenc_launch_op stenc_op = {0, NULL, NULL};
         status = stenc_launch_select(ctx, &life_cuda_variants, stenc_variant, &shape, views,
                                      NULL, &stenc_op);
         return status;

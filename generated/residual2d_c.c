@@ -76,7 +76,7 @@ stenc_status residual2d_variant(stenc_ctx *ctx, const char *stenc_variant, doubl
     stenc_status status = stenc_launch_check(&residual2d_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
-        const stenc_launch_op stenc_op = {0, NULL};
+        const stenc_launch_op stenc_op = {0, NULL, NULL};
         const double stenc_scalars[] = {inv_h2_};
         status = stenc_launch_select(ctx, &residual2d_cuda_variants, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);

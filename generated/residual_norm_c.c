@@ -35,7 +35,7 @@ static const stenc_launch_desc residual_norm_desc = {
  * not on the number of threads. */
 static stenc_status residual_norm_c(const stenc_launch_shape *shape,
                                     const stenc_launch_field *views, double inv_h2_,
-                                    double *r2_out_, double *rmax_out_) {
+                                    double *r2_out_, double *rmax_out_, double *stenc_terms) {
     const ptrdiff_t ni = (ptrdiff_t)shape->n[0];
     const ptrdiff_t nj = (ptrdiff_t)shape->n[1];
     const double *const u_data_ = views[0].origin;
@@ -44,6 +44,9 @@ static stenc_status residual_norm_c(const stenc_launch_shape *shape,
     const ptrdiff_t u_sj_ = views[0].stride[1];
     const ptrdiff_t f_sj_ = views[1].stride[1];
     const ptrdiff_t r_sj_ = views[2].stride[1];
+    /* Distributed launches: each point's sum terms, at i + ni * (j + nj * k). */
+    const ptrdiff_t stenc_npoints = ni * nj;
+    (void)stenc_npoints, (void)stenc_terms; /* unused without a sum */
     const size_t stenc_ntiles = (size_t)((nj + RESIDUAL_NORM_TILE_J - 1) / RESIDUAL_NORM_TILE_J);
     stenc_acc *const stenc_parts =
         malloc((stenc_ntiles ? stenc_ntiles : 1) * 2 * sizeof *stenc_parts);
@@ -73,9 +76,10 @@ static stenc_status residual_norm_c(const stenc_launch_shape *shape,
                 r_ = f_ - inv_h2_ * (4.0 * u_ - u_m1_0_ - u_p1_0_ - u_0_m1_ - u_0_p1_);
                 const double r2_ = r_ * r_;
                 const double rmax_ = fabs(r_);
-#line 77 "residual_norm_c.c"
+#line 80 "residual_norm_c.c"
                 r_row_[i] = r_;
                 stenc_acc_sum_add(&r2_acc_, (double)r2_);
+                if (stenc_terms) stenc_terms[0 * stenc_npoints + (i + ni * j)] = (double)r2_;
                 stenc_acc_max_add(&rmax_acc_, (double)rmax_);
             }
         }
@@ -113,26 +117,41 @@ stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, do
     if (!rmax_)
         return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
                                "residual_norm: the result pointer of reduction 'rmax' is NULL");
-    /* A rank's part of a reduction is not the reduction: refused on distributed fields. */
-    status = stenc_launch_reduce_check(&residual_norm_desc, fields);
+    /* On distributed fields the reductions are global: the kernel also stores the sums' terms,
+     * which every rank then sums exactly (stenc_launch_reduce_finish). */
+    double *stenc_terms = NULL;
+    status = stenc_launch_reduce_prepare(&residual_norm_desc, ctx, fields, &shape, 2,
+                                         &stenc_terms);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
         double stenc_results[2];
-        const stenc_launch_op stenc_op = {0, stenc_results};
+        const stenc_launch_op stenc_op = {0, stenc_results, stenc_terms};
         const double stenc_scalars[] = {inv_h2_};
         status = stenc_launch_select(ctx, &residual_norm_cuda_variants, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
+        if (stenc_terms)
+            status = stenc_launch_reduce_finish(&residual_norm_desc, ctx, fields, &shape, "sx",
+                                                status, stenc_terms, stenc_results);
         if (status != STENC_OK) return status;
         *r2_ = stenc_results[0];
         *rmax_ = stenc_results[1];
         return status;
     }
     if (stenc_variant && strcmp(stenc_variant, "c") != 0)
-        return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
-                               "residual_norm: no variant '%s' on the host (the fields live on the "
-                               "host: use \"c\" or NULL)",
-                               stenc_variant);
-    return residual_norm_c(&shape, views, (double)inv_h2_, r2_, rmax_);
+        status = stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
+                                 "residual_norm: no variant '%s' on the host (the fields live on the "
+                                 "host: use \"c\" or NULL)",
+                                 stenc_variant);
+    else
+        status = residual_norm_c(&shape, views, (double)inv_h2_, r2_, rmax_, stenc_terms);
+    if (!stenc_terms) return status;
+    double stenc_results[2] = { status == STENC_OK ? *r2_ : 0, status == STENC_OK ? *rmax_ : 0 };
+    status = stenc_launch_reduce_finish(&residual_norm_desc, ctx, fields, &shape, "sx",
+                                        status, stenc_terms, stenc_results);
+    if (status != STENC_OK) return status;
+    *r2_ = stenc_results[0];
+    *rmax_ = stenc_results[1];
+    return STENC_OK;
 }
 
 stenc_status residual_norm(stenc_ctx *ctx, double inv_h2_, const stenc_field *u_,

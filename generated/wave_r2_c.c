@@ -100,7 +100,7 @@ stenc_status wave_r2_variant(stenc_ctx *ctx, const char *stenc_variant, double c
     stenc_status status = stenc_launch_check(&wave_r2_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
-        const stenc_launch_op stenc_op = {0, NULL};
+        const stenc_launch_op stenc_op = {0, NULL, NULL};
         const double stenc_scalars[] = {c2_};
         status = stenc_launch_select(ctx, &wave_r2_cuda_variants, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);

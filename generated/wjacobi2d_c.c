@@ -77,7 +77,7 @@ stenc_status wjacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double
     stenc_status status = stenc_launch_check(&wjacobi2d_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
-        const stenc_launch_op stenc_op = {0, NULL};
+        const stenc_launch_op stenc_op = {0, NULL, NULL};
         const double stenc_scalars[] = {h2_, omega_};
         status = stenc_launch_select(ctx, &wjacobi2d_cuda_variants, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);

@@ -260,6 +260,13 @@ stenc_status stenc_download(stenc_ctx *ctx, void *dst, const void *src, size_t b
     return STENC_OK;
 }
 
+stenc_status stenc_memzero(stenc_ctx *ctx, void *ptr, size_t bytes) {
+    if (bytes == 0) return STENC_OK;
+    if (ctx->device == STENC_DEVICE_CUDA) return stenc_cuda_memzero(ctx, ptr, bytes);
+    memset(ptr, 0, bytes);
+    return STENC_OK;
+}
+
 stenc_status stenc_memcpy(stenc_ctx *ctx, void *dst, const void *src, size_t bytes) {
     STENC_TRY(check_copy_args(ctx, dst, src, bytes, "stenc_memcpy"));
     if (bytes == 0) return STENC_OK;

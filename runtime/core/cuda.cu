@@ -85,6 +85,11 @@ extern "C" stenc_status stenc_cuda_memcpy(stenc_ctx *ctx, void *dst, const void 
     return STENC_OK;
 }
 
+extern "C" stenc_status stenc_cuda_memzero(stenc_ctx *ctx, void *ptr, size_t bytes) {
+    STENC_CUDA_TRY(cudaMemsetAsync(ptr, 0, bytes, stenc_stream(ctx)));
+    return STENC_OK;
+}
+
 extern "C" stenc_status stenc_cuda_timer_create(stenc_ctx *ctx, void **start_event,
                                                 void **stop_event) {
     (void)ctx;

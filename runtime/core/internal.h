@@ -57,6 +57,17 @@ typedef struct stenc_field_dist_ops {
     /* A global reduction (kind: runtime/multigrid's stenc_reduce_kind); b is NULL but for dot.
      * The arguments are checked already. */
     stenc_status (*reduce)(int kind, const stenc_field *a, const stenc_field *b, double *result);
+    /* Collective over the field's ranks: STENC_OK when every rank passes STENC_OK, else the
+     * status of the lowest failing rank, everywhere (messages as dist_agree's). */
+    stenc_status (*agree)(const stenc_field *field, stenc_status mine, const char *fn);
+    /* Collective: the global results of a generated kernel's reductions on this field's
+     * decomposition (stenc_launch_reduce_finish). ops[r] is 's' (sum: the n[0]*n[1]*n[2] doubles
+     * at terms[r * n[0]*n[1]*n[2]] hold this rank's terms, on the device when on_device), 'x' (max)
+     * or 'n' (min: results[r] holds this rank's value). Every rank agrees on `kernel` (the local
+     * launch's status) first. */
+    stenc_status (*reduce_terms)(const stenc_field *field, stenc_status kernel, const char *ops,
+                                 const double *terms, const size_t n[3], int on_device,
+                                 double *results, const char *fn);
 } stenc_field_dist_ops;
 void stenc_field_set_dist(stenc_field *field, const stenc_field_dist_ops *ops, void *dist,
                           uint64_t decomp_sig, const size_t index_offset[3]);
@@ -70,6 +81,13 @@ const stenc_field_dist_ops *stenc_field_dist_ops_of(const stenc_field *field);
 uint64_t stenc_field_decomp_signature(const stenc_field *field);
 /* The faces' names in messages ("i-lo" .. "k-hi"), indexed by stenc_face. */
 extern const char *const stenc_face_names[STENC_FACE_COUNT];
+
+/* Zero `bytes` of the context's memory (stenc_malloc's), ordered on the context's stream. */
+stenc_status stenc_memzero(stenc_ctx *ctx, void *ptr, size_t bytes);
+
+/* 1 for a view (stenc_field_view), which owns no storage; 0 otherwise (and for dead
+ * handles). */
+int stenc_field_is_view(const stenc_field *field);
 
 /* 1 when `field` is a live field; records no error. */
 int stenc_field_live(const stenc_field *field);
@@ -165,6 +183,7 @@ void stenc_cuda_free(stenc_ctx *ctx, void *ptr);
 stenc_status stenc_cuda_upload(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
 stenc_status stenc_cuda_download(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
 stenc_status stenc_cuda_memcpy(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+stenc_status stenc_cuda_memzero(stenc_ctx *ctx, void *ptr, size_t bytes);
 stenc_status stenc_cuda_timer_create(stenc_ctx *ctx, void **start_event, void **stop_event);
 void stenc_cuda_timer_destroy(void *start_event, void *stop_event);
 stenc_status stenc_cuda_timer_record(stenc_ctx *ctx, void *event);

@@ -41,6 +41,10 @@ stenc_status stenc_cuda_memcpy(stenc_ctx *ctx, void *dst, const void *src, size_
     (void)ctx, (void)dst, (void)src, (void)bytes;
     return NO_CUDA("stenc_memcpy");
 }
+stenc_status stenc_cuda_memzero(stenc_ctx *ctx, void *ptr, size_t bytes) {
+    (void)ctx, (void)ptr, (void)bytes;
+    return NO_CUDA("stenc_memzero");
+}
 stenc_status stenc_cuda_timer_create(stenc_ctx *ctx, void **start_event, void **stop_event) {
     (void)ctx, (void)start_event, (void)stop_event;
     return NO_CUDA("stenc_timer_create");

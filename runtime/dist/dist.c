@@ -349,8 +349,13 @@ typedef struct dist_field {
 static stenc_status dist_reduce(int kind, const stenc_field *a, const stenc_field *b,
                                 double *result);
 static void dist_release(void *dist, stenc_ctx *ctx);
+static stenc_status dist_field_agree(const stenc_field *field, stenc_status mine, const char *fn);
+static stenc_status dist_reduce_terms(const stenc_field *field, stenc_status kernel,
+                                      const char *ops, const double *terms, const size_t n[3],
+                                      int on_device, double *results, const char *fn);
 
-static const stenc_field_dist_ops dist_ops = {dist_release, dist_reduce};
+static const stenc_field_dist_ops dist_ops = {dist_release, dist_reduce, dist_field_agree,
+                                              dist_reduce_terms};
 
 static void free_buffers(dist_field *df, stenc_ctx *ctx) {
     dist_cuda_stream_destroy(&df->stream);
@@ -1020,12 +1025,11 @@ static double load(const stenc_field_layout *L, const void *origin, size_t i, si
 }
 
 /* The host's exact partial sums, one accumulator per thread added up as integers. */
-static stenc_status host_reduce(int kind, const stenc_field *a, const stenc_field *b, xsum *acc,
-                                uint64_t *max_bits) {
-    stenc_field_layout La, Lb;
-    STENC_TRY(stenc_field_get_layout(a, &La));
-    STENC_TRY(stenc_field_get_layout(b, &Lb));
-    const void *oa = stenc_field_host_origin(a), *ob = stenc_field_host_origin(b);
+/* Over the interior n[] of La (a at origin oa) and Lb (b at ob), on the host. */
+static void host_reduce_layout(int kind, const stenc_field_layout *pa, const void *oa,
+                               const stenc_field_layout *pb, const void *ob, xsum *acc,
+                               uint64_t *max_bits) {
+    const stenc_field_layout La = *pa, Lb = *pb;
     const long planes = (long)(La.n[1] * La.n[2]);
     memset(acc, 0, sizeof *acc);
     uint64_t top = 0;
@@ -1065,6 +1069,15 @@ static stenc_status host_reduce(int kind, const stenc_field *a, const stenc_fiel
     }
     xsum_normalize(acc);
     *max_bits = top;
+}
+
+static stenc_status host_reduce(int kind, const stenc_field *a, const stenc_field *b, xsum *acc,
+                                uint64_t *max_bits) {
+    stenc_field_layout La, Lb;
+    STENC_TRY(stenc_field_get_layout(a, &La));
+    STENC_TRY(stenc_field_get_layout(b, &Lb));
+    host_reduce_layout(kind, &La, stenc_field_host_origin(a), &Lb, stenc_field_host_origin(b), acc,
+                       max_bits);
     return STENC_OK;
 }
 
@@ -1109,6 +1122,66 @@ static stenc_status dist_reduce(int kind, const stenc_field *a, const stenc_fiel
     xsum global;
     MPI_Allreduce(acc.w, global.w, XSUM_WORDS, MPI_INT64_T, MPI_SUM, comm);
     *result = xsum_result(&global);
+    return STENC_OK;
+}
+
+static stenc_status dist_field_agree(const stenc_field *field, stenc_status mine, const char *fn) {
+    return dist_agree(field_dist(field)->decomp->cart, mine, fn);
+}
+
+/* A double as an integer of the same order, -0 below +0 (NaN is handled apart). */
+static int64_t order_key(double x) {
+    int64_t k;
+    memcpy(&k, &x, sizeof k);
+    return k < 0 ? k ^ INT64_MAX : k;
+}
+
+static double from_order_key(int64_t k) {
+    k = k < 0 ? k ^ INT64_MAX : k;
+    double x;
+    memcpy(&x, &k, sizeof x);
+    return x;
+}
+
+/* Sums: each rank's terms summed exactly, the ranks' exact sums added, the total rounded once:
+ * the same bits whatever the ranks. Max and min are exact anyway; NaN anywhere gives NaN. */
+static stenc_status dist_reduce_terms(const stenc_field *field, stenc_status kernel,
+                                      const char *ops, const double *terms, const size_t n[3],
+                                      int on_device, double *results, const char *fn) {
+    MPI_Comm comm = field_dist(field)->decomp->cart;
+    STENC_TRY(dist_agree(comm, kernel, fn));
+    const size_t points = n[0] * n[1] * n[2];
+    const int count = (int)strlen(ops);
+    stenc_field_layout L;
+    memset(&L, 0, sizeof L);
+    L.type = STENC_F64;
+    for (int d = 0; d < 3; d++)
+        L.n[d] = n[d];
+    L.stride[0] = 1, L.stride[1] = (ptrdiff_t)n[0], L.stride[2] = (ptrdiff_t)(n[0] * n[1]);
+    stenc_status status = STENC_OK;
+    for (int r = 0; r < count; r++) {
+        if (ops[r] == 's') {
+            const double *t = terms + (size_t)r * points;
+            xsum acc, global;
+            uint64_t unused = 0;
+            if (on_device)
+                status = dist_cuda_reduce(stenc_field_ctx(field), DIST_SUM, STENC_F64, n, t,
+                                          L.stride, t, L.stride, &acc, &unused);
+            else
+                host_reduce_layout(DIST_SUM, &L, t, &L, t, &acc, &unused);
+            status = dist_agree(comm, status, fn);
+            if (status != STENC_OK) return status;
+            MPI_Allreduce(acc.w, global.w, XSUM_WORDS, MPI_INT64_T, MPI_SUM, comm);
+            results[r] = xsum_result(&global);
+        } else {
+            int nan = isnan(results[r]), any_nan = 0;
+            MPI_Allreduce(&nan, &any_nan, 1, MPI_INT, MPI_MAX, comm);
+            int64_t key = nan ? 0 : order_key(results[r]), global = 0;
+            if (nan) key = ops[r] == 'x' ? INT64_MIN : INT64_MAX; /* no say in the order */
+            MPI_Allreduce(&key, &global, 1, MPI_INT64_T, ops[r] == 'x' ? MPI_MAX : MPI_MIN, comm);
+            results[r] = any_nan ? (double)NAN : from_order_key(global);
+        }
+    }
     return STENC_OK;
 }
 

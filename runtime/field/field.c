@@ -502,6 +502,10 @@ uint64_t stenc_field_decomp_signature(const stenc_field *field) {
     return stenc_field_live(field) ? field->decomp_sig : 0;
 }
 
+int stenc_field_is_view(const stenc_field *field) {
+    return stenc_field_live(field) && field->parent != NULL;
+}
+
 int stenc_field_live(const stenc_field *field) {
     return stenc_handle_live(field, &field_kind);
 }

@@ -3,6 +3,7 @@
 #include "stenc/launch.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
@@ -172,16 +173,77 @@ stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *
     return STENC_OK;
 }
 
-stenc_status stenc_launch_reduce_check(const stenc_launch_desc *desc,
-                                       const stenc_field *const fields[]) {
-    STENC_REQUIRE(desc && fields, "stenc_launch_reduce_check: NULL argument");
+/* The distributed field among a launch's fields (they share one decomposition), or NULL. */
+static const stenc_field *distributed_field(const stenc_launch_desc *desc,
+                                            const stenc_field *const fields[]) {
     for (int a = 0; a < desc->nargs; a++)
-        if (stenc_field_decomp_signature(fields[a]) != 0)
+        if (stenc_field_decomp_signature(fields[a]) != 0) return fields[a];
+    return NULL;
+}
+
+stenc_status stenc_launch_reduce_prepare(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                         const stenc_field *const fields[],
+                                         const stenc_launch_shape *shape, int nreduces,
+                                         double **terms) {
+    STENC_REQUIRE(desc && ctx && fields && shape && terms && nreduces > 0,
+                  "stenc_launch_reduce_prepare: NULL argument or no reduction");
+    *terms = NULL;
+    const stenc_field *dist = distributed_field(desc, fields);
+    if (!dist) return STENC_OK;
+    for (int a = 0; a < desc->nargs; a++) /* rank-local, so no rank waits for another */
+        if (stenc_field_is_view(fields[a]))
             return STENC_ERROR(STENC_ERR_UNSUPPORTED,
-                               "%s: field '%s' is distributed over MPI ranks, where the "
-                               "stencil's reduce would give this rank's part alone; compute the "
-                               "values in a field and reduce it with stenc_field_sum / _norm2 / "
-                               "_norm_max (global, docs/distributed.md)",
+                               "%s: field '%s' is a view of a distributed field (as "
+                               "stenc_dist_overlap launches on), where a reduce would cover "
+                               "part of the grid; exchange the halo and launch on the whole "
+                               "fields",
                                desc->name, desc->args[a].name);
+    const stenc_field_dist_ops *ops = stenc_field_dist_ops_of(dist);
+    STENC_REQUIRE(ops && ops->agree && ops->reduce_terms,
+                  "%s: field '%s' is distributed but its library gives no global reduction",
+                  desc->name, desc->args[0].name);
+    const size_t points = shape->n[0] * shape->n[1] * shape->n[2];
+    const size_t bytes = points * (size_t)nreduces * sizeof(double);
+    stenc_status status = STENC_OK;
+    void *p = NULL;
+    if (shape->location == STENC_ON_DEVICE) {
+        status = stenc_malloc(ctx, &p, bytes);
+        if (status == STENC_OK) status = stenc_memzero(ctx, p, bytes);
+    } else {
+        p = calloc(points ? points * (size_t)nreduces : 1, sizeof(double));
+        if (!p)
+            status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY,
+                                 "%s: no memory for the %zu terms of a global reduction",
+                                 desc->name, points * (size_t)nreduces);
+    }
+    status = ops->agree(dist, status, desc->name);
+    if (status != STENC_OK) {
+        if (shape->location == STENC_ON_DEVICE)
+            stenc_free(ctx, p);
+        else
+            free(p);
+        return status;
+    }
+    *terms = p;
     return STENC_OK;
+}
+
+stenc_status stenc_launch_reduce_finish(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                        const stenc_field *const fields[],
+                                        const stenc_launch_shape *shape, const char *ops,
+                                        stenc_status kernel, double *terms, double *results) {
+    const stenc_field *dist = desc && fields ? distributed_field(desc, fields) : NULL;
+    const stenc_field_dist_ops *dops = dist ? stenc_field_dist_ops_of(dist) : NULL;
+    stenc_status status;
+    if (!dops || !ctx || !shape || !ops || !terms || !results)
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                             "stenc_launch_reduce_finish: not a prepared distributed launch");
+    else
+        status = dops->reduce_terms(dist, kernel, ops, terms, shape->n,
+                                    shape->location == STENC_ON_DEVICE, results, desc->name);
+    if (shape && shape->location == STENC_ON_DEVICE)
+        stenc_free(ctx, terms);
+    else
+        free(terms);
+    return status;
 }

@@ -13,6 +13,7 @@
 #include "gs_redblack.h"
 #include "heat3d.h"
 #include "jacobi2d.h"
+#include "dot3d.h"
 #include "residual_norm.h"
 #include "stenc/dist.h"
 #include "stenc/io.h"
@@ -1023,28 +1024,114 @@ static void test_bad_input_agrees(void **state) {
                      "periodic bc on a non-periodic decomposition");
     check_status_all(stenc_field_exchange_end(x), STENC_ERR_INVALID_ARGUMENT, "end without begin");
 
-    /* A stencil's reduce on distributed fields: refused everywhere (it would be one rank's
-     * part), the output untouched. */
-    {
-        const size_t n2[3] = {20, 9, 1};
-        stenc_decomp *d2 = NULL;
-        check_status_all(stenc_decomp_create(&d2, ctx, 2, n2, NULL, NULL), STENC_OK, "2-D");
-        stenc_field *u2 = NULL, *f2 = NULL, *r2 = NULL;
-        check_status_all(stenc_field_create_dist(ctx, &u2, d2, STENC_F64, 1), STENC_OK, "u2");
-        check_status_all(stenc_field_create_dist(ctx, &f2, d2, STENC_F64, 1), STENC_OK, "f2");
-        check_status_all(stenc_field_create_dist(ctx, &r2, d2, STENC_F64, 1), STENC_OK, "r2");
-        stenc_field_fill(r2, 3.0);
-        double sq = -1, mx = -1, got = 0;
-        check_status_all(residual_norm(ctx, 1.0, u2, f2, r2, &sq, &mx), STENC_ERR_UNSUPPORTED,
-                         "reduce on distributed fields");
-        stenc_field_get(r2, 0, 0, 0, &got);
-        check_all(got == 3.0 && sq == -1 && mx == -1, "nothing written");
-        stenc_field_free(u2), stenc_field_free(f2), stenc_field_free(r2);
-        stenc_decomp_destroy(d2);
-    }
-
     stenc_field_free(x), stenc_field_free(y), stenc_field_free(z);
     stenc_decomp_destroy(dp), stenc_decomp_destroy(dq);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+/* ---- reductions of generated kernels -----------------------------------------------------------
+ */
+
+/* global_value() is a multiple of 1/1024: its value times 1024, exactly. */
+static int64_t value_1024(long i, long j, long k, uint64_t seed) {
+    return (int64_t)(global_value(i, j, k, seed) * 1024.0);
+}
+
+/* A stencil's `reduce` on distributed fields is global and the same bits on 1, 2 or 4 ranks,
+ * against references computed exactly in integers: residual_norm (2-D double: sum of r*r, max
+ * of |r|) and dot3d (3-D float: sum of x*y rounded to float, min and max of x), at odd sizes.
+ * On views of distributed fields (stenc_dist_overlap's) a reduce is refused. */
+static void test_generated_reduce_global(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    char msg[300];
+    {
+        const size_t n[3] = {37, 23, 1};
+        stenc_decomp *dp = NULL;
+        check_status_all(stenc_decomp_create(&dp, ctx, 2, n, NULL, NULL), STENC_OK, "2-D");
+        stenc_decomp_info info;
+        stenc_decomp_get_info(dp, &info);
+        stenc_field *u = NULL, *f = NULL, *r = NULL;
+        check_status_all(stenc_field_create_dist(ctx, &u, dp, STENC_F64, 1), STENC_OK, "u");
+        check_status_all(stenc_field_create_dist(ctx, &f, dp, STENC_F64, 1), STENC_OK, "f");
+        check_status_all(stenc_field_create_dist(ctx, &r, dp, STENC_F64, 1), STENC_OK, "r");
+        fill_local(u, &info, 71);
+        fill_local(f, &info, 72);
+        if (on_gpu) stenc_field_upload(u), stenc_field_upload(f), stenc_field_upload(r);
+        const stenc_bc zero = {STENC_BC_DIRICHLET, 0}, none = {STENC_BC_NONE, 0};
+        const stenc_bc bc[6] = {zero, zero, zero, zero, none, none};
+        check_status_all(stenc_field_exchange(u, bc, 0), STENC_OK, "exchange");
+        double r2 = -1, rmax = -1;
+        check_status_all(residual_norm(ctx, 1.0, u, f, r, &r2, &rmax), STENC_OK,
+                         "residual_norm on distributed fields");
+        /* r * 1024 is an integer K below 2^23, r*r = K^2 / 2^20 exactly, and the sum of the
+         * K^2 fits 64 bits: its conversion to double is the sum rounded once. */
+        int64_t sum = 0, top = 0;
+        for (long j = 0; j < (long)n[1]; j++)
+            for (long i = 0; i < (long)n[0]; i++) {
+                int64_t around = 0;
+                const long di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
+                for (int q = 0; q < 4; q++) {
+                    const long x = i + di[q], y = j + dj[q];
+                    if (x >= 0 && x < (long)n[0] && y >= 0 && y < (long)n[1])
+                        around += value_1024(x, y, 0, 71);
+                }
+                const int64_t K = value_1024(i, j, 0, 72) - (4 * value_1024(i, j, 0, 71) - around);
+                sum += K * K;
+                top = (K < 0 ? -K : K) > top ? (K < 0 ? -K : K) : top;
+            }
+        const double want2 = (double)sum / 1048576.0, wantmax = (double)top / 1024.0;
+        snprintf(msg, sizeof msg, "residual_norm: r2 %.17g (want %.17g), rmax %.17g (want %.17g)",
+                 r2, want2, rmax, wantmax);
+        check_all(r2 == want2 && rmax == wantmax, msg);
+        /* A view of the parts: refused on every rank, nothing written. */
+        stenc_field *uv = NULL, *fv = NULL, *rv = NULL;
+        const size_t lo[3] = {0, 0, 0};
+        assert_int_equal(stenc_field_view(&uv, u, lo, info.local), STENC_OK);
+        assert_int_equal(stenc_field_view(&fv, f, lo, info.local), STENC_OK);
+        assert_int_equal(stenc_field_view(&rv, r, lo, info.local), STENC_OK);
+        double vr2 = -1, vmax = -1;
+        check_status_all(residual_norm(ctx, 1.0, uv, fv, rv, &vr2, &vmax), STENC_ERR_UNSUPPORTED,
+                         "reduce on views of distributed fields");
+        check_all(vr2 == -1 && vmax == -1, "nothing written");
+        stenc_field_free(uv), stenc_field_free(fv), stenc_field_free(rv);
+        stenc_field_free(u), stenc_field_free(f), stenc_field_free(r);
+        stenc_decomp_destroy(dp);
+    }
+    {
+        const size_t n[3] = {13, 9, 11};
+        stenc_decomp *dp = NULL;
+        check_status_all(stenc_decomp_create(&dp, ctx, 3, n, NULL, NULL), STENC_OK, "3-D");
+        stenc_decomp_info info;
+        stenc_decomp_get_info(dp, &info);
+        stenc_field *x = NULL, *y = NULL;
+        check_status_all(stenc_field_create_dist(ctx, &x, dp, STENC_F32, 0), STENC_OK, "x");
+        check_status_all(stenc_field_create_dist(ctx, &y, dp, STENC_F32, 0), STENC_OK, "y");
+        fill_local(x, &info, 81);
+        fill_local(y, &info, 82);
+        if (on_gpu) stenc_field_upload(x), stenc_field_upload(y);
+        double dot = -1, xmin = -1, xmax = -1;
+        check_status_all(dot3d(ctx, x, y, &dot, &xmin, &xmax), STENC_OK, "dot3d on distributed");
+        /* x*y rounded to float is a multiple of 2^-20 below 2^20: times 2^20 an integer. */
+        int64_t sum = 0;
+        double lo_x = INFINITY, hi_x = -INFINITY;
+        for (long k = 0; k < (long)n[2]; k++)
+            for (long j = 0; j < (long)n[1]; j++)
+                for (long i = 0; i < (long)n[0]; i++) {
+                    const float a = (float)global_value(i, j, k, 81),
+                                b = (float)global_value(i, j, k, 82);
+                    const float p = (float)((double)a * (double)b);
+                    sum += (int64_t)((double)p * 1048576.0);
+                    lo_x = a < lo_x ? a : lo_x;
+                    hi_x = a > hi_x ? a : hi_x;
+                }
+        const double want = (double)sum / 1048576.0;
+        snprintf(msg, sizeof msg, "dot3d: dot %.17g (want %.17g), x in [%g, %g] (want [%g, %g])",
+                 dot, want, xmin, xmax, lo_x, hi_x);
+        check_all(dot == want && xmin == lo_x && xmax == hi_x, msg);
+        stenc_field_free(x), stenc_field_free(y);
+        stenc_decomp_destroy(dp);
+    }
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
@@ -1113,6 +1200,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_multiblock_l_shape),
         cmocka_unit_test(test_bad_input_agrees),
         cmocka_unit_test(test_ipc_paths),
+        cmocka_unit_test(test_generated_reduce_global),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     int any = 0;

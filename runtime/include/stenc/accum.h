@@ -48,8 +48,10 @@ STENC_ACC_FN double stenc_acc_sum_result(const stenc_acc *acc) {
     return isfinite(acc->s) ? acc->s + acc->c : acc->s;
 }
 
+/* Of equal values +0 wins a max and -0 a min, so that the result is the same in any order. */
 STENC_ACC_FN void stenc_acc_max_add(stenc_acc *acc, double x) {
-    if (isnan(x) || x > acc->s) acc->s = isnan(acc->s) ? acc->s : x;
+    if (isnan(x) || x > acc->s || (x == acc->s && signbit(acc->s) && !signbit(x)))
+        acc->s = isnan(acc->s) ? acc->s : x;
 }
 STENC_ACC_FN void stenc_acc_max_merge(stenc_acc *acc, const stenc_acc *part) {
     stenc_acc_max_add(acc, part->s);
@@ -59,7 +61,8 @@ STENC_ACC_FN double stenc_acc_max_result(const stenc_acc *acc) {
 }
 
 STENC_ACC_FN void stenc_acc_min_add(stenc_acc *acc, double x) {
-    if (isnan(x) || x < acc->s) acc->s = isnan(acc->s) ? acc->s : x;
+    if (isnan(x) || x < acc->s || (x == acc->s && !signbit(acc->s) && signbit(x)))
+        acc->s = isnan(acc->s) ? acc->s : x;
 }
 STENC_ACC_FN void stenc_acc_min_merge(stenc_acc *acc, const stenc_acc *part) {
     stenc_acc_min_add(acc, part->s);

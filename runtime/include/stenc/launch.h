@@ -92,12 +92,24 @@ typedef struct stenc_launch_colors {
 stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *colors,
                                 const stenc_launch_shape *shape, int color, int *local_color);
 
-/* For stencils with `reduce`: STENC_ERR_UNSUPPORTED when a field is distributed over MPI ranks
- * (stenc/dist.h), where a launch would give this rank's part of the result, not the result;
- * the message points to the global reductions of stenc/reduce.h. The same status on every
- * rank. */
-stenc_status stenc_launch_reduce_check(const stenc_launch_desc *desc,
-                                       const stenc_field *const fields[]);
+/* For stencils with `reduce`, on fields distributed over MPI ranks (stenc/dist.h): the
+ * reductions are global, and bitwise the same whatever the number of ranks. prepare gives the
+ * kernel *terms, nreduces zeroed arrays of shape->n points each where the fields live, into
+ * which it stores each point's `reduce sum` values (at i + ni * (j + nj * k)) as well as
+ * accumulating; finish sums them exactly (rounded once) over every rank and combines the
+ * kernel's max and min, then frees terms. Both are collective; finish takes the kernel's
+ * status, so that a rank whose kernel failed fails everywhere. For fields of one process
+ * prepare sets *terms to NULL and finish is not called. A launch on views of distributed
+ * fields (stenc_dist_overlap's) is STENC_ERR_UNSUPPORTED: the global result needs the whole
+ * part. ops: one character per reduction in source order, 's' sum, 'x' max, 'n' min. */
+stenc_status stenc_launch_reduce_prepare(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                         const stenc_field *const fields[],
+                                         const stenc_launch_shape *shape, int nreduces,
+                                         double **terms);
+stenc_status stenc_launch_reduce_finish(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                        const stenc_field *const fields[],
+                                        const stenc_launch_shape *shape, const char *ops,
+                                        stenc_status kernel, double *terms, double *results);
 
 /* ---- CUDA variants ------------------------------------------------------------------------ */
 /* The cuda target generates several kernels per stencil (strategy, block shape, points per
@@ -110,6 +122,7 @@ stenc_status stenc_launch_reduce_check(const stenc_launch_desc *desc,
 typedef struct stenc_launch_op {
     int color;
     double *results;
+    double *terms; /* distributed launches: where sum terms go (stenc_launch_reduce_prepare) */
 } stenc_launch_op;
 
 /* Run one variant on checked arguments (device pointers). scalars[] in declaration order,
