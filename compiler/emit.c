@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emit_cuda.h"
+#include "targets.h"
 #include "emit_names.h"
 #include "template.h"
 
@@ -1040,11 +1040,15 @@ static tmpl_value *build_data(emitter *e) {
 
     set_signatures(e, d);
     set_colors_and_reductions(e, d);
-    /* cuda target: the kernels' loads, buffers and variants (emit_cuda.c) */
-    if (e->opt->targets & EMIT_TARGET_CUDA)
-        emit_cuda_data(km, e->read_name, e->value_name, e->reduce_name, e->reduce_acc, d);
-    else
-        tmpl_set_bool(d, "cuda", 0);
+    /* Each target: a flag of its name, and the data of its own templates (targets.c). */
+    const emit_symbols sym = {(const char *const *)e->read_name, (const char *const *)e->value_name,
+                              (const char *const *)e->reduce_name,
+                              (const char *const *)e->reduce_acc};
+    for (int t = 0; t < emit_ntargets; t++) {
+        const int selected = (e->opt->targets & emit_targets[t].bit) != 0;
+        tmpl_set_bool(d, emit_targets[t].name, selected);
+        if (selected && emit_targets[t].add_data) emit_targets[t].add_data(km, &sym, d);
+    }
     return d;
 }
 
@@ -1084,29 +1088,21 @@ static int render_file(emitter *e, const char *rel, const tmpl_value *data, tmpl
     return rc;
 }
 
-typedef struct output_file {
-    const char *template_name; /* relative to the template root */
-    const char *suffix;        /* appended to the stencil's name */
-    unsigned target;
-} output_file;
-
-static const output_file output_files[] = {
-    {"c/stencil.h.tmpl", ".h", EMIT_TARGET_C | EMIT_TARGET_CUDA},
-    {"c/stencil_c.c.tmpl", "_c.c", EMIT_TARGET_C},
-    {"cuda/stencil_cuda.cu.tmpl", "_cuda.cu", EMIT_TARGET_CUDA},
-};
-enum { OUTPUT_FILES = sizeof output_files / sizeof output_files[0] };
+/* The files of the selected targets, in table order: index 0, 1, ...; NULL past the last. */
+static const emit_output *selected_output(unsigned targets, int index) {
+    int seen = 0;
+    for (int t = 0; t < emit_ntargets; t++) {
+        if (!(targets & emit_targets[t].bit)) continue;
+        for (int f = 0; f < emit_targets[t].noutputs; f++)
+            if (seen++ == index) return &emit_targets[t].outputs[f];
+    }
+    return NULL;
+}
 
 int emit_output_name(const char *name, unsigned targets, int index, char *buf, size_t size) {
-    int seen = 0;
-    for (int f = 0; f < OUTPUT_FILES; f++) {
-        if (!(output_files[f].target & targets)) continue;
-        if (seen++ == index) {
-            snprintf(buf, size, "%s%s", name, output_files[f].suffix);
-            return 1;
-        }
-    }
-    return 0;
+    const emit_output *out = selected_output(targets, index);
+    if (out) snprintf(buf, size, "%s%s", name, out->suffix);
+    return out != NULL;
 }
 
 /* Write `text` to a temporary file of a short name of its own in the output directory (a name
@@ -1137,36 +1133,46 @@ static int write_file(emitter *e, const char *path, const tmpl_buf *text) {
     return !ok;
 }
 
-/* The CUDA file's digest, a key of the tuning cache: FNV-1a 64 of the file rendered with an
- * empty digest. It covers the stencil as compiled, its variant table and the templates, so a
- * stencil of the same name in another project, or an edited one, never reuses timings. */
+/* The tuned targets' digest, a key of the tuning cache: FNV-1a 64 of their files rendered with
+ * an empty digest. It covers the stencil as compiled, its variant table and the templates, so
+ * a stencil of the same name in another project, or an edited one, never reuses timings. */
 static int set_digest(emitter *e, tmpl_value *data) {
     tmpl_set_str(data, "digest", "");
-    tmpl_buf text = {0}, name = {0};
-    int rc = render_file(e, "cuda/stencil_cuda.cu.tmpl", data, &text);
-    tmpl_buf_printf(&name, "%s_cuda.cu", e->km->name);
-    resume_lines(&text, name.data); /* as the file is written */
-    tmpl_buf_free(&name);
     uint64_t h = 14695981039346656037u;
-    for (size_t i = 0; i < text.len; i++)
-        h = (h ^ (unsigned char)text.data[i]) * 1099511628211u;
-    tmpl_buf_free(&text);
-    tmpl_set_fmt(data, "digest", "%016" PRIx64, h);
+    int rc = 0, tuned = 0;
+    for (int t = 0; t < emit_ntargets && !rc; t++) {
+        if (!(e->opt->targets & emit_targets[t].bit) || !emit_targets[t].tuned) continue;
+        tuned = 1;
+        for (int f = 0; f < emit_targets[t].noutputs && !rc; f++) {
+            tmpl_buf text = {0}, name = {0};
+            rc = render_file(e, emit_targets[t].outputs[f].template_name, data, &text);
+            tmpl_buf_printf(&name, "%s%s", e->km->name, emit_targets[t].outputs[f].suffix);
+            resume_lines(&text, name.data); /* as the file is written */
+            tmpl_buf_free(&name);
+            for (size_t i = 0; i < text.len; i++)
+                h = (h ^ (unsigned char)text.data[i]) * 1099511628211u;
+            tmpl_buf_free(&text);
+        }
+    }
+    if (tuned) tmpl_set_fmt(data, "digest", "%016" PRIx64, h);
     return rc;
 }
 
+enum { OUTPUT_FILES = 16 }; /* at most, over all targets */
+
 static int emit_files(emitter *e, tmpl_value *data) {
-    if ((e->opt->targets & EMIT_TARGET_CUDA) && set_digest(e, data)) return 1;
+    if (set_digest(e, data)) return 1;
 
     tmpl_buf texts[OUTPUT_FILES] = {{0}};
     char *paths[OUTPUT_FILES] = {0};
     int rc = 0;
     for (int f = 0; f < OUTPUT_FILES && !rc; f++) {
-        if (!(output_files[f].target & e->opt->targets)) continue;
-        rc = render_file(e, output_files[f].template_name, data, &texts[f]);
+        const emit_output *out = selected_output(e->opt->targets, f);
+        if (!out) break;
+        rc = render_file(e, out->template_name, data, &texts[f]);
         const char *file_name = e->km->name;
         tmpl_buf name = {0};
-        tmpl_buf_printf(&name, "%s%s", file_name, output_files[f].suffix);
+        tmpl_buf_printf(&name, "%s%s", file_name, out->suffix);
         resume_lines(&texts[f], name.data);
         paths[f] = str_printf("%s/%s", e->opt->out_dir, name.data);
         tmpl_buf_free(&name);
@@ -1188,14 +1194,18 @@ static int emit_files(emitter *e, tmpl_value *data) {
 }
 
 int emit_stencil(const ast_stencil *st, const km_kernel *km, const emit_options *opt, FILE *err) {
-    if ((opt->targets & EMIT_TARGET_CUDA) && !(opt->targets & EMIT_TARGET_C)) {
-        fprintf(err,
-                "stenc: error: the cuda target needs the c target (its launcher and host "
-                "kernel), stencil '%s'\n",
-                km->name);
-        return 1;
-    }
-    if (!(opt->targets & EMIT_TARGET_C)) {
+    for (int t = 0; t < emit_ntargets; t++)
+        if ((opt->targets & emit_targets[t].bit) &&
+            (opt->targets & emit_targets[t].needs) != emit_targets[t].needs) {
+            fprintf(err, "stenc: error: the %s target needs ", emit_targets[t].name);
+            for (int u = 0, first = 1; u < emit_ntargets; u++)
+                if (emit_targets[t].needs & emit_targets[u].bit)
+                    fprintf(err, "%sthe %s target", first ? "" : " and ", emit_targets[u].name),
+                        first = 0;
+            fprintf(err, " (%s), stencil '%s'\n", emit_targets[t].needs_why, km->name);
+            return 1;
+        }
+    if (!opt->targets) {
         fprintf(err, "stenc: error: no target selected for stencil '%s'\n", km->name);
         return 1;
     }

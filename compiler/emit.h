@@ -5,7 +5,8 @@
  * Outputs for stencil NAME, in opt->out_dir:
  *   target c:    NAME.h (the C API: the launcher's prototype) and NAME_c.c (the launcher and
  *                the OpenMP kernel)
- *   target cuda: not written yet (a later issue); asking for it is an error.
+ *   target cuda: NAME_cuda.cu (the CUDA kernels' variants), with the c target's files
+ * The targets, their files and data are the table of targets.c.
  * Each file is written to a temporary name and renamed when complete, so a failure leaves no
  * partial file behind. */
 #ifndef STENC_COMPILER_EMIT_H
@@ -15,13 +16,12 @@
 
 #include "analyze.h"
 #include "ast.h"
-
-typedef enum { EMIT_TARGET_C = 1, EMIT_TARGET_CUDA = 2 } emit_target;
+#include "targets.h"
 
 typedef struct emit_options {
     const char *out_dir;      /* where the files go; must exist */
     const char *template_dir; /* the template root (holding c/, cuda/) */
-    unsigned targets;         /* EMIT_TARGET_* bits */
+    unsigned targets;         /* EMIT_TARGET_* bits (targets.h) */
     int line_directives;      /* 1: #line directives back to the .stencil file */
     const char *source_path;  /* the .stencil file as #line and comments name it; use a
                                  relative path for committed output */

@@ -266,10 +266,9 @@ static long variant_shared_bytes(const km_kernel *km, const input_info *info,
     return bytes;
 }
 
-void emit_cuda_data(const km_kernel *km, const char *const *read_name,
-                    const char *const *value_name, const char *const *reduce_name,
-                    const char *const *reduce_acc, tmpl_value *d) {
-    tmpl_set_bool(d, "cuda", 1);
+void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d) {
+    const char *const *read_name = sym->read_name, *const *value_name = sym->value_name;
+    const char *const *reduce_name = sym->reduce_name, *const *reduce_acc = sym->reduce_acc;
     tmpl_set_bool(d, "cu_float", km->type_size == 4);
     /* field index of every array, -1 for scalars */
     int *field_of = xmalloc((size_t)km->narrays * sizeof *field_of);

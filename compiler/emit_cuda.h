@@ -9,17 +9,15 @@
 #define STENC_COMPILER_EMIT_CUDA_H
 
 #include "analyze.h"
+#include "emit_names.h"
 #include "template.h"
 
-/* Add the cuda keys (all named cu_*) to the template data `d`. read_name[r] is the C local of
- * km->reads[r], value_name[a] the C name of km->arrays[a], reduce_name[id] / reduce_acc[id]
- * the value and the accumulator of reduction id (emit.c's names).
+/* Add the cuda keys (all named cu_*) to the template data `d`, with emit.c's names `sym`: the
+ * cuda row's data hook in targets.c.
  *
  * Stencils with a colour, an inout or a reduction get the sweep kernel instead of the direct
  * and streaming ones (key cu_sweep): one point per thread on the lattice of one cell of the
  * colouring's period box, block partial reductions combined in block order. */
-void emit_cuda_data(const km_kernel *km, const char *const *read_name,
-                    const char *const *value_name, const char *const *reduce_name,
-                    const char *const *reduce_acc, tmpl_value *d);
+void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d);
 
 #endif /* STENC_COMPILER_EMIT_CUDA_H */

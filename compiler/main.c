@@ -17,8 +17,6 @@
 #include "info.h"
 #include "emit.h"
 
-enum { TARGET_C = 1, TARGET_CUDA = 2 }; /* the same bits as emit_target */
-
 typedef struct options {
     const char *out_dir;
     const char *template_dir;
@@ -71,14 +69,21 @@ static int parse_targets(const char *list, unsigned *targets) {
     while (1) {
         const char *end = strchr(p, ',');
         size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == 1 && strncmp(p, "c", 1) == 0) {
-            *targets |= TARGET_C;
-        } else if (n == 4 && strncmp(p, "cuda", 4) == 0) {
-            *targets |= TARGET_CUDA | TARGET_C; /* the launcher and host kernel live in _c.c */
+        const emit_target_desc *t = emit_target_named(p, n);
+        if (t) {
+            *targets |= t->bit | t->needs; /* cuda's launcher and host kernel are c's */
         } else {
-            char name[64];
+            char name[64], known[160] = "";
             snprintf(name, sizeof name, "%.*s", (int)(n < 40 ? n : 40), p);
-            return bad_usage("unknown target '%s' (the targets are c and cuda)", name);
+            for (int k = 0; k < emit_ntargets; k++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         k == 0                   ? ""
+                         : k + 1 == emit_ntargets ? " and "
+                                                  : ", ",
+                         emit_targets[k].name);
+            char msg[256];
+            snprintf(msg, sizeof msg, "unknown target '%s' (the targets are %s)", name, known);
+            return bad_usage("%s", msg);
         }
         if (!end) break;
         p = end + 1;
@@ -90,7 +95,7 @@ static int parse_targets(const char *list, unsigned *targets) {
 static int parse_args(int argc, char **argv, options *opt) {
     opt->out_dir = ".";
     opt->color = -1;
-    opt->targets = TARGET_C;
+    opt->targets = EMIT_TARGET_C;
     opt->line_directives = 1;
     opt->files = calloc((size_t)argc, sizeof *opt->files);
     if (!opt->files) return 2;
