@@ -315,15 +315,32 @@ typedef struct ast_stencil {
     int ncolors;
     int color_period[AST_MAX_DIMS];
     const unsigned char *color_table;
-    int has_error; /* parser: a syntax error was recovered inside this stencil */
+    int has_error;        /* parser: a syntax error was recovered inside this stencil */
+    const char **inlined; /* checker: the file's functions its body calls, first call first */
+    int ninlined;
 } ast_stencil;
 
 typedef struct ast_arena ast_arena;
+
+/* A function of the file: `func NAME(a, b) = EXPR;`. Pure: the expression sees its parameters,
+ * literals and functions alone. Calls are inlined by the checker (func.c). */
+typedef struct ast_funcdef {
+    const char *name;
+    ast_loc loc; /* the name */
+    const char **params;
+    ast_loc *param_locs;
+    int nparams;
+    ast_expr *body;
+    int bad;  /* checker: an error was reported in it; calls become 0 without another */
+    int uses; /* checker: calls inlined, over all stencils */
+} ast_funcdef;
 
 typedef struct ast_file {
     const char *path; /* as given on the command line, used in diagnostics */
     ast_stencil **stencils;
     int nstencils;
+    ast_funcdef **funcs; /* in source order */
+    int nfuncs;
     ast_arena *arena; /* owns everything above */
 } ast_file;
 

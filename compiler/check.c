@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "color.h"
+#include "func.h"
 
 /* A neighbour read (offset != 0) of an inout array, to be proven against the colouring. */
 typedef struct inout_read {
@@ -45,7 +46,7 @@ typedef struct checker {
  * by the grammar), besides the built-in functions and index variables. */
 static const char *const language_words[] = {"stencil", "dims",   "type",  "scalar", "input",
                                              "output",  "inout",  "let",   "if",     "else",
-                                             "color",   "reduce", "float", "double"};
+                                             "color",   "reduce", "float", "double", "func"};
 
 /* Keywords of C (C23 included) and C++ (C++20, alternative tokens and contextual words that
  * start a declaration), and the CUDA built-in variables: a stencil's name becomes a function of
@@ -862,7 +863,8 @@ static void check_colors(checker *c, ast_arena *arena) {
     }
 }
 
-static void check_stencil(diag *d, ast_stencil *st, ast_arena *arena, ast_type precision) {
+static void check_stencil(diag *d, ast_file *file, ast_stencil *st, ast_type precision) {
+    ast_arena *arena = file->arena;
     checker c = {.d = d,
                  .st = st,
                  .dims = st->dims > 0 ? st->dims : 0,
@@ -875,6 +877,15 @@ static void check_stencil(diag *d, ast_stencil *st, ast_arena *arena, ast_type p
     check_decls(&c);
     /* The parser already reported a body too deep to walk recursively. */
     if (body_depth(&st->body) > AST_MAX_DEPTH) return;
+    st->inlined = NULL;
+    st->ninlined = 0;
+    func_inline(file, st, d);
+    if (body_depth(&st->body) > AST_MAX_DEPTH) {
+        diag_error(d, st->loc,
+                   "with its functions inlined, the body of '%s' nests more than %d levels",
+                   st->name, AST_MAX_DEPTH);
+        return;
+    }
     c.assigned = calloc((size_t)c.noutputs + 1, 1);
     c.ever = calloc((size_t)c.noutputs + 1, 1);
     c.inout_assigned = calloc((size_t)c.ninouts + 1, 1);
@@ -927,6 +938,7 @@ int check_file(ast_file *file, diag *d) {
 
 int check_file_as(ast_file *file, diag *d, ast_type precision) {
     int before = d->errors;
+    func_check_defs(file, d);
     for (int n = 0; n < file->nstencils; n++) {
         ast_stencil *st = file->stencils[n];
         for (int m = 0; m < n; m++) {
@@ -938,8 +950,9 @@ int check_file_as(ast_file *file, diag *d, ast_type precision) {
         }
         const char *conflict = check_stencil_name_conflict(st->name);
         if (conflict) diag_error(d, st->loc, "'%s' cannot name a stencil: %s", st->name, conflict);
-        check_stencil(d, st, file->arena, precision);
+        check_stencil(d, file, st, precision);
     }
+    func_warn_unused(file, d);
     if (file->nstencils == 0 && d->errors == before) {
         ast_loc start = {1, 1, 1, 0};
         diag_warning(d, start, "the file defines no stencil");

@@ -74,6 +74,12 @@ void info_print_kernel(FILE *out, const km_kernel *km) {
         }
         fputc('\n', out);
     }
+    if (km->st->ninlined) {
+        fprintf(out, "  functions inlined:");
+        for (int f = 0; f < km->st->ninlined; f++)
+            fprintf(out, "%s %s", f ? "," : "", km->st->inlined[f]);
+        fputc('\n', out);
+    }
     fprintf(out, "  halo of the kernel:");
     for (int k = 0; k < km->dims; k++)
         fprintf(out, " %s %d/%d", dim_names[k], km->halo_lo[k], km->halo_hi[k]);

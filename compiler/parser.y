@@ -1,7 +1,8 @@
 /* The grammar of .stencil files. Actions build the AST in the file's arena; declarations of
  * dims and type are validated here, everything about names and offsets in check.c.
  *
- *   file     := stencil*
+ *   file     := (stencil | func)*
+ *   func     := 'func' NAME '(' [NAME (',' NAME)*] ')' '=' expr ';'
  *   stencil  := 'stencil' NAME '{' item* '}'
  *   item     := 'dims' NUMBER ';' | 'type' NAME ';'
  *             | ('scalar'|'input'|'output'|'inout') NAME (',' NAME)* ';'
@@ -73,6 +74,8 @@ static void set_type(parse_state *ps, const char *name, ast_loc loc);
 static void add_decls(parse_state *ps, ast_decl_kind kind, parse_list *names);
 static void add_stmt(parse_state *ps, ast_stmt *s);
 static void note_depth(parse_state *ps, int depth, ast_loc loc);
+static void add_func(parse_state *ps, char *name, ast_loc loc, parse_list *params,
+                     ast_expr *body);
 }
 
 %union {
@@ -87,13 +90,13 @@ static void note_depth(parse_state *ps, int depth, ast_loc loc);
 %token <str> NUMBER "number"
 %token STENCIL "'stencil'" DIMS "'dims'" TYPE "'type'" SCALAR "'scalar'" INPUT "'input'"
 %token OUTPUT "'output'" INOUT "'inout'" LET "'let'" IF "'if'" ELSE "'else'"
-%token COLOR "'color'" REDUCE "'reduce'"
+%token COLOR "'color'" REDUCE "'reduce'" FUNC "'func'"
 %token LE "'<='" GE "'>='" EQ "'=='" NE "'!='" AND "'&&'" OR "'||'"
 
 %type <expr> expr
 %type <stmt> stmt if_stmt
 %type <block> block else_part
-%type <list> names exprs args stmts
+%type <list> names exprs args stmts params
 
 %right '?' ':'
 %left OR
@@ -109,6 +112,17 @@ static void note_depth(parse_state *ps, int depth, ast_loc loc);
 file
     : %empty
     | file stencil
+    | file funcdef
+    ;
+
+funcdef
+    : FUNC IDENT '(' params ')' '=' expr ';' { add_func(ps, $2, @2, $4, $7); }
+    | FUNC error ';'
+    ;
+
+params
+    : %empty                 { $$ = NULL; }
+    | names                  { $$ = $1; }
     ;
 
 stencil
@@ -292,7 +306,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, pars
      * starts an item and is followed by a name or number (`inpt u;`, `dim 3;`). */
     static const char *const keywords[] = {"stencil", "dims",  "type", "scalar",
                                            "input",   "output", "inout", "let",
-                                           "if",      "else",  "color", "reduce"};
+                                           "if",      "else",  "color", "reduce",
+                                           "func"};
     enum { NKEYWORDS = sizeof keywords / sizeof keywords[0] };
     if (la == YYSYMBOL_IDENT && ps->tok_starts_item) {
         const char *close = diag_closest(ps->tok_text, keywords, NKEYWORDS);
@@ -547,6 +562,24 @@ static void end_stencil(parse_state *ps, ast_loc loc, int ok) {
     st->body.loc.last_col = loc.last_col;
     if (!ok) st->has_error = 1;
     ast_push(ps->arena, (void ***)&ps->file->stencils, &ps->file->nstencils, st);
+}
+
+static void add_func(parse_state *ps, char *name, ast_loc loc, parse_list *params,
+                     ast_expr *body) {
+    ast_funcdef *f = ast_alloc(ps->arena, sizeof *f);
+    f->name = name;
+    f->loc = loc;
+    f->nparams = params ? params->n : 0;
+    f->params = ast_alloc(ps->arena, sizeof *f->params * (size_t)(f->nparams + 1));
+    f->param_locs = ast_alloc(ps->arena, sizeof *f->param_locs * (size_t)(f->nparams + 1));
+    for (int p = 0; p < f->nparams; p++) {
+        const ast_decl *d = params->items[p];
+        f->params[p] = d->name;
+        f->param_locs[p] = d->loc;
+    }
+    f->body = body;
+    note_depth(ps, body->depth, loc);
+    ast_push(ps->arena, (void ***)&ps->file->funcs, &ps->file->nfuncs, f);
 }
 
 static void set_dims(parse_state *ps, const char *text, ast_loc loc) {

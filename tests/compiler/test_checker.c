@@ -149,7 +149,32 @@ static const check_case cases[] = {
     {HDR "y = x;\n}", 0, "t.stencil:4:8: warning: scalar 'a' is never used"},
     {HDR "let t = x;\ny = a*x;\n}", 0, "t.stencil:7:5: warning: 't' is defined but never used"},
     {"", 0, "t.stencil:1:1: warning: the file defines no stencil"},
-};
+    /* Functions of the file, defined after the stencil (line 9 on). */
+    {HDR "y = f(x);\n}\nfunc f(a) = g(a);\nfunc g(b) = f(b);", 1,
+     "t.stencil:9:6: error: function 'f' calls itself (f -> g -> f): functions cannot be "
+     "recursive"},
+    {HDR "y = f(x);\n}\nfunc f(b) = b + a;", 1,
+     "t.stencil:9:17: error: 'a' is not a parameter of function 'f'"},
+    {HDR "y = f(x, x);\n}\nfunc f(b) = b;", 1, "t.stencil:7:5: error: 'f' takes 1 argument, not 2"},
+    {HDR "y = x;\n}\nfunc sqrt(b) = b;", 1,
+     "t.stencil:9:6: error: 'sqrt' is a built-in function; give yours another name"},
+    {HDR "y = f(x);\n}\nfunc f(b) = b;\nfunc f(c) = c;", 1,
+     "t.stencil:10:6: error: function 'f' is already defined at 9:6"},
+    {HDR "y = f(x);\n}\nfunc f(b) = b[1,0];", 1,
+     "t.stencil:9:13: error: parameter 'b' takes no offsets"},
+    {HDR "y = f(x);\n}\nfunc f(b, b) = b;", 1,
+     "t.stencil:9:11: error: parameter 'b' of 'f' is named twice"},
+    {HDR "y = squ(x);\n}\nfunc sq(b) = b * b;", 1,
+     "t.stencil:7:5: error: unknown function 'squ'; did you mean 'sq'?"},
+    {HDR "y = x;\n}\nfunc f(b) = b;", 0, "t.stencil:9:6: warning: function 'f' is never called"},
+    {HDR "y = f(x);\n}\nfunc f(b) = b % 2;", 1,
+     "t.stencil:9:13: error: '%' is only allowed in colour expressions"},
+    {"func f(q) = g(q) + g(q);\nfunc g(q) = h(q) + h(q);\nfunc h(q) = m(q) + m(q);\n"
+     "func m(q) = n(q) + n(q);\nfunc n(q) = o(q) + o(q);\nfunc o(q) = p(q) + p(q);\n"
+     "func p(q) = r(q) + r(q);\nfunc r(q) = s2(q) + s2(q);\nfunc s2(q) = t(q) + t(q);\n"
+     "func t(q) = w(q) + w(q);\nfunc w(q) = z(q) + z(q);\nfunc z(q) = q * q + q * q;\n"
+     "stencil s {\ndims 1;\ntype float;\ninput x;\noutput y;\ny = f(f(f(x)));\n}",
+     1, "t.stencil:18:7: error: inlining 'f' here makes an expression too large"}};
 
 static void test_case(void **state) {
     const check_case *c = *state;
