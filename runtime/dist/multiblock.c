@@ -33,6 +33,19 @@ struct stenc_mb_field {
      * pinned when it stages device fields (host_pinned). */
     char *host, *dev;
     int host_pinned;
+    /* CUDA IPC with the ranks of this node whose GPUs reach this one (device fields): each
+     * rank packs the routes it sends into ipc_buf (two slots of ipc_slot bytes, used by
+     * turns); peer[r] is rank r's ipc_buf mapped here when this rank reads what r packs
+     * (NULL: MPI brings it), at peer_offset[q] for route q; pulled_by[r]: rank r reads this
+     * rank's buffer, so MPI carries an empty message. */
+    char *ipc_buf;
+    size_t ipc_slot;
+    char **peer;
+    size_t *peer_slot; /* [rank]: the slot size of that rank's buffer */
+    size_t *peer_offset;
+    unsigned char *pulled_by;
+    unsigned round;
+    int ipc_setup;
 };
 
 /* ---- the block structure ------------------------------------------------------------------ */
@@ -220,6 +233,8 @@ int stenc_mb_local_count(const stenc_mb *mb) {
 
 /* ---- multi-block fields ------------------------------------------------------------------- */
 
+static stenc_status setup_mb_ipc(stenc_mb_field *f);
+
 static void release_buffers(stenc_mb_field *f) {
     if (f->have_stream) dist_cuda_sync(&f->stream); /* no copy still reads or writes them */
     if (f->host_pinned)
@@ -231,8 +246,29 @@ static void release_buffers(stenc_mb_field *f) {
     f->host_pinned = 0;
 }
 
+/* Collective: every rank unmaps what it mapped before any buffer is freed (CUDA forbids
+ * freeing memory another process has mapped). */
+static void release_ipc(stenc_mb_field *f) {
+    if (!f->ipc_setup) return;
+    if (f->have_stream) dist_cuda_sync(&f->stream);
+    for (int r = 0; f->peer && r < f->mb->size; r++)
+        dist_cuda_ipc_close(f->peer[r]);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Barrier(f->mb->comm);
+    dist_cuda_ipc_free(f->ipc_buf);
+    free(f->peer);
+    free(f->peer_slot);
+    free(f->peer_offset);
+    free(f->pulled_by);
+    f->ipc_buf = NULL, f->peer = NULL, f->peer_offset = NULL, f->pulled_by = NULL;
+    f->peer_slot = NULL;
+    f->ipc_setup = 0;
+}
+
 static void field_free(stenc_mb_field *f) {
     if (!f) return;
+    release_ipc(f);
     release_buffers(f);
     if (f->have_stream) dist_cuda_stream_destroy(&f->stream);
     for (int l = 0; f->blocks && l < f->mb->nlocal; l++)
@@ -281,6 +317,7 @@ stenc_status stenc_mb_field_create(stenc_mb_field **out, const stenc_mb *mb, ste
         if (status == STENC_OK) status = stenc_handle_add(f, &mb_field_kind, fn);
     }
     status = dist_agree(mb->comm, status, fn);
+    if (status == STENC_OK) status = setup_mb_ipc(f); /* collective, agreed inside */
     if (status != STENC_OK) {
         if (f && stenc_handle_live(f, &mb_field_kind))
             stenc_handle_remove(f, &mb_field_kind, "", "");
@@ -416,6 +453,86 @@ static dist_gather route_gather(const stenc_mb *mb, const mb_route *r, int h,
     return g;
 }
 
+/* Where each route's packed halo lies in the buffer of rank `rank` (the routes it sends or
+ * receives, in route order): offset[q] in bytes; returns the total. */
+static size_t route_layout(const stenc_mb *mb, int rank, int h, size_t elem, size_t *offset) {
+    size_t total = 0;
+    for (int q = 0; q < 2 * mb->npatches; q++) {
+        const mb_route r = route_of(&mb->patches[q / 2], q % 2);
+        if (offset) offset[q] = total;
+        if (mb->owner[r.dst] != rank && mb->owner[r.src] != rank) continue;
+        long lo[3], count[3];
+        halo_box(mb, &r, h, lo, count);
+        total += (size_t)(count[0] * count[1] * count[2]) * elem;
+    }
+    return total;
+}
+
+typedef struct mb_offer {
+    int usable, node;
+    char bus[DIST_BUS_ID_BYTES];
+    unsigned char handle[DIST_IPC_HANDLE_BYTES];
+} mb_offer;
+
+/* Collective: map the buffers of the ranks this one receives from, where CUDA IPC reaches
+ * them (off with STENC_MPI_IPC=0, on the host), and tell each rank who reads its buffer. Every
+ * rank makes the same calls whatever fails; the status is this rank's. */
+static stenc_status setup_mb_ipc(stenc_mb_field *f) {
+    const stenc_mb *mb = f->mb;
+    const int size = mb->size, nroutes = 2 * mb->npatches;
+    const size_t elem = stenc_type_size(f->type);
+    stenc_status status = STENC_OK;
+    MPI_Comm node_comm;
+    mb_offer mine;
+    memset(&mine, 0, sizeof mine);
+    MPI_Comm_split_type(mb->comm, MPI_COMM_TYPE_SHARED, mb->rank, MPI_INFO_NULL, &node_comm);
+    MPI_Allreduce(&mb->rank, &mine.node, 1, MPI_INT, MPI_MIN, node_comm);
+    MPI_Comm_free(&node_comm);
+    const char *env = getenv("STENC_MPI_IPC");
+    const size_t total = route_layout(mb, mb->rank, f->halo, elem, NULL);
+    mine.usable = stenc_ctx_device(mb->ctx) == STENC_DEVICE_CUDA && f->halo > 0 && total > 0 &&
+                  !(env && strcmp(env, "0") == 0) && dist_cuda_bus_id(mine.bus);
+    if (mine.usable) {
+        status = dist_cuda_ipc_alloc((void **)&f->ipc_buf, 2 * total, mine.handle);
+        mine.usable = status == STENC_OK;
+        f->ipc_slot = total;
+    }
+    mb_offer *all = calloc((size_t)size, sizeof *all);
+    int *reads = calloc((size_t)size, sizeof *reads), *pulls = calloc((size_t)size, sizeof *pulls);
+    f->peer = calloc((size_t)size, sizeof *f->peer);
+    f->peer_slot = calloc((size_t)size, sizeof *f->peer_slot);
+    f->peer_offset = calloc((size_t)nroutes + 1, sizeof *f->peer_offset);
+    f->pulled_by = calloc((size_t)size, 1);
+    size_t *theirs = calloc((size_t)nroutes + 1, sizeof *theirs);
+    if (!all || !reads || !pulls || !f->peer || !f->peer_slot || !f->peer_offset || !f->pulled_by ||
+        !theirs)
+        status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_mb_field_create: no memory");
+    /* The exchanges below need every rank's buffers: agree first. */
+    status = dist_agree(mb->comm, status, "stenc_mb_field_create");
+    if (status == STENC_OK) {
+        MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, mb->comm);
+        for (int q = 0; mine.usable && q < nroutes; q++) {
+            const mb_route r = route_of(&mb->patches[q / 2], q % 2);
+            const int from = mb->owner[r.src];
+            if (mb->owner[r.dst] != mb->rank || from == mb->rank) continue;
+            if (!all[from].usable || all[from].node != mine.node) continue;
+            if (!f->peer[from]) {
+                f->peer[from] = dist_cuda_ipc_open(all[from].handle, all[from].bus);
+                if (!f->peer[from]) continue;
+            }
+            f->peer_slot[from] = route_layout(mb, from, f->halo, elem, theirs);
+            f->peer_offset[q] = theirs[q];
+            reads[from] = 1;
+        }
+        MPI_Alltoall(reads, 1, MPI_INT, pulls, 1, MPI_INT, mb->comm);
+        for (int r = 0; r < size; r++)
+            f->pulled_by[r] = pulls[r] != 0;
+    }
+    free(all), free(reads), free(pulls), free(theirs);
+    f->ipc_setup = 1;
+    return status;
+}
+
 static int local_index(const stenc_mb *mb, int block) {
     for (int l = 0; l < mb->nlocal; l++)
         if (mb->local_blocks[l] == block) return l;
@@ -471,14 +588,24 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
         if (status != STENC_OK) release_buffers(field);
     }
     char *host = field->host, *dev = field->dev;
+    MPI_Status *got = malloc(sizeof *got * (2 * (size_t)nroutes + 1));
+    if (!got && status == STENC_OK)
+        status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
     status = dist_agree(mb->comm, status, fn);
+    /* CUDA IPC: the slot of this round (every rank counts its exchanges alike); slots are
+     * slot bytes apart here, peer_slot[r] apart in rank r's buffer. */
+    const unsigned parity = field->round++ & 1;
+    const size_t slot = parity * field->ipc_slot;
+#define PULLED(q_dst_rank) (device && field->pulled_by && field->pulled_by[q_dst_rank])
+#define PEER(q_src_rank) (device && field->peer ? field->peer[q_src_rank] : NULL)
     if (status == STENC_OK && h > 0) {
         char *msg = staged || !device ? host : dev; /* what MPI reads and writes */
         if (device) status = dist_cuda_mark_ready(mb->ctx, &field->stream);
         if (device && status == STENC_OK) status = dist_cuda_wait_ready(&field->stream);
         /* The last call's unpacking may still read the host buffer that MPI is to fill. */
         if (device && status == STENC_OK) status = dist_cuda_sync(&field->stream);
-        for (int q = 0; q < nroutes && status == STENC_OK; q++) { /* receives first */
+        /* Messages are posted whatever fails on the way, so that no peer waits for them. */
+        for (int q = 0; q < nroutes; q++) { /* receives first */
             const mb_route r = route_of(&mb->patches[q / 2], q % 2);
             if (mb->owner[r.dst] != mb->rank || mb->owner[r.src] == mb->rank) continue;
             MPI_Irecv(msg + offset[q], (int)(offset[q + 1] - offset[q]), MPI_BYTE, mb->owner[r.src],
@@ -488,7 +615,9 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
             const mb_route r = route_of(&mb->patches[q / 2], q % 2);
             if (mb->owner[r.src] != mb->rank) continue;
             const dist_gather g = route_gather(mb, &r, h, field->blocks[local_index(mb, r.src)]);
-            if (device) {
+            if (mb->owner[r.dst] != mb->rank && PULLED(mb->owner[r.dst])) { /* read there */
+                status = dist_cuda_gather(&field->stream, &g, field->ipc_buf + slot + offset[q]);
+            } else if (device) {
                 status = dist_cuda_gather(&field->stream, &g, dev + offset[q]);
                 if (status == STENC_OK && staged)
                     status = dist_cuda_copy(&field->stream, host + offset[q], dev + offset[q],
@@ -498,15 +627,29 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
             }
         }
         if (device && status == STENC_OK) status = dist_cuda_sync(&field->stream);
-        for (int q = 0; q < nroutes && status == STENC_OK; q++) {
+        for (int q = 0; q < nroutes; q++) { /* through IPC, an empty message: it is in place */
             const mb_route r = route_of(&mb->patches[q / 2], q % 2);
             if (mb->owner[r.src] != mb->rank || mb->owner[r.dst] == mb->rank) continue;
-            MPI_Isend(msg + offset[q], (int)(offset[q + 1] - offset[q]), MPI_BYTE, mb->owner[r.dst],
-                      q, mb->comm, &req[nroutes + q]);
+            const int bytes = PULLED(mb->owner[r.dst]) ? 0 : (int)(offset[q + 1] - offset[q]);
+            MPI_Isend(msg + offset[q], bytes, MPI_BYTE, mb->owner[r.dst], q, mb->comm,
+                      &req[nroutes + q]);
         }
         /* Every posted message completes, also after a failure: peers match them. */
-        if (MPI_Waitall(2 * nroutes, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && status == STENC_OK)
+        if (MPI_Waitall(2 * nroutes, req, got) != MPI_SUCCESS && status == STENC_OK)
             status = STENC_ERROR(STENC_ERR_IO, "%s: MPI_Waitall failed", fn);
+        for (int q = 0; q < nroutes && status == STENC_OK; q++) { /* data where data was due */
+            const mb_route r = route_of(&mb->patches[q / 2], q % 2);
+            if (mb->owner[r.dst] != mb->rank || mb->owner[r.src] == mb->rank) continue;
+            const int want = PEER(mb->owner[r.src]) ? 0 : (int)(offset[q + 1] - offset[q]);
+            int bytes = -1;
+            MPI_Get_count(&got[q], MPI_BYTE, &bytes);
+            if (bytes != want)
+                status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                                     "%s: patch %d brought %d bytes where %d were due: rank %d "
+                                     "keeps its blocks %s (upload every rank's blocks, or none)",
+                                     fn, q / 2, bytes, want, mb->owner[r.src],
+                                     want ? "on the device" : "on the host");
+        }
         for (int q = 0; q < nroutes && status == STENC_OK; q++) { /* unpack into the halos */
             const mb_route r = route_of(&mb->patches[q / 2], q % 2);
             if (mb->owner[r.dst] != mb->rank) continue;
@@ -519,7 +662,12 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
                             {0, 0, 0},
                             {0, 0, 0}};
             halo_box(mb, &r, h, box.lo, box.count);
-            if (device) {
+            char *peer = mb->owner[r.src] != mb->rank ? PEER(mb->owner[r.src]) : NULL;
+            if (peer) {
+                const size_t at =
+                    parity * field->peer_slot[mb->owner[r.src]] + field->peer_offset[q];
+                status = dist_cuda_box(&field->stream, &box, peer + at, 1);
+            } else if (device) {
                 if (staged && mb->owner[r.src] != mb->rank)
                     status = dist_cuda_copy(&field->stream, dev + offset[q], host + offset[q],
                                             offset[q + 1] - offset[q], 1);
@@ -538,8 +686,11 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
             if (!mb->on_patch[mb->local_blocks[l] * STENC_FACE_COUNT + f]) faces[f] = bc[f];
         status = stenc_field_fill_halo(field->blocks[l], faces);
     }
+#undef PULLED
+#undef PEER
     free(offset);
     free(req);
+    free(got);
     return dist_agree(mb->comm, status, fn);
 }
 
