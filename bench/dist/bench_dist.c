@@ -57,13 +57,61 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Median over `reps` repetitions (after a warm-up) of the slowest rank's seconds per step, a
+ * step being one call of step(state); every rank synchronises its device before the clock
+ * stops. */
+static double median_step(stenc_ctx *ctx, MPI_Comm comm, int steps, int reps, void (*step)(void *),
+                          void *state) {
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    if (!t) MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int r = -1; r < reps; r++) { /* r = -1: the warm-up */
+        CHECK(stenc_ctx_synchronize(ctx));
+        MPI_Barrier(comm);
+        const double t0 = MPI_Wtime();
+        for (int s = 0; s < steps; s++)
+            step(state);
+        CHECK(stenc_ctx_synchronize(ctx));
+        double mine = MPI_Wtime() - t0, slowest = 0;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (r >= 0) t[r] = slowest / steps;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    const double median = t[reps / 2];
+    free(t);
+    return median;
+}
+
 static const stenc_bc walls[6] = {{STENC_BC_DIRICHLET, 1.0}, {STENC_BC_DIRICHLET, 0.0},
                                   {STENC_BC_NEUMANN, 0},     {STENC_BC_NEUMANN, 0},
                                   {STENC_BC_DIRICHLET, 0.5}, {STENC_BC_DIRICHLET, -0.5}};
 
-/* Median seconds per step of `steps` steps over `reps` repetitions on comm; mode 0: launch
- * only, 1: exchange then launch, 2: overlapped, 3: the exchange alone. *ss: the final
- * field's sum of squares. */
+/* One heat3d step (mode 0: launch only, 1: exchange then launch, 2: overlapped, 3: the
+ * exchange alone), then the swap. */
+typedef struct heat_state {
+    run_cfg cfg;
+    int mode;
+    stenc_field *x, *y;
+} heat_state;
+
+static void heat_step(void *state) {
+    heat_state *h = state;
+    if (h->mode == 3) {
+        CHECK(stenc_field_exchange(h->x, walls, STENC_EXCHANGE_FACES));
+        return;
+    }
+    if (h->mode == 2) {
+        stenc_field *xy[2] = {h->x, h->y};
+        CHECK(stenc_dist_overlap(h->x, walls, STENC_EXCHANGE_FACES, HEAT3D_HALO, 2, xy, heat_launch,
+                                 &h->cfg));
+    } else {
+        if (h->mode == 1) CHECK(stenc_field_exchange(h->x, walls, STENC_EXCHANGE_FACES));
+        CHECK(heat3d(h->cfg.ctx, 0.4, 0.1, h->x, h->y));
+    }
+    CHECK(stenc_field_swap(h->x, h->y));
+}
+
+/* Median seconds per step of `steps` steps over `reps` repetitions on comm, in `mode`
+ * (heat_step). *ss: the final field's sum of squares. */
 static double time_steps(stenc_ctx *ctx, MPI_Comm comm, const size_t n[3], int steps, int reps,
                          int mode, double *ss) {
     stenc_decomp *dp = NULL;
@@ -86,37 +134,10 @@ static double time_steps(stenc_ctx *ctx, MPI_Comm comm, const size_t n[3], int s
                     (float)((info.lo[2] + k) % 17) * 0.125f + (float)(j % 5) * 0.25f;
     CHECK(stenc_field_upload(x));
     CHECK(stenc_field_upload(y));
-    run_cfg cfg = {ctx, mode == 2};
-    stenc_field *xy[2] = {x, y};
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    for (int r = -1; r < reps; r++) { /* r = -1: the warm-up */
-        CHECK(stenc_ctx_synchronize(ctx));
-        MPI_Barrier(comm);
-        const double t0 = MPI_Wtime();
-        for (int s = 0; s < steps; s++) {
-            if (mode == 3) {
-                CHECK(stenc_field_exchange(x, walls, STENC_EXCHANGE_FACES));
-                continue;
-            }
-            if (mode == 2) {
-                CHECK(stenc_dist_overlap(x, walls, STENC_EXCHANGE_FACES, HEAT3D_HALO, 2, xy,
-                                         heat_launch, &cfg));
-            } else {
-                if (mode == 1) CHECK(stenc_field_exchange(x, walls, STENC_EXCHANGE_FACES));
-                CHECK(heat3d(ctx, 0.4, 0.1, x, y));
-            }
-            CHECK(stenc_field_swap(x, y));
-            xy[0] = x, xy[1] = y;
-        }
-        CHECK(stenc_ctx_synchronize(ctx));
-        double mine = MPI_Wtime() - t0, slowest = 0;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-        if (r >= 0) t[r] = slowest / steps;
-    }
+    heat_state st = {{ctx, mode == 2}, mode, x, y};
+    const double median = median_step(ctx, comm, steps, reps, heat_step, &st);
+    x = st.x, y = st.y;
     CHECK(stenc_field_sum_squares(x, ss));
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    const double median = t[reps / 2];
-    free(t);
     CHECK(stenc_field_free(x));
     CHECK(stenc_field_free(y));
     CHECK(stenc_decomp_destroy(dp));
@@ -191,15 +212,39 @@ static stenc_status rb_launch(void *user, stenc_field *const v[]) {
     return gs_redblack(c->ctx, c->color, 1e-8, 1.9, v[0], v[1]);
 }
 
+/* The walls of the red-black SOR problem (2-D). */
+static const stenc_bc sor_walls[6] = {{STENC_BC_DIRICHLET, 1.0}, {STENC_BC_DIRICHLET, 0.0},
+                                      {STENC_BC_DIRICHLET, 0.5}, {STENC_BC_NEUMANN, 0},
+                                      {STENC_BC_NONE, 0},        {STENC_BC_NONE, 0}};
+
+/* One sweep: both colours, the halo exchanged before each. */
+typedef struct sor_state {
+    stenc_ctx *ctx;
+    int overlap;
+    stenc_field *u, *f;
+} sor_state;
+
+static void sor_sweep(void *state) {
+    sor_state *w = state;
+    stenc_field *uf[2] = {w->u, w->f};
+    for (int c = 0; c < GS_REDBLACK_COLORS; c++) {
+        rb_cfg cfg = {w->ctx, c};
+        if (w->overlap) {
+            CHECK(stenc_dist_overlap(w->u, sor_walls, STENC_EXCHANGE_FACES, GS_REDBLACK_HALO, 2, uf,
+                                     rb_launch, &cfg));
+        } else {
+            CHECK(stenc_field_exchange(w->u, sor_walls, STENC_EXCHANGE_FACES));
+            CHECK(rb_launch(&cfg, uf));
+        }
+    }
+}
+
 /* Median seconds per sweep (both colours, the halo exchanged before each) of red-black SOR on
  * a q^2 grid split along j; overlap: through stenc_dist_overlap. *ss: u's sum of squares. */
 static double time_sor(stenc_ctx *ctx, MPI_Comm comm, size_t q, int sweeps, int reps, int overlap,
                        double *ss) {
     const size_t n[3] = {q, q, 1};
     const int procs[3] = {1, 0, 1};
-    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.0}, {STENC_BC_DIRICHLET, 0.0},
-                            {STENC_BC_DIRICHLET, 0.5}, {STENC_BC_NEUMANN, 0},
-                            {STENC_BC_NONE, 0},        {STENC_BC_NONE, 0}};
     stenc_decomp *dp = NULL;
     CHECK(stenc_decomp_create(&dp, ctx, 2, n, procs, NULL));
     stenc_decomp_info info;
@@ -218,32 +263,9 @@ static double time_sor(stenc_ctx *ctx, MPI_Comm comm, size_t q, int sweeps, int 
         }
     CHECK(stenc_field_upload(u));
     CHECK(stenc_field_upload(f));
-    stenc_field *uf[2] = {u, f};
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    for (int r = -1; r < reps; r++) {
-        CHECK(stenc_ctx_synchronize(ctx));
-        MPI_Barrier(comm);
-        const double t0 = MPI_Wtime();
-        for (int s = 0; s < sweeps; s++)
-            for (int c = 0; c < GS_REDBLACK_COLORS; c++) {
-                rb_cfg cfg = {ctx, c};
-                if (overlap) {
-                    CHECK(stenc_dist_overlap(u, bc, STENC_EXCHANGE_FACES, GS_REDBLACK_HALO, 2, uf,
-                                             rb_launch, &cfg));
-                } else {
-                    CHECK(stenc_field_exchange(u, bc, STENC_EXCHANGE_FACES));
-                    CHECK(rb_launch(&cfg, uf));
-                }
-            }
-        CHECK(stenc_ctx_synchronize(ctx));
-        double mine = MPI_Wtime() - t0, slowest = 0;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-        if (r >= 0) t[r] = slowest / sweeps;
-    }
+    sor_state st = {ctx, overlap, u, f};
+    const double median = median_step(ctx, comm, sweeps, reps, sor_sweep, &st);
     CHECK(stenc_field_sum_squares(u, ss));
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    const double median = t[reps / 2];
-    free(t);
     CHECK(stenc_field_free(u));
     CHECK(stenc_field_free(f));
     CHECK(stenc_decomp_destroy(dp));
@@ -251,6 +273,21 @@ static double time_sor(stenc_ctx *ctx, MPI_Comm comm, size_t q, int sweeps, int 
 }
 
 /* ---- multi-block heat3d ------------------------------------------------------------------- */
+
+/* One step: stenc_mb_exchange, heat3d on every local block, then u and un change roles. */
+typedef struct mb_state {
+    run_cfg cfg;
+    stenc_mb_field *u, *un;
+} mb_state;
+
+static void mb_step(void *state) {
+    mb_state *m = state;
+    CHECK(stenc_mb_exchange(m->u, walls));
+    stenc_mb_field *const pair[2] = {m->u, m->un};
+    CHECK(stenc_mb_foreach(2, pair, heat_launch, &m->cfg));
+    stenc_mb_field *const tmp = m->u;
+    m->u = m->un, m->un = tmp;
+}
 
 /* Median seconds per step (stenc_mb_exchange, heat3d on every local block, swap) of heat3d on
  * 2x2x2 blocks of b^3 points, block (x, y, z) numbered x + 2y + 4z. *ss: the sum of squares. */
@@ -287,28 +324,10 @@ static double time_mb(stenc_ctx *ctx, MPI_Comm comm, size_t b, int steps, int re
     }
     CHECK(stenc_mb_field_upload(u));
     CHECK(stenc_mb_field_upload(un));
-    run_cfg cfg = {ctx, 0};
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    for (int r = -1; r < reps; r++) {
-        CHECK(stenc_ctx_synchronize(ctx));
-        MPI_Barrier(comm);
-        const double t0 = MPI_Wtime();
-        for (int s = 0; s < steps; s++) {
-            CHECK(stenc_mb_exchange(u, walls));
-            stenc_mb_field *const pair[2] = {u, un};
-            CHECK(stenc_mb_foreach(2, pair, heat_launch, &cfg));
-            stenc_mb_field *const tmp = u;
-            u = un, un = tmp;
-        }
-        CHECK(stenc_ctx_synchronize(ctx));
-        double mine = MPI_Wtime() - t0, slowest = 0;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-        if (r >= 0) t[r] = slowest / steps;
-    }
+    mb_state st = {{ctx, 0}, u, un};
+    const double median = median_step(ctx, comm, steps, reps, mb_step, &st);
+    u = st.u, un = st.un;
     CHECK(stenc_mb_field_sum_squares(u, ss));
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    const double median = t[reps / 2];
-    free(t);
     CHECK(stenc_mb_field_free(u));
     CHECK(stenc_mb_field_free(un));
     CHECK(stenc_mb_destroy(mb));
