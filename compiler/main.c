@@ -81,7 +81,7 @@ static int parse_targets(const char *list, unsigned *targets) {
                          : k + 1 == emit_ntargets ? " and "
                                                   : ", ",
                          emit_targets[k].name);
-            char msg[256];
+            char msg[sizeof name + sizeof known + 64];
             snprintf(msg, sizeof msg, "unknown target '%s' (the targets are %s)", name, known);
             return bad_usage("%s", msg);
         }
