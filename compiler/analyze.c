@@ -192,9 +192,14 @@ int analyze_stencil(ast_stencil *st, ast_type type_override, km_kernel *km) {
     }
     km->nreduces = st->nreduces;
     km->ncolors = st->ncolors;
+    km->step_out = km->step_in = -1;
     memcpy(km->color_period, st->color_period, sizeof km->color_period);
     km->color_table = st->color_table;
     analyser an = {.km = km};
+    if (st->step_out_decl && st->step_in_decl) {
+        km->step_out = km_find_array(km, st->step_out_decl->name);
+        km->step_in = km_find_array(km, st->step_in_decl->name);
+    }
     km->flops = walk_block(&an, &st->body);
     if (an.failed || collect_offsets(km)) {
         analyze_free(km);

@@ -89,6 +89,8 @@ typedef struct km_kernel {
     int ncolors;
     int color_period[AST_MAX_DIMS];
     const unsigned char *color_table;
+    /* `step OUT -> IN;`: the arrays' indices, -1 without one. */
+    int step_out, step_in;
 
     long flops;       /* flops per point, as defined above */
     long bytes;       /* bytes per point, as defined above */

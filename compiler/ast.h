@@ -318,6 +318,10 @@ typedef struct ast_stencil {
     int has_error;        /* parser: a syntax error was recovered inside this stencil */
     const char **inlined; /* checker: the file's functions its body calls, first call first */
     int ninlined;
+    /* `step OUT -> IN;`: NULL without one. The checker resolves them to declarations. */
+    const char *step_out, *step_in;
+    ast_loc step_out_loc, step_in_loc;
+    const ast_decl *step_out_decl, *step_in_decl;
 } ast_stencil;
 
 typedef struct ast_arena ast_arena;

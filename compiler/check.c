@@ -765,6 +765,40 @@ static void check_block(checker *c, ast_block *b) {
 
 /* ---- stencils ---------------------------------------------------------------------------- */
 
+/* `step OUT -> IN;`: OUT an output, IN an input; a stepping launcher swaps them after each
+ * step, so the stencil may not reduce (whose step's values would it return?) nor have a colour
+ * (a step is every colour). */
+static void check_step(checker *c, int reduces) {
+    ast_stencil *st = c->st;
+    st->step_out_decl = st->step_in_decl = NULL;
+    if (!st->step_out) return;
+    const ast_decl *out = ast_find_decl(st, st->step_out), *in = ast_find_decl(st, st->step_in);
+    int ok = 1;
+    if (!out || out->kind != AST_DECL_OUTPUT) {
+        diag_error(c->d, st->step_out_loc, "'step %s -> %s': '%s' is %s, not an output",
+                   st->step_out, st->step_in, st->step_out,
+                   out ? ast_decl_kind_name(out->kind) : "not declared");
+        ok = 0;
+    }
+    if (!in || in->kind != AST_DECL_INPUT) {
+        diag_error(c->d, st->step_in_loc, "'step %s -> %s': '%s' is %s, not an input", st->step_out,
+                   st->step_in, st->step_in, in ? ast_decl_kind_name(in->kind) : "not declared");
+        ok = 0;
+    }
+    if (reduces) {
+        diag_error(c->d, st->step_out_loc,
+                   "'step' in a stencil with 'reduce': a stepping launch returns no reduction");
+        ok = 0;
+    }
+    for (int n = 0; n < st->body.nstmts; n++)
+        if (st->body.stmts[n]->kind == AST_STMT_COLOR) {
+            diag_error(c->d, st->step_out_loc,
+                       "'step' in a coloured stencil: launch each colour, then swap, yourself");
+            ok = 0;
+        }
+    if (ok) st->step_out_decl = out, st->step_in_decl = in;
+}
+
 static void check_decls(checker *c) {
     ast_stencil *st = c->st;
     for (int n = 0; n < st->ndecls; n++) {
@@ -819,6 +853,7 @@ static void check_decls(checker *c) {
                    "stencil '%s' reduces over no array: declare the input, inout or output whose "
                    "interior it runs over",
                    st->name);
+    check_step(c, reduces);
 }
 
 static int body_depth(const ast_block *b) {

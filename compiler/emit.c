@@ -802,6 +802,39 @@ static void set_signatures(emitter *e, tmpl_value *d) {
     free(vopen);
     set_wrapped(d, "scalar_init", sinit, ns, 40, "{", "}");
 
+    /* `step OUT -> IN;`: the stepping launcher's parameters (the launcher's, IN not const,
+     * then nsteps and the boundary conditions of IN's halo) and its call of the launcher. */
+    tmpl_set_bool(d, "steps", km->step_in >= 0);
+    if (km->step_in >= 0) {
+        char **sp = xcalloc((size_t)n + 4, sizeof *sp), **sc = xcalloc((size_t)n + 2, sizeof *sc);
+        int nsp = 0, nsc = 0;
+        sp[nsp++] = str_printf("stenc_ctx *ctx");
+        sc[nsc++] = str_printf("ctx");
+        for (int a = 0; a < n; a++)
+            if (km->arrays[a].kind == KM_SCALAR) {
+                sp[nsp++] = str_printf("double %s", e->value_name[a]);
+                sc[nsc++] = str_printf("%s", e->value_name[a]);
+            }
+        for (int a = 0; a < n; a++)
+            if (km->arrays[a].kind != KM_SCALAR) {
+                const int constant = km->arrays[a].kind == KM_INPUT && a != km->step_in;
+                sp[nsp++] =
+                    str_printf("%sstenc_field *%s", constant ? "const " : "", e->value_name[a]);
+                sc[nsc++] = str_printf("%s", e->value_name[a]);
+            }
+        sp[nsp++] = str_printf("long nsteps");
+        sp[nsp++] = str_printf("const stenc_bc bc[STENC_FACE_COUNT]");
+        column = (int)strlen("stenc_status ") + (int)strlen(km->name) + (int)strlen("_steps(");
+        set_wrapped(d, "steps_params", sp, nsp, column, "", "");
+        char *sopen = str_printf("%s(", km->name);
+        set_wrapped(d, "steps_call", sc, nsc, 41 + (int)strlen(sopen), sopen, ")");
+        free(sopen);
+        tmpl_set_str(d, "step_in", e->value_name[km->step_in]);
+        tmpl_set_str(d, "step_out", e->value_name[km->step_out]);
+        tmpl_set_str(d, "step_in_decl", km->arrays[km->step_in].name);
+        tmpl_set_str(d, "step_out_decl", km->arrays[km->step_out].name);
+    }
+
     /* The fields array in the launcher. */
     char **init = xcalloc((size_t)n + 1, sizeof *init);
     int ni = 0;

@@ -74,6 +74,9 @@ void info_print_kernel(FILE *out, const km_kernel *km) {
         }
         fputc('\n', out);
     }
+    if (km->step_in >= 0)
+        fprintf(out, "  steps: %s -> %s (%s_steps)\n", km->arrays[km->step_out].name,
+                km->arrays[km->step_in].name, km->name);
     if (km->st->ninlined) {
         fprintf(out, "  functions inlined:");
         for (int f = 0; f < km->st->ninlined; f++)

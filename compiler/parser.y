@@ -6,7 +6,8 @@
  *   stencil  := 'stencil' NAME '{' item* '}'
  *   item     := 'dims' NUMBER ';' | 'type' NAME ';'
  *             | ('scalar'|'input'|'output'|'inout') NAME (',' NAME)* ';'
- *             | 'color' expr ';' | 'reduce' NAME NAME '=' expr ';' | stmt
+ *             | 'color' expr ';' | 'reduce' NAME NAME '=' expr ';'
+ *             | 'step' NAME '->' NAME ';' | stmt
  *   stmt     := 'let' NAME '=' expr ';' | NAME ['[' exprs ']'] '=' expr ';'
  *             | 'if' '(' expr ')' block ['else' (block | if)]
  *   block    := '{' stmt* '}'
@@ -76,6 +77,7 @@ static void add_stmt(parse_state *ps, ast_stmt *s);
 static void note_depth(parse_state *ps, int depth, ast_loc loc);
 static void add_func(parse_state *ps, char *name, ast_loc loc, parse_list *params,
                      ast_expr *body);
+static void set_step(parse_state *ps, char *out, ast_loc out_loc, char *in, ast_loc in_loc);
 }
 
 %union {
@@ -90,7 +92,7 @@ static void add_func(parse_state *ps, char *name, ast_loc loc, parse_list *param
 %token <str> NUMBER "number"
 %token STENCIL "'stencil'" DIMS "'dims'" TYPE "'type'" SCALAR "'scalar'" INPUT "'input'"
 %token OUTPUT "'output'" INOUT "'inout'" LET "'let'" IF "'if'" ELSE "'else'"
-%token COLOR "'color'" REDUCE "'reduce'" FUNC "'func'"
+%token COLOR "'color'" REDUCE "'reduce'" FUNC "'func'" STEP "'step'" ARROW "'->'"
 %token LE "'<='" GE "'>='" EQ "'=='" NE "'!='" AND "'&&'" OR "'||'"
 
 %type <expr> expr
@@ -161,6 +163,7 @@ item
           s->u.reduce.value = $5;
           add_stmt(ps, s);
       }
+    | STEP IDENT ARROW IDENT ';' { set_step(ps, $2, @2, $4, @4); }
     | stmt                   { add_stmt(ps, $1); }
     ;
 
@@ -307,7 +310,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, pars
     static const char *const keywords[] = {"stencil", "dims",  "type", "scalar",
                                            "input",   "output", "inout", "let",
                                            "if",      "else",  "color", "reduce",
-                                           "func"};
+                                           "func",    "step"};
     enum { NKEYWORDS = sizeof keywords / sizeof keywords[0] };
     if (la == YYSYMBOL_IDENT && ps->tok_starts_item) {
         const char *close = diag_closest(ps->tok_text, keywords, NKEYWORDS);
@@ -580,6 +583,17 @@ static void add_func(parse_state *ps, char *name, ast_loc loc, parse_list *param
     f->body = body;
     note_depth(ps, body->depth, loc);
     ast_push(ps->arena, (void ***)&ps->file->funcs, &ps->file->nfuncs, f);
+}
+
+static void set_step(parse_state *ps, char *out, ast_loc out_loc, char *in, ast_loc in_loc) {
+    ast_stencil *st = current(ps);
+    if (st->step_out) {
+        diag_error(ps->d, out_loc, "'step' is declared twice in stencil '%s' (first at %d:%d)",
+                   st->name, st->step_out_loc.first_line, st->step_out_loc.first_col);
+        return;
+    }
+    st->step_out = out, st->step_out_loc = out_loc;
+    st->step_in = in, st->step_in_loc = in_loc;
 }
 
 static void set_dims(parse_state *ps, const char *text, ast_loc loc) {

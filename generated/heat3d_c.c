@@ -63,7 +63,7 @@ static void heat3d_c(const stenc_launch_shape *shape, const stenc_launch_field *
                         const float x_0_0_m1_ = x_row_[i - x_sk_];
                         const float x_0_0_p1_ = x_row_[i + x_sk_];
                         float y_ = 0;
-                        #line 11 "stencils/heat3d.stencil"
+                        #line 12 "stencils/heat3d.stencil"
                         y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
 #line 69 "heat3d_c.c"
                         y_row_[i] = y_;
@@ -102,6 +102,21 @@ stenc_status heat3d_variant(stenc_ctx *ctx, const char *stenc_variant, double a_
 
 stenc_status heat3d(stenc_ctx *ctx, double a_, double b_, const stenc_field *x_, stenc_field *y_) {
     return heat3d_variant(ctx, NULL, a_, b_, x_, y_);
+}
+
+stenc_status heat3d_steps(stenc_ctx *ctx, double a_, double b_, stenc_field *x_, stenc_field *y_,
+                          long nsteps, const stenc_bc bc[STENC_FACE_COUNT]) {
+    if (nsteps < 0 || !bc)
+        return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
+                               "heat3d_steps: %s", !bc ? "bc is NULL" : "nsteps is negative");
+    const stenc_field *const fields[] = {x_, y_};
+    stenc_status status = stenc_launch_steps_check(&heat3d_desc, fields);
+    for (long stenc_s = 0; stenc_s < nsteps && status == STENC_OK; stenc_s++) {
+        status = stenc_field_fill_halo(x_, bc);
+        if (status == STENC_OK) status = heat3d(ctx, a_, b_, x_, y_);
+        if (status == STENC_OK) status = stenc_field_swap(x_, y_);
+    }
+    return status;
 }
 
 const char *heat3d_variant_name(int index) {

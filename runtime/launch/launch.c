@@ -181,6 +181,18 @@ static const stenc_field *distributed_field(const stenc_launch_desc *desc,
     return NULL;
 }
 
+stenc_status stenc_launch_steps_check(const stenc_launch_desc *desc,
+                                      const stenc_field *const fields[]) {
+    STENC_REQUIRE(desc && fields, "stenc_launch_steps_check: NULL argument");
+    const stenc_field *dist = distributed_field(desc, fields);
+    if (dist)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                           "%s_steps: the fields are distributed over MPI ranks, where the halo "
+                           "between steps needs stenc_field_exchange: launch %s step by step",
+                           desc->name, desc->name);
+    return STENC_OK;
+}
+
 stenc_status stenc_launch_reduce_prepare(const stenc_launch_desc *desc, stenc_ctx *ctx,
                                          const stenc_field *const fields[],
                                          const stenc_launch_shape *shape, int nreduces,

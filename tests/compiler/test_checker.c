@@ -174,7 +174,17 @@ static const check_case cases[] = {
      "func p(q) = r(q) + r(q);\nfunc r(q) = s2(q) + s2(q);\nfunc s2(q) = t(q) + t(q);\n"
      "func t(q) = w(q) + w(q);\nfunc w(q) = z(q) + z(q);\nfunc z(q) = q * q + q * q;\n"
      "stencil s {\ndims 1;\ntype float;\ninput x;\noutput y;\ny = f(f(f(x)));\n}",
-     1, "t.stencil:18:7: error: inlining 'f' here makes an expression too large"}};
+     1, "t.stencil:18:7: error: inlining 'f' here makes an expression too large"},
+    /* step OUT -> IN */
+    {HDR "step x -> y;\ny = a*x;\n}", 2,
+     "t.stencil:7:6: error: 'step x -> y': 'x' is input, not an output"},
+    {HDR "step y -> q;\ny = a*x;\n}", 1,
+     "t.stencil:7:11: error: 'step y -> q': 'q' is not declared, not an input"},
+    {HDR "step y -> x;\nstep y -> x;\ny = a*x;\n}", 1,
+     "t.stencil:8:6: error: 'step' is declared twice in stencil 's' (first at 7:6)"},
+    {HDR "step y -> x;\ny = a*x;\nreduce sum r = y;\n}", 1,
+     "t.stencil:7:6: error: 'step' in a stencil with 'reduce'"},
+};
 
 static void test_case(void **state) {
     const check_case *c = *state;

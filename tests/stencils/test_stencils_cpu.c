@@ -9,6 +9,8 @@
 
 #include "test_util.h"
 
+#include "heat3d.h"
+#include "reference/reference.h"
 #include "stencil_cases.h"
 
 enum { CPU_MAX_ULPS = 0 };
@@ -206,12 +208,57 @@ static void test_launcher_errors(void **state) {
     }
 }
 
+/* heat3d's `step y -> x`: heat3d_steps against the same steps made with stenc_field_fill_halo,
+ * the hand-written reference kernel and a swap of the test's own pointers, bit for bit, at an
+ * odd size with Dirichlet, Neumann and periodic faces; 0 steps change nothing; bad arguments
+ * are refused before anything is written. */
+static void test_heat3d_steps(void **state) {
+    (void)state;
+    const stencil_case *c = stencil_case_find("heat3d");
+    assert_non_null(c);
+    const size_t n[3] = {19, 7, 5};
+    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.5},  {STENC_BC_NEUMANN, 0},
+                            {STENC_BC_PERIODIC, 0},     {STENC_BC_PERIODIC, 0},
+                            {STENC_BC_DIRICHLET, -0.5}, {STENC_BC_NEUMANN, 0}};
+    stenc_field *x = NULL, *y = NULL, *rx = NULL, *ry = NULL;
+    assert_stenc_ok(stenc_field_create(ctx, &x, STENC_F32, 3, n[0], n[1], n[2], 1));
+    assert_stenc_ok(stenc_field_create(ctx, &y, STENC_F32, 3, n[0], n[1], n[2], 1));
+    assert_stenc_ok(stenc_field_create(ctx, &rx, STENC_F32, 3, n[0], n[1], n[2], 1));
+    assert_stenc_ok(stenc_field_create(ctx, &ry, STENC_F32, 3, n[0], n[1], n[2], 1));
+    c->randomize(&x, 1, 11);
+    c->randomize(&rx, 1, 11);
+    const double a = 0.4, b = 0.1;
+    const long steps = 6;
+    assert_stenc_ok(heat3d_steps(ctx, a, b, x, y, steps, bc));
+    stenc_field *cur = rx, *next = ry;
+    for (long s = 0; s < steps; s++) {
+        assert_stenc_ok(stenc_field_fill_halo(cur, bc));
+        assert_stenc_ok(ref_heat3d(a, b, cur, next));
+        stenc_field *t = cur;
+        cur = next, next = t;
+    }
+    char msg[256];
+    size_t bad = stencil_compare_interior(x, cur, 0, msg, sizeof msg);
+    if (bad) fail_msg("heat3d_steps: %zu point(s) differ from the reference, first %s", bad, msg);
+    /* 0 steps: x as it was; bad arguments: refused, nothing written. */
+    float saved[19 * 7 * 5];
+    assert_stenc_ok(stenc_field_copy_to(x, saved));
+    assert_stenc_ok(stenc_field_copy_from(rx, saved));
+    assert_stenc_ok(heat3d_steps(ctx, a, b, x, y, 0, bc));
+    assert_int_equal(stencil_compare_interior(x, rx, 0, msg, sizeof msg), 0);
+    assert_int_equal(heat3d_steps(ctx, a, b, x, y, -1, bc), STENC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(heat3d_steps(ctx, a, b, x, y, 2, NULL), STENC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(stencil_compare_interior(x, rx, 0, msg, sizeof msg), 0);
+    stenc_field_free(x), stenc_field_free(y), stenc_field_free(rx), stenc_field_free(ry);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_heat3d),     cmocka_unit_test(test_jacobi2d),
-        cmocka_unit_test(test_residual2d), cmocka_unit_test(test_varcoef27),
-        cmocka_unit_test(test_life),       cmocka_unit_test(test_euler_flux),
-        cmocka_unit_test(test_wave_r2),    cmocka_unit_test(test_launcher_errors),
+        cmocka_unit_test(test_heat3d),       cmocka_unit_test(test_jacobi2d),
+        cmocka_unit_test(test_residual2d),   cmocka_unit_test(test_varcoef27),
+        cmocka_unit_test(test_life),         cmocka_unit_test(test_euler_flux),
+        cmocka_unit_test(test_wave_r2),      cmocka_unit_test(test_launcher_errors),
+        cmocka_unit_test(test_heat3d_steps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

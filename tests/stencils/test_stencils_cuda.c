@@ -20,6 +20,7 @@
 
 #include "test_util.h"
 
+#include "reference/reference.h"
 #include "stencil_cases.h"
 
 #include "dot3d.h"
@@ -863,6 +864,44 @@ static void test_errors(void **state) {
 
 /* Optional argument: a cmocka test-name pattern ("*cuda" runs the solver tests only), for
  * the slower runs under compute-sanitizer. */
+/* heat3d_steps on device fields (halo fills, launches and swaps on the device) against the
+ * same steps on the host with the hand-written reference, bit for bit. */
+static void test_heat3d_steps_cuda(void **state) {
+    (void)state;
+    const stencil_case *c = stencil_case_find("heat3d");
+    assert_non_null(c);
+    stenc_ctx *host = NULL;
+    assert_stenc_ok(stenc_ctx_create(&host, STENC_DEVICE_CPU));
+    const size_t n[3] = {37, 9, 11};
+    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.5},  {STENC_BC_NEUMANN, 0},
+                            {STENC_BC_PERIODIC, 0},     {STENC_BC_PERIODIC, 0},
+                            {STENC_BC_DIRICHLET, -0.5}, {STENC_BC_NEUMANN, 0}};
+    stenc_field *x = NULL, *y = NULL, *rx = NULL, *ry = NULL;
+    assert_stenc_ok(stenc_field_create(ctx, &x, STENC_F32, 3, n[0], n[1], n[2], 1));
+    assert_stenc_ok(stenc_field_create(ctx, &y, STENC_F32, 3, n[0], n[1], n[2], 1));
+    assert_stenc_ok(stenc_field_create(host, &rx, STENC_F32, 3, n[0], n[1], n[2], 1));
+    assert_stenc_ok(stenc_field_create(host, &ry, STENC_F32, 3, n[0], n[1], n[2], 1));
+    c->randomize(&x, 1, 12);
+    c->randomize(&rx, 1, 12);
+    assert_stenc_ok(stenc_field_upload(x));
+    assert_stenc_ok(stenc_field_upload(y));
+    const double a = 0.4, b = 0.1;
+    assert_stenc_ok(heat3d_steps(ctx, a, b, x, y, 7, bc));
+    assert_stenc_ok(stenc_field_download(x));
+    stenc_field *cur = rx, *next = ry;
+    for (int s = 0; s < 7; s++) {
+        assert_stenc_ok(stenc_field_fill_halo(cur, bc));
+        assert_stenc_ok(ref_heat3d(a, b, cur, next));
+        stenc_field *t = cur;
+        cur = next, next = t;
+    }
+    char msg[256];
+    size_t bad = stencil_compare_interior(x, cur, CUDA_MAX_ULPS, msg, sizeof msg);
+    if (bad) fail_msg("heat3d_steps on the device: %zu point(s) differ, first %s", bad, msg);
+    stenc_field_free(x), stenc_field_free(y), stenc_field_free(rx), stenc_field_free(ry);
+    stenc_ctx_destroy(host);
+}
+
 int main(int argc, char **argv) {
     TEST_REQUIRE_GPU_OR_SKIP();
     if (argc > 1) cmocka_set_test_filter(argv[1]);
@@ -885,6 +924,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_wjacobi2d_cuda),
         cmocka_unit_test(test_residual_norm_does_not_drift_cuda),
         cmocka_unit_test(test_solver_variants_not_tuned),
+        cmocka_unit_test(test_heat3d_steps_cuda),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

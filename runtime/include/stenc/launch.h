@@ -102,6 +102,11 @@ stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *
  * prepare sets *terms to NULL and finish is not called. A launch on views of distributed
  * fields (stenc_dist_overlap's) is STENC_ERR_UNSUPPORTED: the global result needs the whole
  * part. ops: one character per reduction in source order, 's' sum, 'x' max, 'n' min. */
+/* For a stepping launcher (`step OUT -> IN;`): STENC_ERR_UNSUPPORTED when a field is
+ * distributed over MPI ranks, whose halo between steps needs an exchange. */
+stenc_status stenc_launch_steps_check(const stenc_launch_desc *desc,
+                                      const stenc_field *const fields[]);
+
 stenc_status stenc_launch_reduce_prepare(const stenc_launch_desc *desc, stenc_ctx *ctx,
                                          const stenc_field *const fields[],
                                          const stenc_launch_shape *shape, int nreduces,
