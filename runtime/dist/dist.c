@@ -275,10 +275,7 @@ stenc_status stenc_decomp_create(stenc_decomp **out, stenc_ctx *ctx, int dims, c
         if (d < dims)
             MPI_Cart_shift(dp->cart, dims - 1 - d, 1, &dp->neighbour[d][0], &dp->neighbour[d][1]);
     }
-    MPI_Comm node_comm;
-    MPI_Comm_split_type(dp->cart, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm);
-    MPI_Allreduce(&rank, &dp->node, 1, MPI_INT, MPI_MIN, node_comm);
-    MPI_Comm_free(&node_comm);
+    dp->node = dist_node_key(dp->cart);
     dp->ctx = ctx;
     uint64_t sig = 0xcbf29ce484222325ull;
     sig = fnv1a(sig, &dims, sizeof dims);
@@ -503,14 +500,21 @@ static stenc_status make_buffers(stenc_field *field, dist_field *df) {
     return STENC_OK;
 }
 
-/* What a rank offers the neighbour across one of its faces: where that neighbour can read
- * what this rank sends it. */
-typedef struct ipc_offer {
-    int usable, node;
-    char bus[DIST_BUS_ID_BYTES];
-    unsigned char handle[DIST_IPC_HANDLE_BYTES];
-    uint64_t offset; /* bytes of slot 0 in the allocation */
-} ipc_offer;
+int dist_node_key(MPI_Comm comm) {
+    int rank = 0, key = 0;
+    MPI_Comm node;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Allreduce(&rank, &key, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    return key;
+}
+
+int dist_ipc_wanted(const stenc_ctx *ctx, int halo, dist_ipc_offer *offer) {
+    const char *env = getenv("STENC_MPI_IPC");
+    return stenc_ctx_device(ctx) == STENC_DEVICE_CUDA && halo > 0 &&
+           !(env && strcmp(env, "0") == 0) && dist_cuda_bus_id(offer->bus);
+}
 
 /* Collective. Agree with each neighbour on this node whose device this one can reach that it
  * reads what this rank sends from this rank's memory (CUDA IPC). Off with STENC_MPI_IPC=0,
@@ -519,13 +523,11 @@ typedef struct ipc_offer {
 static stenc_status setup_ipc(stenc_field *field, dist_field *df) {
     const stenc_decomp *dp = df->decomp;
     const int dims = dp->info.dims, me = dp->info.rank;
-    const char *env = getenv("STENC_MPI_IPC");
     stenc_status status = STENC_OK;
-    ipc_offer mine;
+    dist_ipc_offer mine;
     memset(&mine, 0, sizeof mine);
     mine.node = dp->node;
-    mine.usable = stenc_ctx_device(stenc_field_ctx(field)) == STENC_DEVICE_CUDA && df->halo > 0 &&
-                  !(env && strcmp(env, "0") == 0) && dist_cuda_bus_id(mine.bus);
+    mine.usable = dist_ipc_wanted(stenc_field_ctx(field), df->halo, &mine);
     if (mine.usable) {
         size_t total = 0;
         for (int d = 0; d < dims; d++)
@@ -540,7 +542,7 @@ static stenc_status setup_ipc(stenc_field *field, dist_field *df) {
     for (int d = 0; d < dims; d++)
         for (int s = 0; s < 2; s++) { /* offer across face s; what comes is for face 1 - s */
             const int *nb = dp->neighbour[d], face = 1 - s;
-            ipc_offer theirs;
+            dist_ipc_offer theirs;
             memset(&theirs, 0, sizeof theirs);
             mine.offset = df->ipc_offset[d][s];
             MPI_Sendrecv(&mine, (int)sizeof mine, MPI_BYTE, nb[s], TAG_IPC_OFFER + 2 * d + s,

@@ -468,12 +468,6 @@ static size_t route_layout(const stenc_mb *mb, int rank, int h, size_t elem, siz
     return total;
 }
 
-typedef struct mb_offer {
-    int usable, node;
-    char bus[DIST_BUS_ID_BYTES];
-    unsigned char handle[DIST_IPC_HANDLE_BYTES];
-} mb_offer;
-
 /* Collective: map the buffers of the ranks this one receives from, where CUDA IPC reaches
  * them (off with STENC_MPI_IPC=0, on the host), and tell each rank who reads its buffer. Every
  * rank makes the same calls whatever fails; the status is this rank's. */
@@ -482,22 +476,17 @@ static stenc_status setup_mb_ipc(stenc_mb_field *f) {
     const int size = mb->size, nroutes = 2 * mb->npatches;
     const size_t elem = stenc_type_size(f->type);
     stenc_status status = STENC_OK;
-    MPI_Comm node_comm;
-    mb_offer mine;
+    dist_ipc_offer mine;
     memset(&mine, 0, sizeof mine);
-    MPI_Comm_split_type(mb->comm, MPI_COMM_TYPE_SHARED, mb->rank, MPI_INFO_NULL, &node_comm);
-    MPI_Allreduce(&mb->rank, &mine.node, 1, MPI_INT, MPI_MIN, node_comm);
-    MPI_Comm_free(&node_comm);
-    const char *env = getenv("STENC_MPI_IPC");
+    mine.node = dist_node_key(mb->comm);
     const size_t total = route_layout(mb, mb->rank, f->halo, elem, NULL);
-    mine.usable = stenc_ctx_device(mb->ctx) == STENC_DEVICE_CUDA && f->halo > 0 && total > 0 &&
-                  !(env && strcmp(env, "0") == 0) && dist_cuda_bus_id(mine.bus);
+    mine.usable = total > 0 && dist_ipc_wanted(mb->ctx, f->halo, &mine);
     if (mine.usable) {
         status = dist_cuda_ipc_alloc((void **)&f->ipc_buf, 2 * total, mine.handle);
         mine.usable = status == STENC_OK;
         f->ipc_slot = total;
     }
-    mb_offer *all = calloc((size_t)size, sizeof *all);
+    dist_ipc_offer *all = calloc((size_t)size, sizeof *all);
     int *reads = calloc((size_t)size, sizeof *reads), *pulls = calloc((size_t)size, sizeof *pulls);
     f->peer = calloc((size_t)size, sizeof *f->peer);
     f->peer_slot = calloc((size_t)size, sizeof *f->peer_slot);

@@ -82,6 +82,18 @@ static uint64_t ulps_f64(double a, double b) {
     return ia > ib ? (uint64_t)ia - (uint64_t)ib : (uint64_t)ib - (uint64_t)ia;
 }
 
+stenc_field *stencil_heat3d_steps_reference(double a, double b, const stenc_bc bc[6],
+                                            stenc_field *x, stenc_field *y, int nsteps) {
+    stenc_field *cur = x, *next = y;
+    for (int s = 0; s < nsteps; s++) {
+        if (stenc_field_fill_halo(cur, bc) != STENC_OK || ref_heat3d(a, b, cur, next) != STENC_OK)
+            return NULL;
+        stenc_field *t = cur;
+        cur = next, next = t;
+    }
+    return cur;
+}
+
 size_t stencil_compare_interior(const stenc_field *got, const stenc_field *want, uint64_t max_ulps,
                                 char *msg, size_t msg_size) {
     stenc_field_layout G, W;

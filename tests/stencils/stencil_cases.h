@@ -55,6 +55,13 @@ void stencil_fill_uniform(stenc_field *field, uint64_t seed, double lo, double h
 /* Compare the interior of `got` with `want` (same type and shape, on the host): a point
  * matches when neither is NaN and they are at most max_ulps apart. Returns the number of
  * mismatches and describes the first in msg. */
+/* heat3d's `step y -> x` done by hand, the reference of heat3d_steps: nsteps times, fill the
+ * current field's halo by bc, apply ref_heat3d into the other, and exchange the test's own
+ * pointers. Returns the field holding the last step (x or y), NULL after a failure. Host
+ * fields. */
+stenc_field *stencil_heat3d_steps_reference(double a, double b, const stenc_bc bc[6],
+                                            stenc_field *x, stenc_field *y, int nsteps);
+
 size_t stencil_compare_interior(const stenc_field *got, const stenc_field *want, uint64_t max_ulps,
                                 char *msg, size_t msg_size);
 
