@@ -282,7 +282,7 @@ typedef struct mb_state {
 
 static void mb_step(void *state) {
     mb_state *m = state;
-    CHECK(stenc_mb_exchange(m->u, walls));
+    CHECK(stenc_mb_exchange(m->u, walls, STENC_EXCHANGE_FACES));
     stenc_mb_field *const pair[2] = {m->u, m->un};
     CHECK(stenc_mb_foreach(2, pair, heat_launch, &m->cfg));
     stenc_mb_field *const tmp = m->u;

@@ -19,6 +19,7 @@
 #include "field_internal.h" /* interior copies of host and device fields */
 #include "io_internal.h"    /* parallel HDF5 files */
 #include "stenc/io.h"
+#include "stenc/multigrid.h"
 #include "stenc/reduce.h"
 
 /* ---- every rank agrees on a status ----------------------------------------------------------- */
@@ -150,6 +151,10 @@ struct stenc_decomp {
     stenc_decomp_info info;
     int neighbour[3][2]; /* rank in cart across each face, or MPI_PROC_NULL */
     int node;            /* the lowest rank in cart on this rank's node: equal on one node */
+    /* start[d][c]: the first global index of the ranks at coordinate c along d, for
+     * c = 0..procs[d] (start[d][procs[d]] == n[d]). */
+    size_t *start[3];
+    size_t smallest[3]; /* the fewest points of any rank along d */
     uint64_t sig;
 };
 
@@ -160,11 +165,17 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t bytes) {
     return h;
 }
 
-/* Points of rank `c` of `p` along a dimension of n points, and its first point. */
-static void split_1d(size_t n, int p, int c, size_t *lo, size_t *count) {
+/* The balanced split of n points over p ranks: the first (n mod p) take one point more. */
+static void split_balanced(size_t n, int p, size_t *start) {
     const size_t base = n / (size_t)p, extra = n % (size_t)p;
-    *count = base + ((size_t)c < extra ? 1 : 0);
-    *lo = (size_t)c * base + ((size_t)c < extra ? (size_t)c : extra);
+    for (int c = 0; c <= p; c++)
+        start[c] = (size_t)c * base + ((size_t)c < extra ? (size_t)c : extra);
+}
+
+/* Points of the ranks at coordinate `c` along d, and their first point. */
+static void split_1d(const stenc_decomp *dp, int d, int c, size_t *lo, size_t *count) {
+    *lo = dp->start[d][c];
+    *count = dp->start[d][c + 1] - dp->start[d][c];
 }
 
 /* The box of the rank at `rank` in the decomposition's Cartesian communicator. */
@@ -175,7 +186,7 @@ static void rank_box(const stenc_decomp *dp, int rank, size_t lo[3], size_t coun
     MPI_Cart_coords(dp->cart, rank, info->dims, cart);
     for (int d = 0; d < 3; d++) {
         coords[d] = d < info->dims ? cart[info->dims - 1 - d] : 0;
-        split_1d(info->n[d], info->procs[d], coords[d], &lo[d], &count[d]);
+        split_1d(dp, d, coords[d], &lo[d], &count[d]);
     }
 }
 
@@ -230,38 +241,58 @@ static stenc_status check_decomp_args(const stenc_ctx *ctx, int dims, const size
     return STENC_OK;
 }
 
-stenc_status stenc_decomp_create(stenc_decomp **out, stenc_ctx *ctx, int dims, const size_t n[3],
-                                 const int procs[3], const int periodic[3]) {
-    STENC_REQUIRE(out != NULL, "stenc_decomp_create: decomp pointer is NULL");
-    *out = NULL;
-    STENC_TRY(stenc_ctx_check(ctx, "stenc_decomp_create"));
+static void decomp_free(stenc_decomp *dp) {
+    if (!dp) return;
+    if (dp->cart != MPI_COMM_NULL) MPI_Comm_free(&dp->cart);
+    for (int d = 0; d < 3; d++)
+        free(dp->start[d]);
+    free(dp);
+}
+
+/* A decomposition of n[] over procs[] ranks whose splits along each dimension are
+ * start[d][0..procs[d]] (NULL: balanced). Every rank must pass the same arguments, checked
+ * already; collective, and agreed. */
+static stenc_status decomp_build(stenc_decomp **out, stenc_ctx *ctx, int dims, const size_t n[3],
+                                 const int procs[3], const int periodic[3], size_t *const start[3],
+                                 const char *fn) {
     const dist_ctx *dc = ctx_dist(ctx);
-    STENC_REQUIRE(dc != NULL,
-                  "stenc_decomp_create: the context was not made by stenc_ctx_create_mpi");
     int rank, size;
     MPI_Comm_rank(dc->comm, &rank);
     MPI_Comm_size(dc->comm, &size);
-    int chosen[3];
-    stenc_status status = check_decomp_args(ctx, dims, n, procs, size, chosen);
-    stenc_decomp *dp = NULL;
-    if (status == STENC_OK) {
-        dp = calloc(1, sizeof *dp);
-        if (!dp) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "stenc_decomp_create: no memory");
+    stenc_status status = STENC_OK;
+    stenc_decomp *dp = calloc(1, sizeof *dp);
+    if (dp) {
+        dp->cart = MPI_COMM_NULL;
+        for (int d = 0; d < 3 && dp; d++) {
+            dp->start[d] = malloc(((size_t)procs[d] + 1) * sizeof *dp->start[d]);
+            if (!dp->start[d]) decomp_free(dp), dp = NULL;
+        }
     }
-    STENC_TRY(dist_agree(dc->comm, status, "stenc_decomp_create"));
+    if (!dp) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+    STENC_TRY(dist_agree(dc->comm, status, fn));
 
     stenc_decomp_info *info = &dp->info;
     info->dims = dims;
     info->rank = rank;
     info->size = size;
     int cart_dims[3], cart_periods[3];
+    uint64_t sig = 0xcbf29ce484222325ull;
     for (int d = 0; d < 3; d++) {
-        info->n[d] = d < dims ? n[d] : 1;
-        info->procs[d] = chosen[d];
-        info->periodic[d] = d < dims && periodic ? periodic[d] != 0 : 0;
+        info->n[d] = n[d];
+        info->procs[d] = procs[d];
+        info->periodic[d] = periodic[d];
+        if (start && start[d])
+            memcpy(dp->start[d], start[d], ((size_t)procs[d] + 1) * sizeof *dp->start[d]);
+        else
+            split_balanced(n[d], procs[d], dp->start[d]);
+        dp->smallest[d] = n[d];
+        for (int c = 0; c < procs[d]; c++)
+            if (dp->start[d][c + 1] - dp->start[d][c] < dp->smallest[d])
+                dp->smallest[d] = dp->start[d][c + 1] - dp->start[d][c];
+        sig = fnv1a(sig, dp->start[d], ((size_t)procs[d] + 1) * sizeof *dp->start[d]);
     }
     for (int d = 0; d < dims; d++) {
-        cart_dims[dims - 1 - d] = chosen[d];
+        cart_dims[dims - 1 - d] = procs[d];
         cart_periods[dims - 1 - d] = info->periodic[d];
     }
     MPI_Cart_create(dc->comm, dims, cart_dims, cart_periods, 0, &dp->cart);
@@ -270,36 +301,116 @@ stenc_status stenc_decomp_create(stenc_decomp **out, stenc_ctx *ctx, int dims, c
     MPI_Cart_coords(dp->cart, rank, dims, cart_coords);
     for (int d = 0; d < 3; d++) {
         info->coords[d] = d < dims ? cart_coords[dims - 1 - d] : 0;
-        split_1d(info->n[d], info->procs[d], info->coords[d], &info->lo[d], &info->local[d]);
+        split_1d(dp, d, info->coords[d], &info->lo[d], &info->local[d]);
         dp->neighbour[d][0] = dp->neighbour[d][1] = MPI_PROC_NULL;
         if (d < dims)
             MPI_Cart_shift(dp->cart, dims - 1 - d, 1, &dp->neighbour[d][0], &dp->neighbour[d][1]);
     }
     dp->node = dist_node_key(dp->cart);
     dp->ctx = ctx;
-    uint64_t sig = 0xcbf29ce484222325ull;
     sig = fnv1a(sig, &dims, sizeof dims);
     sig = fnv1a(sig, info->n, sizeof info->n);
     sig = fnv1a(sig, info->procs, sizeof info->procs);
     sig = fnv1a(sig, info->periodic, sizeof info->periodic);
     sig = fnv1a(sig, &size, sizeof size);
     dp->sig = sig ? sig : 1;
-    status = stenc_handle_add(dp, &decomp_kind, "stenc_decomp_create");
-    status = dist_agree(dc->comm, status, "stenc_decomp_create");
+    status = stenc_handle_add(dp, &decomp_kind, fn);
+    status = dist_agree(dc->comm, status, fn);
     if (status != STENC_OK) {
-        MPI_Comm_free(&dp->cart);
-        free(dp);
+        decomp_free(dp);
         return status;
     }
     *out = dp;
     return STENC_OK;
 }
 
+stenc_status stenc_decomp_create(stenc_decomp **out, stenc_ctx *ctx, int dims, const size_t n[3],
+                                 const int procs[3], const int periodic[3]) {
+    static const char fn[] = "stenc_decomp_create";
+    STENC_REQUIRE(out != NULL, "stenc_decomp_create: decomp pointer is NULL");
+    *out = NULL;
+    STENC_TRY(stenc_ctx_check(ctx, fn));
+    const dist_ctx *dc = ctx_dist(ctx);
+    STENC_REQUIRE(dc != NULL,
+                  "stenc_decomp_create: the context was not made by stenc_ctx_create_mpi");
+    int size;
+    MPI_Comm_size(dc->comm, &size);
+    int chosen[3];
+    STENC_TRY(dist_agree(dc->comm, check_decomp_args(ctx, dims, n, procs, size, chosen), fn));
+    size_t extent[3];
+    int wraps[3];
+    for (int d = 0; d < 3; d++) {
+        extent[d] = d < dims ? n[d] : 1;
+        wraps[d] = d < dims && periodic ? periodic[d] != 0 : 0;
+    }
+    return decomp_build(out, ctx, dims, extent, chosen, wraps, NULL, fn);
+}
+
+stenc_status stenc_decomp_coarsen(stenc_decomp **out, const stenc_decomp *fine) {
+    static const char fn[] = "stenc_decomp_coarsen";
+    STENC_REQUIRE(out != NULL, "stenc_decomp_coarsen: decomp pointer is NULL");
+    *out = NULL;
+    STENC_TRY(stenc_handle_check(fine, &decomp_kind, fn, "fine"));
+    const stenc_decomp_info *fi = &fine->info;
+    const dist_ctx *dc = ctx_dist(fine->ctx);
+    /* Every rank holds the whole split, so every rank finds the same answer: no agreement is
+     * needed for the checks, only for the allocation (in decomp_build). */
+    size_t nc[3] = {1, 1, 1};
+    size_t *start[3] = {NULL, NULL, NULL};
+    stenc_status status = STENC_OK;
+    for (int d = 0; d < fi->dims && status == STENC_OK; d++) {
+        if (fi->periodic[d])
+            status = STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                                 "%s: dimension %d is periodic; the 2^n-1 (INTERIOR) coarsening "
+                                 "is for Dirichlet boundaries",
+                                 fn, d);
+        else
+            status = stenc_mg_coarse_extent(STENC_MG_GRID_INTERIOR, fi->n[d], &nc[d]);
+        if (status != STENC_OK) break;
+        start[d] = malloc(((size_t)fi->procs[d] + 1) * sizeof *start[d]);
+        if (!start[d]) {
+            status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+            break;
+        }
+        /* Coarse point I sits on fine point 2I+1: it belongs to the rank owning that fine
+         * point, so the ranks from fine index F on own the coarse points from F/2 on. */
+        for (int c = 0; c <= fi->procs[d]; c++)
+            start[d][c] = fine->start[d][c] / 2;
+        for (int c = 0; c < fi->procs[d] && status == STENC_OK; c++)
+            if (start[d][c + 1] == start[d][c])
+                status = STENC_ERROR(STENC_ERR_SHAPE,
+                                     "%s: along dimension %d the ranks at coordinate %d own fine "
+                                     "points %zu..%zu, on which no coarse point sits: the "
+                                     "coarse grid of %zu points is too small for %d ranks (gather "
+                                     "it onto one rank instead: stenc_field_gather_field)",
+                                     fn, d, c, fine->start[d][c], fine->start[d][c + 1] - 1, nc[d],
+                                     fi->procs[d]);
+    }
+    status = dist_agree(dc->comm, status, fn);
+    if (status == STENC_OK)
+        status = decomp_build(out, fine->ctx, fi->dims, nc, fi->procs, fi->periodic, start, fn);
+    for (int d = 0; d < 3; d++)
+        free(start[d]);
+    return status;
+}
+
+int dist_decomp_is_coarsening(const stenc_decomp *coarse, const stenc_decomp *fine) {
+    const stenc_decomp_info *c = &coarse->info, *f = &fine->info;
+    if (c->dims != f->dims || coarse->ctx != fine->ctx) return 0;
+    for (int d = 0; d < 3; d++) {
+        if (c->procs[d] != f->procs[d]) return 0;
+        if (d >= c->dims) continue;
+        if (f->n[d] != 2 * c->n[d] + 1) return 0;
+        for (int p = 0; p <= c->procs[d]; p++)
+            if (coarse->start[d][p] != fine->start[d][p] / 2) return 0;
+    }
+    return 1;
+}
+
 stenc_status stenc_decomp_destroy(stenc_decomp *decomp) {
     if (!decomp) return STENC_OK;
     STENC_TRY(stenc_handle_remove(decomp, &decomp_kind, "stenc_decomp_destroy", "decomp"));
-    MPI_Comm_free(&decomp->cart);
-    free(decomp);
+    decomp_free(decomp);
     return STENC_OK;
 }
 
@@ -436,7 +547,7 @@ static stenc_status check_create(stenc_ctx *ctx, const stenc_decomp *decomp, int
     const stenc_decomp_info *info = &decomp->info;
     for (int d = 0; d < info->dims; d++) {
         if (info->procs[d] == 1 && !info->periodic[d]) continue;
-        const size_t smallest = info->n[d] / (size_t)info->procs[d];
+        const size_t smallest = decomp->smallest[d];
         if (smallest < (size_t)halo)
             return STENC_ERROR(STENC_ERR_SHAPE,
                                "stenc_field_create_dist: along dimension %d the smallest part "
@@ -1241,10 +1352,15 @@ static stenc_status gather_scatter(stenc_field *field, int root, char *global, i
     const stenc_decomp_info *info = &df->decomp->info;
     MPI_Comm comm = df->decomp->cart;
     stenc_status status = check_root(info, root, global, "global", fn);
-    /* The largest part of any rank: the first rank along each dimension holds it. */
+    /* The largest part of any rank. */
     size_t biggest = df->elem;
-    for (int d = 0; d < 3; d++)
-        biggest *= (info->n[d] + (size_t)info->procs[d] - 1) / (size_t)info->procs[d];
+    for (int d = 0; d < 3; d++) {
+        size_t widest = 0;
+        for (int c = 0; c < info->procs[d]; c++)
+            if (df->decomp->start[d][c + 1] - df->decomp->start[d][c] > widest)
+                widest = df->decomp->start[d][c + 1] - df->decomp->start[d][c];
+        biggest *= widest;
+    }
     char *part = NULL;
     if (status == STENC_OK) {
         part = malloc(biggest);
@@ -1294,6 +1410,59 @@ stenc_status stenc_field_gather(const stenc_field *field, int root, void *global
 
 stenc_status stenc_field_scatter(stenc_field *field, int root, const void *global) {
     return gather_scatter(field, root, (char *)(uintptr_t)global, 1, "stenc_field_scatter");
+}
+
+/* Gather a distributed field into an ordinary field `whole` on the root, or scatter it back:
+ * through the dense global array, which the root fills from or copies into `whole`. */
+static stenc_status whole_field(stenc_field *part, int root, stenc_field *whole, int scatter,
+                                const char *fn) {
+    STENC_TRY(stenc_field_check(part, fn, "part"));
+    const dist_field *df = field_dist(part);
+    STENC_REQUIRE(df != NULL, "%s: the part is not distributed", fn);
+    const stenc_decomp_info *info = &df->decomp->info;
+    MPI_Comm comm = df->decomp->cart;
+    stenc_status status = check_root(info, root, whole, "whole", fn);
+    char *global = NULL;
+    if (status == STENC_OK && info->rank == root) {
+        stenc_field_layout wl, pl;
+        status = stenc_field_check(whole, fn, "whole");
+        if (status == STENC_OK && field_dist(whole))
+            status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: 'whole' is distributed", fn);
+        if (status == STENC_OK) {
+            stenc_field_get_layout(whole, &wl);
+            stenc_field_get_layout(part, &pl);
+            if (wl.type != pl.type || wl.dims != info->dims || wl.n[0] != info->n[0] ||
+                wl.n[1] != info->n[1] || wl.n[2] != info->n[2])
+                status = STENC_ERROR(STENC_ERR_SHAPE,
+                                     "%s: 'whole' is %s %zux%zux%zu (%d-D), the distributed "
+                                     "field's global grid %s %zux%zux%zu (%d-D)",
+                                     fn, stenc_type_name(wl.type), wl.n[0], wl.n[1], wl.n[2],
+                                     wl.dims, stenc_type_name(pl.type), info->n[0], info->n[1],
+                                     info->n[2], info->dims);
+        }
+        if (status == STENC_OK) {
+            global = malloc(info->n[0] * info->n[1] * info->n[2] * df->elem);
+            if (!global) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+        }
+        if (status == STENC_OK && scatter) status = stenc_field_interior_get(whole, global, fn);
+    }
+    status = dist_agree(comm, status, fn);
+    if (status == STENC_OK) status = gather_scatter(part, root, global, scatter, fn);
+    if (status == STENC_OK && !scatter && info->rank == root) {
+        status = dist_agree(comm, stenc_field_interior_put(whole, global, fn), fn);
+    } else if (status == STENC_OK && !scatter) {
+        status = dist_agree(comm, STENC_OK, fn);
+    }
+    free(global);
+    return status;
+}
+
+stenc_status stenc_field_gather_field(const stenc_field *part, int root, stenc_field *whole) {
+    return whole_field((stenc_field *)part, root, whole, 0, "stenc_field_gather_field");
+}
+
+stenc_status stenc_field_scatter_field(stenc_field *part, int root, const stenc_field *whole) {
+    return whole_field(part, root, (stenc_field *)whole, 1, "stenc_field_scatter_field");
 }
 
 /* ---- VTK: one .vti piece per rank and a .pvti ----------------------------------------------- */

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include "stenc/dist.h"
+
 #include "dist_internal.h"
 
 /* Collective over comm: STENC_OK when every rank passes STENC_OK; else the status of the
@@ -32,5 +34,9 @@ typedef struct dist_ipc_offer {
 /* Whether a field on ctx with `halo` ghost layers offers CUDA IPC: a CUDA context, a halo, and
  * STENC_MPI_IPC not "0"; then offer->bus names this process's device. */
 int dist_ipc_wanted(const stenc_ctx *ctx, int halo, dist_ipc_offer *offer);
+
+/* 1 when `coarse` is stenc_decomp_coarsen(fine): the same ranks, every split halved. Both
+ * must be valid decompositions. */
+int dist_decomp_is_coarsening(const stenc_decomp *coarse, const stenc_decomp *fine);
 
 #endif /* STENC_DIST_MPI_H */

@@ -409,25 +409,36 @@ static mb_route route_of(const stenc_mb_patch *p, int dir) {
     return r;
 }
 
-/* The dst halo box of the route (dst block coordinates). */
-static void halo_box(const stenc_mb *mb, const mb_route *r, int h, long lo[3], long count[3]) {
+/* The dst halo box of the route (dst block coordinates): the face's interior extent along
+ * the tangential axes, or with `corners` their halo too (edges and corners). */
+static void halo_box(const stenc_mb *mb, const mb_route *r, int h, int corners, long lo[3],
+                     long count[3]) {
     const size_t *n = mb->n[r->dst];
     const int dd = r->dface / 2, ds = r->dface % 2;
-    for (int e = 0; e < 3; e++)
-        lo[e] = 0, count[e] = (long)n[e];
+    for (int e = 0; e < 3; e++) {
+        const int wide = corners && e < mb->dims;
+        lo[e] = wide ? -h : 0, count[e] = (long)n[e] + (wide ? 2 * h : 0);
+    }
     lo[dd] = ds ? (long)n[dd] : -h;
     count[dd] = h;
 }
 
+/* Bytes of the route's halo box; with corners, the most any exchange moves on it. */
+static size_t route_bytes(const stenc_mb *mb, const mb_route *r, int h, int corners, size_t elem) {
+    long lo[3], count[3];
+    halo_box(mb, r, h, corners, lo, count);
+    return (size_t)(count[0] * count[1] * count[2]) * elem;
+}
+
 /* The gather that reads, in the dst halo box's order, the src points each halo point takes. */
-static dist_gather route_gather(const stenc_mb *mb, const mb_route *r, int h,
+static dist_gather route_gather(const stenc_mb *mb, const mb_route *r, int h, int corners,
                                 const stenc_field *src) {
     const size_t *ns = mb->n[r->src];
     stenc_field_layout L;
     stenc_field_get_layout(src, &L);
     const int dd = r->dface / 2, ds = r->dface % 2, ss = r->sface % 2;
     long lo[3], count[3];
-    halo_box(mb, r, h, lo, count);
+    halo_box(mb, r, h, corners, lo, count);
     dist_gather g;
     ptrdiff_t base = 0;
     for (int e = 0; e < 3; e++) {
@@ -437,8 +448,8 @@ static dist_gather route_gather(const stenc_mb *mb, const mb_route *r, int h,
             const ptrdiff_t m0 = ds ? 0 : h - 1, dm = ds ? 1 : -1; /* m = m0 + dm * x */
             off = ss ? (ptrdiff_t)ns[a] - 1 - m0 : m0;
             step = ss ? -dm : dm;
-        } else {
-            off = r->rev[e] ? (ptrdiff_t)ns[a] - 1 : 0;
+        } else { /* tangential: dst index t reads src index t, or ns-1-t reversed */
+            off = r->rev[e] ? (ptrdiff_t)ns[a] - 1 - lo[e] : lo[e];
             step = r->rev[e] ? -1 : 1;
         }
         base += off * L.stride[a];
@@ -454,16 +465,15 @@ static dist_gather route_gather(const stenc_mb *mb, const mb_route *r, int h,
 }
 
 /* Where each route's packed halo lies in the buffer of rank `rank` (the routes it sends or
- * receives, in route order): offset[q] in bytes; returns the total. */
+ * receives, in route order, each with room for its edges and corners): offset[q] in bytes;
+ * returns the total. */
 static size_t route_layout(const stenc_mb *mb, int rank, int h, size_t elem, size_t *offset) {
     size_t total = 0;
     for (int q = 0; q < 2 * mb->npatches; q++) {
         const mb_route r = route_of(&mb->patches[q / 2], q % 2);
         if (offset) offset[q] = total;
         if (mb->owner[r.dst] != rank && mb->owner[r.src] != rank) continue;
-        long lo[3], count[3];
-        halo_box(mb, &r, h, lo, count);
-        total += (size_t)(count[0] * count[1] * count[2]) * elem;
+        total += route_bytes(mb, &r, h, 1, elem);
     }
     return total;
 }
@@ -528,39 +538,46 @@ static int local_index(const stenc_mb *mb, int block) {
     return -1;
 }
 
-stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FACE_COUNT]) {
-    const char *fn = "stenc_mb_exchange";
-    STENC_TRY(stenc_handle_check(field, &mb_field_kind, fn, "field"));
-    STENC_REQUIRE(bc != NULL, "%s: bc is NULL", fn);
+/* Faces on no patch: the boundary conditions, block by block. */
+static stenc_status fill_free_faces(stenc_mb_field *field, const stenc_bc bc[STENC_FACE_COUNT]) {
+    const stenc_mb *mb = field->mb;
+    for (int l = 0; l < mb->nlocal; l++) {
+        stenc_bc faces[STENC_FACE_COUNT] = {{STENC_BC_NONE, 0}};
+        for (int f = 0; f < 2 * mb->dims; f++)
+            if (!mb->on_patch[mb->local_blocks[l] * STENC_FACE_COUNT + f]) faces[f] = bc[f];
+        STENC_TRY(stenc_field_fill_halo(field->blocks[l], faces));
+    }
+    return STENC_OK;
+}
+
+/* One pass over every patch: each halo box on a patch (with its edges and corners when
+ * `corners`) from the other block. Buffers are allocated, the messages posted and completed
+ * whatever fails; the status is this rank's. */
+static stenc_status exchange_pass(stenc_mb_field *field, int corners, const char *fn) {
     const stenc_mb *mb = field->mb;
     stenc_status status = STENC_OK;
-    for (int f = 0; f < 2 * mb->dims && status == STENC_OK; f++)
-        if ((unsigned)bc[f].kind > STENC_BC_PERIODIC || bc[f].kind == STENC_BC_PERIODIC)
-            status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
-                                 "%s: face %s has kind %u; multi-block grids take Dirichlet, "
-                                 "Neumann or none (periodicity is a patch)",
-                                 fn, stenc_face_names[f], (unsigned)bc[f].kind);
-    STENC_TRY(dist_agree(mb->comm, status, fn));
     const int h = field->halo;
     const size_t elem = stenc_type_size(field->type);
     const int device = mb->nlocal > 0 && stenc_field_location(field->blocks[0]) == STENC_ON_DEVICE;
     const int staged = device && !stenc_mpi_cuda_aware();
-    /* One buffer slot per route that this rank packs or receives, in route order. */
+    /* One buffer slot per route that this rank packs or receives, in route order, with room
+     * for edges and corners; used[q] bytes of it move in this pass. */
     const int nroutes = 2 * mb->npatches;
     size_t *offset = calloc((size_t)nroutes + 1, sizeof *offset);
+    size_t *used = calloc((size_t)nroutes + 1, sizeof *used);
     MPI_Request *req = malloc(sizeof *req * (2 * (size_t)nroutes + 1)); /* receives, sends */
     size_t total = 0;
-    for (int q = 0; q < nroutes && offset && req; q++) {
+    for (int q = 0; q < nroutes && offset && used && req; q++) {
         const mb_route r = route_of(&mb->patches[q / 2], q % 2);
         offset[q] = total;
         req[q] = req[nroutes + q] = MPI_REQUEST_NULL;
         if (mb->owner[r.dst] != mb->rank && mb->owner[r.src] != mb->rank) continue;
-        long lo[3], count[3];
-        halo_box(mb, &r, h, lo, count);
-        total += (size_t)(count[0] * count[1] * count[2]) * elem;
+        total += route_bytes(mb, &r, h, 1, elem);
+        used[q] = route_bytes(mb, &r, h, corners, elem);
     }
     if (offset) offset[nroutes] = total;
-    if (!offset || !req) status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+    if (!offset || !used || !req)
+        status = STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
     /* The buffers of the last call serve again unless the field has moved since: device
      * fields want a pinned host buffer and a device one, host fields a plain one. */
     if (status == STENC_OK && h > 0 && (device ? !field->dev : field->host_pinned))
@@ -603,14 +620,15 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
         for (int q = 0; q < nroutes && status == STENC_OK; q++) { /* then pack what we hold */
             const mb_route r = route_of(&mb->patches[q / 2], q % 2);
             if (mb->owner[r.src] != mb->rank) continue;
-            const dist_gather g = route_gather(mb, &r, h, field->blocks[local_index(mb, r.src)]);
+            const dist_gather g =
+                route_gather(mb, &r, h, corners, field->blocks[local_index(mb, r.src)]);
             if (mb->owner[r.dst] != mb->rank && PULLED(mb->owner[r.dst])) { /* read there */
                 status = dist_cuda_gather(&field->stream, &g, field->ipc_buf + slot + offset[q]);
             } else if (device) {
                 status = dist_cuda_gather(&field->stream, &g, dev + offset[q]);
                 if (status == STENC_OK && staged)
                     status = dist_cuda_copy(&field->stream, host + offset[q], dev + offset[q],
-                                            offset[q + 1] - offset[q], 0);
+                                            used[q], 0);
             } else {
                 dist_host_gather(&g, host + offset[q]);
             }
@@ -619,7 +637,7 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
         for (int q = 0; q < nroutes; q++) { /* through IPC, an empty message: it is in place */
             const mb_route r = route_of(&mb->patches[q / 2], q % 2);
             if (mb->owner[r.src] != mb->rank || mb->owner[r.dst] == mb->rank) continue;
-            const int bytes = PULLED(mb->owner[r.dst]) ? 0 : (int)(offset[q + 1] - offset[q]);
+            const int bytes = PULLED(mb->owner[r.dst]) ? 0 : (int)used[q];
             MPI_Isend(msg + offset[q], bytes, MPI_BYTE, mb->owner[r.dst], q, mb->comm,
                       &req[nroutes + q]);
         }
@@ -629,7 +647,7 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
         for (int q = 0; q < nroutes && status == STENC_OK; q++) { /* data where data was due */
             const mb_route r = route_of(&mb->patches[q / 2], q % 2);
             if (mb->owner[r.dst] != mb->rank || mb->owner[r.src] == mb->rank) continue;
-            const int want = PEER(mb->owner[r.src]) ? 0 : (int)(offset[q + 1] - offset[q]);
+            const int want = PEER(mb->owner[r.src]) ? 0 : (int)used[q];
             int bytes = -1;
             MPI_Get_count(&got[q], MPI_BYTE, &bytes);
             if (bytes != want)
@@ -650,7 +668,7 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
                             elem,
                             {0, 0, 0},
                             {0, 0, 0}};
-            halo_box(mb, &r, h, box.lo, box.count);
+            halo_box(mb, &r, h, corners, box.lo, box.count);
             char *peer = mb->owner[r.src] != mb->rank ? PEER(mb->owner[r.src]) : NULL;
             if (peer) {
                 const size_t at =
@@ -659,7 +677,7 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
             } else if (device) {
                 if (staged && mb->owner[r.src] != mb->rank)
                     status = dist_cuda_copy(&field->stream, dev + offset[q], host + offset[q],
-                                            offset[q + 1] - offset[q], 1);
+                                            used[q], 1);
                 if (status == STENC_OK)
                     status = dist_cuda_box(&field->stream, &box, dev + offset[q], 1);
             } else {
@@ -668,19 +686,45 @@ stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FA
         }
         if (device && status == STENC_OK) status = dist_cuda_join(mb->ctx, &field->stream);
     }
-    /* Faces on no patch: the boundary conditions, block by block. */
-    for (int l = 0; l < mb->nlocal && status == STENC_OK; l++) {
-        stenc_bc faces[STENC_FACE_COUNT] = {{STENC_BC_NONE, 0}};
-        for (int f = 0; f < 2 * mb->dims; f++)
-            if (!mb->on_patch[mb->local_blocks[l] * STENC_FACE_COUNT + f]) faces[f] = bc[f];
-        status = stenc_field_fill_halo(field->blocks[l], faces);
-    }
 #undef PULLED
 #undef PEER
     free(offset);
+    free(used);
     free(req);
     free(got);
-    return dist_agree(mb->comm, status, fn);
+    return status;
+}
+
+stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FACE_COUNT],
+                               unsigned flags) {
+    const char *fn = "stenc_mb_exchange";
+    STENC_TRY(stenc_handle_check(field, &mb_field_kind, fn, "field"));
+    STENC_REQUIRE(bc != NULL, "%s: bc is NULL", fn);
+    const stenc_mb *mb = field->mb;
+    stenc_status status = STENC_OK;
+    for (int f = 0; f < 2 * mb->dims && status == STENC_OK; f++)
+        if ((unsigned)bc[f].kind > STENC_BC_PERIODIC || bc[f].kind == STENC_BC_PERIODIC)
+            status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                                 "%s: face %s has kind %u; multi-block grids take Dirichlet, "
+                                 "Neumann or none (periodicity is a patch)",
+                                 fn, stenc_face_names[f], (unsigned)bc[f].kind);
+    if (status == STENC_OK && (flags & ~STENC_EXCHANGE_FACES))
+        status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", fn,
+                             flags & ~STENC_EXCHANGE_FACES);
+    STENC_TRY(dist_agree(mb->comm, status, fn));
+    /* Faces across patches first, then the free faces by bc (their edges and corners too).
+     * With edges and corners, then dims-1 more passes over whole halo boxes on patches: the
+     * tangential halo of a box comes from the source block's halo, filled by the pass before
+     * (from other patches, or by bc), so each pass reaches one diagonal step further (an
+     * edge in 2-D, a corner in 3-D). A diagonal point next to both a patch and a free face
+     * is the patch's: it may be a point of another block. */
+    const int passes = flags & STENC_EXCHANGE_FACES ? 1 : mb->dims;
+    for (int p = 0; p < passes && status == STENC_OK; p++) {
+        status = exchange_pass(field, p > 0, fn);
+        if (status == STENC_OK && p == 0) status = fill_free_faces(field, bc);
+        status = dist_agree(mb->comm, status, fn);
+    }
+    return status;
 }
 
 /* ---- exact global sums ---------------------------------------------------------------------- */

@@ -50,13 +50,24 @@ typedef enum stenc_reduce_kind {
  * to amortise a task, small enough that 2 chunks per thread exist from ~10^4 points on. */
 #define STENC_REDUCE_CHUNK 4096
 
+/* Transfers between parts of two levels of a distributed grid (stenc/dist.h), in the
+ * INTERIOR convention: coarse interior index I sits on fine interior index 2I + shift[d]
+ * along each used dimension (whole grids: shift 1). The caller checks the extents and fills
+ * the halos the kernels read: the fine one (restriction) or the coarse one (prolongation). */
+stenc_status stenc_mg_restrict_part(stenc_field *coarse, const stenc_field *fine,
+                                    const long shift[3], stenc_mg_restriction op);
+stenc_status stenc_mg_prolong_add_part(stenc_field *fine, const stenc_field *coarse,
+                                       const long shift[3]);
+
 /* The CUDA half; arguments are checked, views point at device memory. Transfers are queued
- * on the context's stream; the reduction waits and writes the host double. */
+ * on the context's stream; the reduction waits and writes the host double. `shift` as for
+ * the _part calls; `grid` says whether VERTEX's boundary rules apply. */
 stenc_status stenc_mg_cuda_restrict(stenc_ctx *ctx, const stenc_mg_view *coarse,
                                     const stenc_mg_view *fine, stenc_mg_grid grid,
-                                    stenc_mg_restriction op);
+                                    const long shift[3], stenc_mg_restriction op);
 stenc_status stenc_mg_cuda_prolong_add(stenc_ctx *ctx, const stenc_mg_view *fine,
-                                       const stenc_mg_view *coarse, stenc_mg_grid grid);
+                                       const stenc_mg_view *coarse, stenc_mg_grid grid,
+                                       const long shift[3]);
 stenc_status stenc_mg_cuda_reduce(stenc_ctx *ctx, stenc_reduce_kind kind, const stenc_mg_view *a,
                                   const stenc_mg_view *b, double *result);
 

@@ -6,14 +6,15 @@
 
 stenc_status stenc_mg_cuda_restrict(stenc_ctx *ctx, const stenc_mg_view *coarse,
                                     const stenc_mg_view *fine, stenc_mg_grid grid,
-                                    stenc_mg_restriction op) {
-    (void)ctx, (void)coarse, (void)fine, (void)grid, (void)op;
+                                    const long shift[3], stenc_mg_restriction op) {
+    (void)ctx, (void)coarse, (void)fine, (void)grid, (void)shift, (void)op;
     return NO_CUDA("stenc_mg_restrict");
 }
 
 stenc_status stenc_mg_cuda_prolong_add(stenc_ctx *ctx, const stenc_mg_view *fine,
-                                       const stenc_mg_view *coarse, stenc_mg_grid grid) {
-    (void)ctx, (void)fine, (void)coarse, (void)grid;
+                                       const stenc_mg_view *coarse, stenc_mg_grid grid,
+                                       const long shift[3]) {
+    (void)ctx, (void)fine, (void)coarse, (void)grid, (void)shift;
     return NO_CUDA("stenc_mg_prolong_add");
 }
 

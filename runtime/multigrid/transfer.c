@@ -27,6 +27,11 @@ stenc_status stenc_mg_coarse_extent(stenc_mg_grid grid, size_t n_fine, size_t *n
     return STENC_OK;
 }
 
+/* Where coarse point I sits on the fine grid: fine index 2I + shift. */
+static long grid_shift(stenc_mg_grid grid) {
+    return grid == STENC_MG_GRID_INTERIOR ? 1 : 0;
+}
+
 /* "7x7x1"-style extents for messages. */
 static void format_extents(char *buf, size_t size, const stenc_field_layout *l) {
     if (l->dims == 1)
@@ -68,9 +73,8 @@ static inline double restrict_weight(int used, long d) {
 }
 
 static void restrict_cpu(const stenc_mg_view *c, const stenc_mg_view *f, stenc_mg_grid grid,
-                         stenc_mg_restriction op) {
+                         const long shift[3], stenc_mg_restriction op) {
     const int dims = c->layout.dims;
-    const long shift = grid == STENC_MG_GRID_INTERIOR ? 1 : 0;
     const long n[3] = {(long)c->layout.n[0], (long)c->layout.n[1], (long)c->layout.n[2]};
     const int used[3] = {dims > 0, dims > 1, dims > 2};
     const ptrdiff_t *cs = c->layout.stride, *fs = f->layout.stride;
@@ -83,7 +87,7 @@ static void restrict_cpu(const stenc_mg_view *c, const stenc_mg_view *f, stenc_m
                 ptrdiff_t centre = 0;
                 for (int d = 0; d < 3; d++) {
                     if (!used[d]) continue;
-                    centre += (2 * ci[d] + shift) * fs[d];
+                    centre += (2 * ci[d] + shift[d]) * fs[d];
                     if (grid == STENC_MG_GRID_VERTEX && (ci[d] == 0 || ci[d] == n[d] - 1))
                         inject = 1;
                 }
@@ -112,9 +116,23 @@ stenc_status stenc_mg_restrict(stenc_field *coarse, const stenc_field *fine, ste
     STENC_REQUIRE(op == STENC_MG_FULL_WEIGHTING || op == STENC_MG_INJECTION,
                   "%s: invalid restriction operator %d", fn, (int)op);
     STENC_TRY(check_transfer(fn, &f, &c, grid));
+    const long s = grid_shift(grid);
+    const long shift[3] = {s, s, s};
     if (stenc_field_location(coarse) == STENC_ON_DEVICE)
-        return stenc_mg_cuda_restrict(stenc_field_ctx(coarse), &c, &f, grid, op);
-    restrict_cpu(&c, &f, grid, op);
+        return stenc_mg_cuda_restrict(stenc_field_ctx(coarse), &c, &f, grid, shift, op);
+    restrict_cpu(&c, &f, grid, shift, op);
+    return STENC_OK;
+}
+
+stenc_status stenc_mg_restrict_part(stenc_field *coarse, const stenc_field *fine,
+                                    const long shift[3], stenc_mg_restriction op) {
+    static const char fn[] = "stenc_dist_mg_restrict";
+    stenc_mg_view c, f;
+    STENC_TRY(stenc_mg_view_pair(fn, "coarse", coarse, "fine", fine, &c, &f));
+    if (stenc_field_location(coarse) == STENC_ON_DEVICE)
+        return stenc_mg_cuda_restrict(stenc_field_ctx(coarse), &c, &f, STENC_MG_GRID_INTERIOR,
+                                      shift, op);
+    restrict_cpu(&c, &f, STENC_MG_GRID_INTERIOR, shift, op);
     return STENC_OK;
 }
 
@@ -134,9 +152,9 @@ static inline void prolong_span(int used, long fi, long shift, long *first, int 
     }
 }
 
-static void prolong_cpu(const stenc_mg_view *f, const stenc_mg_view *c, stenc_mg_grid grid) {
+static void prolong_cpu(const stenc_mg_view *f, const stenc_mg_view *c, stenc_mg_grid grid,
+                        const long shift[3]) {
     const int dims = f->layout.dims;
-    const long shift = grid == STENC_MG_GRID_INTERIOR ? 1 : 0;
     const long n[3] = {(long)f->layout.n[0], (long)f->layout.n[1], (long)f->layout.n[2]};
     const int used[3] = {dims > 0, dims > 1, dims > 2};
     const ptrdiff_t *cs = c->layout.stride, *fs = f->layout.stride;
@@ -148,7 +166,7 @@ static void prolong_cpu(const stenc_mg_view *f, const stenc_mg_view *c, stenc_mg
                 long first[3];
                 int count[3], boundary = 0;
                 for (int d = 0; d < 3; d++) {
-                    prolong_span(used[d], fi[d], shift, &first[d], &count[d]);
+                    prolong_span(used[d], fi[d], shift[d], &first[d], &count[d]);
                     if (used[d] && grid == STENC_MG_GRID_VERTEX &&
                         (fi[d] == 0 || fi[d] == n[d] - 1))
                         boundary = 1;
@@ -179,8 +197,22 @@ stenc_status stenc_mg_prolong_add(stenc_field *fine, const stenc_field *coarse,
                            "convention reads the coarse boundary values at index -1 and n: "
                            "needs halo >= 1",
                            fn, c.layout.halo, grid_name(grid));
+    const long s = grid_shift(grid);
+    const long shift[3] = {s, s, s};
     if (stenc_field_location(fine) == STENC_ON_DEVICE)
-        return stenc_mg_cuda_prolong_add(stenc_field_ctx(fine), &f, &c, grid);
-    prolong_cpu(&f, &c, grid);
+        return stenc_mg_cuda_prolong_add(stenc_field_ctx(fine), &f, &c, grid, shift);
+    prolong_cpu(&f, &c, grid, shift);
+    return STENC_OK;
+}
+
+stenc_status stenc_mg_prolong_add_part(stenc_field *fine, const stenc_field *coarse,
+                                       const long shift[3]) {
+    static const char fn[] = "stenc_dist_mg_prolong_add";
+    stenc_mg_view f, c;
+    STENC_TRY(stenc_mg_view_pair(fn, "fine", fine, "coarse", coarse, &f, &c));
+    if (stenc_field_location(fine) == STENC_ON_DEVICE)
+        return stenc_mg_cuda_prolong_add(stenc_field_ctx(fine), &f, &c, STENC_MG_GRID_INTERIOR,
+                                         shift);
+    prolong_cpu(&f, &c, STENC_MG_GRID_INTERIOR, shift);
     return STENC_OK;
 }

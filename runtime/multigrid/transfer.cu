@@ -19,10 +19,10 @@ template <typename T> struct Grid {
 };
 
 struct Shape {
-    long n[3];   // extents of the output field
-    int used[3]; // 1 for the used dimensions
-    long shift;  // 1 for STENC_MG_GRID_INTERIOR, 0 for STENC_MG_GRID_VERTEX
-    int vertex;  // boundary handling of STENC_MG_GRID_VERTEX
+    long n[3];     // extents of the output field
+    int used[3];   // 1 for the used dimensions
+    long shift[3]; // coarse point I sits on fine point 2I + shift (mg_internal.h)
+    int vertex;    // boundary handling of STENC_MG_GRID_VERTEX
 };
 
 __device__ inline double restrict_weight(int used, long d) {
@@ -42,7 +42,7 @@ __global__ void restrict_kernel(Grid<T> coarse, Grid<const T> fine, Shape sh, in
     ptrdiff_t centre = 0;
     for (int d = 0; d < 3; d++) {
         if (!sh.used[d]) continue;
-        centre += (2 * ci[d] + sh.shift) * fs[d];
+        centre += (2 * ci[d] + sh.shift[d]) * fs[d];
         if (sh.vertex && (ci[d] == 0 || ci[d] == sh.n[d] - 1)) inject = 1;
     }
     double v = 0.0;
@@ -83,7 +83,7 @@ template <typename T> __global__ void prolong_kernel(Grid<T> fine, Grid<const T>
     long first[3];
     int count[3];
     for (int d = 0; d < 3; d++) {
-        prolong_span(sh.used[d], fi[d], sh.shift, &first[d], &count[d]);
+        prolong_span(sh.used[d], fi[d], sh.shift[d], &first[d], &count[d]);
         if (sh.used[d] && sh.vertex && (fi[d] == 0 || fi[d] == sh.n[d] - 1)) return;
     }
     double v = 0.0;
@@ -98,13 +98,13 @@ template <typename T> __global__ void prolong_kernel(Grid<T> fine, Grid<const T>
     *at = (T)((double)*at + v);
 }
 
-Shape shape_of(const stenc_mg_view *out, stenc_mg_grid grid) {
+Shape shape_of(const stenc_mg_view *out, stenc_mg_grid grid, const long shift[3]) {
     Shape sh;
     for (int d = 0; d < 3; d++) {
         sh.n[d] = (long)out->layout.n[d];
         sh.used[d] = d < out->layout.dims;
+        sh.shift[d] = shift[d];
     }
-    sh.shift = grid == STENC_MG_GRID_INTERIOR ? 1 : 0;
     sh.vertex = grid == STENC_MG_GRID_VERTEX;
     return sh;
 }
@@ -127,8 +127,8 @@ stenc_status launch_shape(const char *fn, const Shape &sh, dim3 *blocks, dim3 *t
 
 template <typename T>
 stenc_status restrict_typed(stenc_ctx *ctx, const stenc_mg_view *coarse, const stenc_mg_view *fine,
-                            stenc_mg_grid grid, stenc_mg_restriction op) {
-    const Shape sh = shape_of(coarse, grid);
+                            stenc_mg_grid grid, const long shift[3], stenc_mg_restriction op) {
+    const Shape sh = shape_of(coarse, grid, shift);
     dim3 blocks, threads;
     STENC_TRY(launch_shape("stenc_mg_restrict", sh, &blocks, &threads));
     restrict_kernel<T><<<blocks, threads, 0, stenc_stream(ctx)>>>(
@@ -139,8 +139,8 @@ stenc_status restrict_typed(stenc_ctx *ctx, const stenc_mg_view *coarse, const s
 
 template <typename T>
 stenc_status prolong_typed(stenc_ctx *ctx, const stenc_mg_view *fine, const stenc_mg_view *coarse,
-                           stenc_mg_grid grid) {
-    const Shape sh = shape_of(fine, grid);
+                           stenc_mg_grid grid, const long shift[3]) {
+    const Shape sh = shape_of(fine, grid, shift);
     dim3 blocks, threads;
     STENC_TRY(launch_shape("stenc_mg_prolong_add", sh, &blocks, &threads));
     prolong_kernel<T>
@@ -153,13 +153,15 @@ stenc_status prolong_typed(stenc_ctx *ctx, const stenc_mg_view *fine, const sten
 
 extern "C" stenc_status stenc_mg_cuda_restrict(stenc_ctx *ctx, const stenc_mg_view *coarse,
                                                const stenc_mg_view *fine, stenc_mg_grid grid,
-                                               stenc_mg_restriction op) {
-    if (coarse->layout.type == STENC_F32) return restrict_typed<float>(ctx, coarse, fine, grid, op);
-    return restrict_typed<double>(ctx, coarse, fine, grid, op);
+                                               const long shift[3], stenc_mg_restriction op) {
+    if (coarse->layout.type == STENC_F32)
+        return restrict_typed<float>(ctx, coarse, fine, grid, shift, op);
+    return restrict_typed<double>(ctx, coarse, fine, grid, shift, op);
 }
 
 extern "C" stenc_status stenc_mg_cuda_prolong_add(stenc_ctx *ctx, const stenc_mg_view *fine,
-                                                  const stenc_mg_view *coarse, stenc_mg_grid grid) {
-    if (fine->layout.type == STENC_F32) return prolong_typed<float>(ctx, fine, coarse, grid);
-    return prolong_typed<double>(ctx, fine, coarse, grid);
+                                                  const stenc_mg_view *coarse, stenc_mg_grid grid,
+                                                  const long shift[3]) {
+    if (fine->layout.type == STENC_F32) return prolong_typed<float>(ctx, fine, coarse, grid, shift);
+    return prolong_typed<double>(ctx, fine, coarse, grid, shift);
 }

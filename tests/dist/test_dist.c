@@ -443,6 +443,142 @@ static void test_gather_scatter(void **state) {
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
+/* ---- multigrid transfers between distributed levels ------------------------------------------ */
+
+/* A distributed field of dp filled with global_value(seed) (on the device when on_gpu), and
+ * the whole grid's ordinary field on `self` with the same values. */
+static void make_level(stenc_ctx *ctx, stenc_ctx *self, const stenc_decomp *dp, stenc_type type,
+                       uint64_t seed, stenc_field **part, stenc_field **whole) {
+    stenc_decomp_info info;
+    stenc_decomp_get_info(dp, &info);
+    check_status_all(stenc_field_create_dist(ctx, part, dp, type, 1), STENC_OK, "level part");
+    assert_int_equal(
+        stenc_field_create(self, whole, type, info.dims, info.n[0], info.n[1], info.n[2], 1),
+        STENC_OK);
+    fill_local(*part, &info, seed);
+    for (size_t k = 0; k < info.n[2]; k++)
+        for (size_t j = 0; j < info.n[1]; j++)
+            for (size_t i = 0; i < info.n[0]; i++)
+                stenc_field_set(*whole, (long)i, (long)j, (long)k,
+                                global_value((long)i, (long)j, (long)k, seed));
+    if (on_gpu) stenc_field_upload(*part), stenc_field_upload(*whole);
+}
+
+static void check_level(stenc_field *part, const stenc_decomp *dp, stenc_field *whole,
+                        const char *what) {
+    stenc_decomp_info info;
+    stenc_decomp_get_info(dp, &info);
+    if (on_gpu) stenc_field_download(part), stenc_field_download(whole);
+    check_part_matches(part, &info, whole, what);
+    if (on_gpu) stenc_field_upload(part), stenc_field_upload(whole);
+}
+
+/* Restriction (full weighting, injection) and prolongation between a distributed level and
+ * its stenc_decomp_coarsen() level, in 2-D and 3-D, float and double, at odd sizes whose
+ * parts start at odd and even indices, against stenc_mg_restrict / _prolong_add on the whole
+ * grids held by one process: every point, bit for bit. Then agglomeration: the fine level
+ * gathered into an ordinary field on the last rank and scattered back. */
+static void test_multigrid_transfers_match_whole_grid(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    stenc_ctx *self = NULL;
+    assert_int_equal(stenc_ctx_create(&self, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU),
+                     STENC_OK);
+    const size_t sizes[2][3] = {{45, 21, 1}, {23, 11, 13}};
+    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 0.5},  {STENC_BC_DIRICHLET, -2.0},
+                            {STENC_BC_DIRICHLET, 0.25}, {STENC_BC_DIRICHLET, 1.0},
+                            {STENC_BC_DIRICHLET, 3.0},  {STENC_BC_DIRICHLET, -1.5}};
+    for (int dims = 2; dims <= 3; dims++)
+        for (int t = 0; t < 2; t++) {
+            const stenc_type type = t ? STENC_F64 : STENC_F32;
+            stenc_decomp *fd = NULL, *cd = NULL;
+            check_status_all(stenc_decomp_create(&fd, ctx, dims, sizes[dims - 2], NULL, NULL),
+                             STENC_OK, "fine decomp");
+            check_status_all(stenc_decomp_coarsen(&cd, fd), STENC_OK, "stenc_decomp_coarsen");
+            stenc_decomp_info fi, ci;
+            stenc_decomp_get_info(fd, &fi);
+            stenc_decomp_get_info(cd, &ci);
+            int ok = 1;
+            for (int d = 0; d < dims; d++) /* coarse I on fine 2I+1: this rank's own points */
+                ok &= ci.n[d] == (fi.n[d] - 1) / 2 && ci.lo[d] == fi.lo[d] / 2 &&
+                      2 * ci.lo[d] + 1 >= fi.lo[d] &&
+                      2 * (ci.lo[d] + ci.local[d] - 1) + 1 < fi.lo[d] + fi.local[d];
+            check_all(ok, "coarse parts sit on the fine parts");
+
+            stenc_field *f = NULL, *gf = NULL, *c = NULL, *gc = NULL;
+            make_level(ctx, self, fd, type, 41, &f, &gf);
+            make_level(ctx, self, cd, type, 42, &c, &gc);
+            for (int op = 0; op < 2; op++) {
+                const stenc_mg_restriction r = op ? STENC_MG_INJECTION : STENC_MG_FULL_WEIGHTING;
+                check_status_all(stenc_dist_mg_restrict(c, f, r), STENC_OK, "dist restrict");
+                assert_int_equal(stenc_mg_restrict(gc, gf, STENC_MG_GRID_INTERIOR, r), STENC_OK);
+                check_level(c, cd, gc, op ? "restriction (injection)" : "restriction");
+            }
+            assert_int_equal(stenc_field_fill_halo(gc, bc), STENC_OK);
+            check_status_all(stenc_dist_mg_prolong_add(f, c, bc), STENC_OK, "dist prolong");
+            assert_int_equal(stenc_mg_prolong_add(gf, gc, STENC_MG_GRID_INTERIOR), STENC_OK);
+            check_level(f, fd, gf, "prolongation");
+
+            /* Agglomeration: gather onto the last rank, change it there, scatter back. */
+            const int root = world_size - 1;
+            stenc_field *whole = NULL;
+            if (world_rank == root) {
+                assert_int_equal(
+                    stenc_field_create(self, &whole, type, dims, fi.n[0], fi.n[1], fi.n[2], 0),
+                    STENC_OK);
+                if (on_gpu) stenc_field_upload(whole);
+            }
+            check_status_all(stenc_field_gather_field(f, root, whole), STENC_OK, "gather_field");
+            check_all(world_rank != root ||
+                          stenc_mg_prolong_add(whole, gc, STENC_MG_GRID_INTERIOR) == STENC_OK,
+                      "prolongation on the root");
+            assert_int_equal(stenc_mg_prolong_add(gf, gc, STENC_MG_GRID_INTERIOR), STENC_OK);
+            check_status_all(stenc_field_scatter_field(f, root, whole), STENC_OK, "scatter_field");
+            check_level(f, fd, gf, "gathered, prolonged on the root, scattered");
+            /* A whole field of the wrong shape fails on every rank, and writes nothing. */
+            stenc_field *wrong = NULL;
+            if (world_rank == root)
+                assert_int_equal(
+                    stenc_field_create(self, &wrong, type, dims, fi.n[0] + 1, fi.n[1], fi.n[2], 0),
+                    STENC_OK);
+            check_status_all(stenc_field_gather_field(f, root, wrong), STENC_ERR_SHAPE,
+                             "gather_field, wrong shape");
+            check_status_all(stenc_field_scatter_field(f, root, wrong), STENC_ERR_SHAPE,
+                             "scatter_field, wrong shape");
+            check_level(f, fd, gf, "after refused calls");
+            /* Levels that are not a coarsening of each other. */
+            check_status_all(stenc_dist_mg_restrict(f, f, STENC_MG_FULL_WEIGHTING), STENC_ERR_SHAPE,
+                             "restrict onto the fine decomposition");
+            check_status_all(stenc_dist_mg_prolong_add(c, f, bc), STENC_ERR_SHAPE,
+                             "prolong from the fine level");
+            stenc_field_free(wrong), stenc_field_free(whole);
+            stenc_field_free(f), stenc_field_free(gf), stenc_field_free(c), stenc_field_free(gc);
+            stenc_decomp_destroy(cd), stenc_decomp_destroy(fd);
+        }
+
+    /* Coarsening refused on every rank: an even extent; a grid too small for the ranks (3
+     * points over 2 ranks, 5 over 4: some own no coarse point); a periodic dimension. */
+    stenc_decomp *fd = NULL, *cd = NULL;
+    const size_t even[3] = {10, 9, 1}, small[3] = {world_size == 2 ? 3 : 5, 3, 1};
+    const int along_i[3] = {world_size, 1, 1}, periodic[3] = {0, 1, 0};
+    check_status_all(stenc_decomp_create(&fd, ctx, 2, even, along_i, NULL), STENC_OK, "decomp");
+    check_status_all(stenc_decomp_coarsen(&cd, fd), STENC_ERR_SHAPE, "coarsen an even extent");
+    check_all(cd == NULL, "no decomposition after a refusal");
+    stenc_decomp_destroy(fd);
+    if (world_size > 1) {
+        check_status_all(stenc_decomp_create(&fd, ctx, 2, small, along_i, NULL), STENC_OK,
+                         "decomp");
+        check_status_all(stenc_decomp_coarsen(&cd, fd), STENC_ERR_SHAPE,
+                         "coarsen onto ranks that would own no point");
+        stenc_decomp_destroy(fd);
+    }
+    check_status_all(stenc_decomp_create(&fd, ctx, 2, small, NULL, periodic), STENC_OK, "decomp");
+    check_status_all(stenc_decomp_coarsen(&cd, fd), STENC_ERR_UNSUPPORTED, "coarsen periodic");
+    stenc_decomp_destroy(fd);
+    stenc_ctx_destroy(self);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
 /* ---- heat3d: generated launchers on distributed fields -------------------------------------- */
 
 typedef struct heat_step {
@@ -848,7 +984,8 @@ static void test_multiblock_l_shape(void **state) {
         walls[k] = (stenc_bc){STENC_BC_DIRICHLET, 0.5};
     jac_step js = {ctx};
     for (int step = 0; step < 5; step++) {
-        check_status_all(stenc_mb_exchange(u, walls), STENC_OK, "stenc_mb_exchange");
+        check_status_all(stenc_mb_exchange(u, walls, STENC_EXCHANGE_FACES), STENC_OK,
+                         "stenc_mb_exchange");
         stenc_mb_field *const ufn[3] = {u, f, un};
         check_status_all(stenc_mb_foreach(3, ufn, jac_launch, &js), STENC_OK, "foreach");
         for (int l = 0; l < stenc_mb_local_count(mb); l++)
@@ -938,7 +1075,7 @@ static void test_multiblock_l_shape(void **state) {
     const stenc_bc nb = {STENC_BC_NEUMANN, 0}, pb = {STENC_BC_PERIODIC, 0};
     const stenc_bc ring_bc[6] = {nb, nb, nb, nb, nb, nb}, ref_bc[6] = {pb, pb, nb, nb, nb, nb};
     if (on_gpu) stenc_mb_field_upload(r);
-    check_status_all(stenc_mb_exchange(r, ring_bc), STENC_OK, "ring exchange");
+    check_status_all(stenc_mb_exchange(r, ring_bc, 0), STENC_OK, "ring exchange");
     if (on_gpu) stenc_mb_field_download(r);
     assert_int_equal(stenc_field_fill_halo(g, ref_bc), STENC_OK);
     ok = 1;
@@ -951,12 +1088,141 @@ static void test_multiblock_l_shape(void **state) {
                 if (a != b) ok = 0;
             }
     check_all(ok, "periodic patch against a periodic fill");
-    check_status_all(stenc_mb_exchange(r, ref_bc), STENC_ERR_INVALID_ARGUMENT,
+    check_status_all(stenc_mb_exchange(r, ref_bc, 0), STENC_ERR_INVALID_ARGUMENT,
                      "periodic boundary conditions on a multi-block field");
     stenc_field_free(g);
     stenc_ctx_destroy(self);
     stenc_mb_field_free(r);
     stenc_mb_destroy(ring);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+/* The halos of the L's blocks, two layers wide, after an exchange with edges and corners: every
+ * halo point, edges and corners included, holds the point of the L it stands for, or the wall
+ * value outside the L (at the re-entrant corner too), on the host and the device, whatever
+ * the owners; with STENC_EXCHANGE_FACES the face halos hold the same. In 2-D, and in 3-D with
+ * the L extruded along k (its k faces free: walls). */
+/* Where point (i, j, k) of block b (halo indices allowed) lies in the global grid, g[], and
+ * whether that point is in the domain. */
+typedef int (*mb_map_fn)(int b, long i, long j, long k, long g[3]);
+
+/* Fill every local block's interior (and nothing else: the halo keeps 1e9) with
+ * global_value(g, seed), exchange with `flags` and check every halo point `h` wide, edges and
+ * corners too unless flags say FACES, against the point it stands for or the wall value. */
+static void check_mb_halos(stenc_mb *mb, const size_t (*n)[3], int dims, stenc_type type, int h,
+                           unsigned flags, mb_map_fn map, double wall, const char *what) {
+    stenc_bc walls[6];
+    for (int f = 0; f < 6; f++)
+        walls[f] = (stenc_bc){STENC_BC_DIRICHLET, wall};
+    stenc_mb_field *u = NULL;
+    check_status_all(stenc_mb_field_create(&u, mb, type, h), STENC_OK, "u");
+    const long hz = dims == 3 ? h : 0;
+    long g[3];
+    for (int l = 0; l < stenc_mb_local_count(mb); l++) {
+        int b;
+        stenc_field *blk = stenc_mb_field_block(u, l, &b);
+        stenc_field_fill(blk, 1e9); /* what no exchange writes */
+        for (long k = 0; k < (long)n[b][2]; k++)
+            for (long j = 0; j < (long)n[b][1]; j++)
+                for (long i = 0; i < (long)n[b][0]; i++) {
+                    map(b, i, j, k, g);
+                    stenc_field_set(blk, i, j, k, global_value(g[0], g[1], g[2], 61));
+                }
+    }
+    if (on_gpu) stenc_mb_field_upload(u);
+    check_status_all(stenc_mb_exchange(u, walls, flags), STENC_OK, "stenc_mb_exchange");
+    if (on_gpu) stenc_mb_field_download(u);
+    int ok = 1;
+    char msg[300] = "";
+    for (int l = 0; l < stenc_mb_local_count(mb) && ok; l++) {
+        int b;
+        stenc_field *blk = stenc_mb_field_block(u, l, &b);
+        const long n0 = (long)n[b][0], n1 = (long)n[b][1], n2 = (long)n[b][2];
+        for (long k = -hz; k < n2 + hz && ok; k++)
+            for (long j = -h; j < n1 + h && ok; j++)
+                for (long i = -h; i < n0 + h && ok; i++) {
+                    const int outside =
+                        (i < 0 || i >= n0) + (j < 0 || j >= n1) + (k < 0 || k >= n2);
+                    if (outside == 0 || ((flags & STENC_EXCHANGE_FACES) && outside > 1)) continue;
+                    const int inside = map(b, i, j, k, g);
+                    double want = inside ? global_value(g[0], g[1], g[2], 61) : wall;
+                    if (type == STENC_F32) want = (double)(float)want;
+                    double got = 0;
+                    stenc_field_get(blk, i, j, k, &got);
+                    if (got != want) {
+                        ok = 0;
+                        snprintf(msg, sizeof msg,
+                                 "%s: block %d halo (%ld,%ld,%ld) = global (%ld,%ld,%ld): %.17g, "
+                                 "want %.17g",
+                                 what, b, i, j, k, g[0], g[1], g[2], got, want);
+                    }
+                }
+    }
+    check_all(ok, msg);
+    stenc_mb_field_free(u);
+}
+
+/* The L of test_multiblock_l_shape, extruded along k over `l_nz` points (1 in 2-D). */
+static long l_nz = 1;
+static int l_map(int b, long i, long j, long k, long g[3]) {
+    l_global(b, i, j, &g[0], &g[1]);
+    g[2] = k;
+    return in_l(g[0], g[1]) && k >= 0 && k < l_nz;
+}
+
+/* A box of 13 x 13 x 11 points cut into 2 x 2 x 2 blocks at these bounds. */
+static const long box_cut[3][3] = {{0, 7, 13}, {0, 5, 13}, {0, 6, 11}};
+static int box_map(int b, long i, long j, long k, long g[3]) {
+    const long at[3] = {i, j, k};
+    int inside = 1;
+    for (int d = 0; d < 3; d++) {
+        g[d] = box_cut[d][(b >> d) & 1] + at[d];
+        inside &= g[d] >= 0 && g[d] < box_cut[d][2];
+    }
+    return inside;
+}
+
+/* Halos two layers wide after exchanges with edges and corners: every halo point holds the
+ * point of the domain it stands for, or the wall value outside it, on the host and the device,
+ * whatever the owners; with STENC_EXCHANGE_FACES the face halos hold the same.
+ * - The L (re-entrant corner included) in 2-D, and extruded along k in 3-D (k faces free).
+ * - The box cut into 2 x 2 x 2 unequal blocks joined by 12 patches: the corners at the middle
+ *   vertex come from the diagonally opposite block, which takes three rounds. */
+static void test_multiblock_corners(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    for (int dims = 2; dims <= 3; dims++)
+        for (int faces = 0; faces < 2; faces++) {
+            size_t n[3][3];
+            l_nz = dims == 3 ? 5 : 1;
+            for (int b = 0; b < 3; b++)
+                for (int d = 0; d < 3; d++)
+                    n[b][d] = d < 2 ? l_blocks[b][d] : (size_t)l_nz;
+            stenc_mb *mb = NULL;
+            check_status_all(stenc_mb_create(&mb, ctx, dims, 3, n, 2, l_patches, NULL, 1), STENC_OK,
+                             "stenc_mb_create");
+            check_mb_halos(mb, n, dims, STENC_F64, 2, faces ? STENC_EXCHANGE_FACES : 0, l_map,
+                           -0.75, dims == 2 ? "L, 2-D" : "L, 3-D");
+            check_status_all(stenc_mb_destroy(mb), STENC_OK, "stenc_mb_destroy");
+        }
+    size_t n[8][3];
+    stenc_mb_patch patches[12];
+    int np = 0;
+    for (int b = 0; b < 8; b++)
+        for (int d = 0; d < 3; d++) {
+            const int c = (b >> d) & 1;
+            n[b][d] = (size_t)(box_cut[d][c + 1] - box_cut[d][c]);
+            if (c == 0)
+                patches[np++] = (stenc_mb_patch){{b, b + (1 << d)},
+                                                 {(stenc_face)(2 * d + 1), (stenc_face)(2 * d)},
+                                                 {0, 1, 2},
+                                                 {0, 0, 0}};
+        }
+    stenc_mb *mb = NULL;
+    check_status_all(stenc_mb_create(&mb, ctx, 3, 8, n, 12, patches, NULL, 1), STENC_OK,
+                     "stenc_mb_create");
+    check_mb_halos(mb, n, 3, STENC_F32, 2, 0, box_map, 0.125, "2x2x2 box");
+    check_status_all(stenc_mb_destroy(mb), STENC_OK, "stenc_mb_destroy");
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
@@ -1194,10 +1460,12 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_reductions_exact_and_rank_independent),
         cmocka_unit_test(test_reduction_cancellation_and_specials),
         cmocka_unit_test(test_gather_scatter),
+        cmocka_unit_test(test_multigrid_transfers_match_whole_grid),
         cmocka_unit_test(test_heat3d_matches_one_process),
         cmocka_unit_test(test_redblack_sor_matches_one_process),
         cmocka_unit_test(test_pvti_pieces),
         cmocka_unit_test(test_multiblock_l_shape),
+        cmocka_unit_test(test_multiblock_corners),
         cmocka_unit_test(test_bad_input_agrees),
         cmocka_unit_test(test_ipc_paths),
         cmocka_unit_test(test_generated_reduce_global),

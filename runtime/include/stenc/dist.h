@@ -20,6 +20,7 @@
 #include "stenc/core.h"
 #include "stenc/field.h"
 #include "stenc/io.h"
+#include "stenc/multigrid.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +66,16 @@ stenc_status stenc_decomp_create(stenc_decomp **decomp, stenc_ctx *ctx, int dims
 /* Collective. Destroy the fields made on it first. NULL is allowed. */
 stenc_status stenc_decomp_destroy(stenc_decomp *decomp);
 stenc_status stenc_decomp_get_info(const stenc_decomp *decomp, stenc_decomp_info *info);
+
+/* Collective. The decomposition of the next coarser multigrid level of `fine`, in the
+ * STENC_MG_GRID_INTERIOR convention (n -> (n-1)/2 along each dimension, stenc/multigrid.h),
+ * over the same ranks: each rank owns the coarse points that sit on its fine points (coarse
+ * point I on fine point 2I+1), so that stenc_dist_mg_restrict and _prolong_add need one
+ * halo layer of neighbours' points. STENC_ERR_SHAPE when an extent does not coarsen, or when
+ * some rank would own no coarse point: a level that small is gathered onto one rank
+ * (stenc_field_gather_field) and the coarser levels solved there. STENC_ERR_UNSUPPORTED for a
+ * periodic dimension. */
+stenc_status stenc_decomp_coarsen(stenc_decomp **coarse, const stenc_decomp *fine);
 
 /* ---- distributed fields ------------------------------------------------------------------ */
 
@@ -137,6 +148,26 @@ stenc_status stenc_dist_overlap(stenc_field *exchanged, const stenc_bc bc[STENC_
  * `global` on rank `root` (other ranks may pass NULL), or scattered from it. */
 stenc_status stenc_field_gather(const stenc_field *field, int root, void *global);
 stenc_status stenc_field_scatter(stenc_field *field, int root, const void *global);
+
+/* Collective. The same into / from an ordinary field `whole` of the global extents and the
+ * same type, on rank `root` (other ranks pass NULL), on the host or the device: for
+ * multigrid, the coarse levels too small to split gathered onto one rank (agglomeration). */
+stenc_status stenc_field_gather_field(const stenc_field *part, int root, stenc_field *whole);
+stenc_status stenc_field_scatter_field(stenc_field *part, int root, const stenc_field *whole);
+
+/* Collective. Multigrid transfers between distributed levels, `coarse` split by
+ * stenc_decomp_coarsen() of `fine`'s decomposition, in the STENC_MG_GRID_INTERIOR convention,
+ * with the operators of stenc_mg_restrict and stenc_mg_prolong_add and their bits, whatever
+ * the number of ranks.
+ * - restrict: coarse = R fine. Exchanges fine's halo (halo >= 1) first; its physical faces
+ *   are not read.
+ * - prolong_add: fine += P coarse. Exchanges coarse's halo (halo >= 1) first, its physical
+ *   faces filled by coarse_bc: the coarse boundary values (STENC_BC_DIRICHLET 0 for a
+ *   correction). */
+stenc_status stenc_dist_mg_restrict(stenc_field *coarse, stenc_field *fine,
+                                    stenc_mg_restriction op);
+stenc_status stenc_dist_mg_prolong_add(stenc_field *fine, stenc_field *coarse,
+                                       const stenc_bc coarse_bc[STENC_FACE_COUNT]);
 
 /* Collective. Write distributed fields (of one decomposition, at most 8) for ParaView: each
  * rank writes its piece PATH_BASE_pRANK.vti (PATH without ".pvti"), holding its part and the

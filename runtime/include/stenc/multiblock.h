@@ -5,10 +5,12 @@
  * A block lives whole on one rank (a block is not split; split a large block into several).
  * A multi-block field holds, on each rank, one ordinary stenc_field per block of that rank,
  * so generated launchers run on them unchanged (stenc_mb_foreach runs one over every local
- * block). stenc_mb_exchange fills the face halos across patches: within a rank by copies,
+ * block). stenc_mb_exchange fills the halos across patches: within a rank by copies,
  * between ranks by MPI; faces on no patch get the boundary conditions. Edge and corner halos
- * are not filled (a block junction has no unique diagonal neighbour): stencils that read
- * diagonals are not supported across patches.
+ * are filled too unless asked not to (STENC_EXCHANGE_FACES); they are those of one grid where
+ * the blocks around an edge or vertex sit as in a Cartesian grid (L- and T-shaped domains,
+ * 2x2 junctions); where 3 or 5 blocks meet at a vertex there is no unique diagonal neighbour
+ * and the diagonal halo holds a value reached through one of the patches.
  *
  * Collective calls (all but the accessors) must be made by every rank of the context's
  * communicator, and return the same status on every rank.
@@ -67,10 +69,14 @@ stenc_field *stenc_mb_field_block(const stenc_mb_field *field, int local, int *b
 stenc_status stenc_mb_field_upload(stenc_mb_field *field);
 stenc_status stenc_mb_field_download(stenc_mb_field *field);
 
-/* Collective. Fill the face halos: across each patch from the other block's interior (with
- * its axes mapped), elsewhere by bc[] (the same conditions on every block's free faces, as
- * stenc_field_fill_halo; STENC_BC_PERIODIC is refused: periodicity is a patch). */
-stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FACE_COUNT]);
+/* Collective. Fill the halos: across each patch from the other block (with its axes mapped),
+ * elsewhere by bc[] (the same conditions on every block's free faces, as
+ * stenc_field_fill_halo; STENC_BC_PERIODIC is refused: periodicity is a patch). flags:
+ * STENC_EXCHANGE_FACES fills the face halos alone, in one round of messages, for stencils
+ * that read no diagonal neighbour; 0 fills edges and corners too, in one round per used
+ * dimension (each reaches one diagonal step further through the other blocks' halos). */
+stenc_status stenc_mb_exchange(stenc_mb_field *field, const stenc_bc bc[STENC_FACE_COUNT],
+                               unsigned flags);
 
 /* Run `launch` on every local block: views[f] is the block's field of fields[f]. The fields
  * must share their block structure. Stops at the first failure and returns it. */
