@@ -11,9 +11,9 @@
  *                of its two branches; a ternary likewise.
  *   bytes/point  every input that is read is loaded once, every inout loaded and stored
  *                once, every output stored once: (inputs read + 2 * inouts + outputs) *
- *                sizeof(type). Scalars and reductions are free. A reduce statement counts
- *                the flops of its expression.
- *   AI           flops / bytes.
+ *                sizeof(type). Lower-dimensional inputs (`input dx[i];`) are not counted:
+ *                one element serves a whole line of points from cache. Scalars and reductions are
+ * free. A reduce statement counts the flops of its expression. AI           flops / bytes.
  *
  * The model points into the AST (names, the stencil) and sets ast_expr.u.ref.read_id; it must
  * not outlive the ast_file. */
@@ -41,6 +41,7 @@ typedef struct km_array {
     const ast_decl *decl; /* its declaration */
     int position;         /* rank among the stencil's declarations of this kind (= decl) */
     int reads;            /* references in the body (outputs: reads of the assigned value) */
+    unsigned axes;        /* inputs: the dimensions spanned, bit d for dimension d; 0 = all */
     /* Inputs and inouts only (0 / NULL otherwise): */
     km_offset *offsets; /* distinct offsets read, sorted by k, then j, then i */
     int noffsets;

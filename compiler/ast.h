@@ -76,6 +76,13 @@ typedef struct ast_decl {
     int position; /* 0-based rank among the stencil's declarations of the same kind, in source
                      order: the order of the launcher's parameters of that kind */
     int reads;    /* checker: number of reads in the body (0 = unused) */
+    /* `input dx[i];`: the index names in brackets, as written (naxes 0 without brackets) */
+    const struct ast_decl *const *axis_list; /* name and loc of each; NULL without brackets */
+    int naxes;
+    ast_loc axes_loc; /* the brackets and what they hold */
+    /* checker: the stencil dimensions the array spans, bit d for dimension d (i = bit 0); 0
+     * when it spans all of them (no brackets, or all indices named) */
+    unsigned axes;
 } ast_decl;
 
 /* ---- expressions ------------------------------------------------------------------------- */

@@ -348,26 +348,44 @@ static int fold_offset(checker *c, const ast_expr *e, int *value) {
     return 1;
 }
 
-/* Fold the offsets of a reference to array `name`; 1 when all are valid constants. */
-static int fold_offsets(checker *c, const char *name, ast_expr **exprs, int n, ast_loc loc,
-                        int offset[AST_MAX_DIMS]) {
+static int popcount3(unsigned axes) {
+    return (axes & 1) + (axes >> 1 & 1) + (axes >> 2 & 1);
+}
+
+/* Fold the offsets of a reference to array `name`; 1 when all are valid constants. `axes`
+ * (0: every dimension) says which dimensions the offsets, in order, stand for. */
+static int fold_offsets_on(checker *c, const char *name, unsigned axes, ast_expr **exprs, int n,
+                           ast_loc loc, int offset[AST_MAX_DIMS]) {
     for (int k = 0; k < AST_MAX_DIMS; k++)
         offset[k] = 0;
     if (n == 0) return 1; /* the centre */
     int ok = 1;
-    if (c->dims > 0 && n != c->dims) {
+    if (axes && n != popcount3(axes)) {
+        diag_error(c->d, loc, "'%s' has %d offset%s, but it spans %d dimension%s of stencil '%s'",
+                   name, n, n == 1 ? "" : "s", popcount3(axes), popcount3(axes) == 1 ? "" : "s",
+                   c->st->name);
+        ok = 0;
+    } else if (!axes && c->dims > 0 && n != c->dims) {
         diag_error(c->d, loc, "'%s' has %d offset%s, but stencil '%s' has %d dimension%s", name, n,
                    n == 1 ? "" : "s", c->st->name, c->dims, c->dims == 1 ? "" : "s");
         ok = 0;
     }
-    for (int k = 0; k < n; k++) {
+    for (int k = 0, dim = 0; k < n; k++) {
         int v = 0;
+        while (axes && dim < AST_MAX_DIMS && !(axes >> dim & 1))
+            dim++;
         if (!fold_offset(c, exprs[k], &v))
             ok = 0;
-        else if (k < AST_MAX_DIMS)
-            offset[k] = v;
+        else if (ok && dim < AST_MAX_DIMS)
+            offset[dim] = v;
+        dim++;
     }
     return ok;
+}
+
+static int fold_offsets(checker *c, const char *name, ast_expr **exprs, int n, ast_loc loc,
+                        int offset[AST_MAX_DIMS]) {
+    return fold_offsets_on(c, name, 0, exprs, n, loc, offset);
 }
 
 static int is_centre(const int offset[AST_MAX_DIMS]) {
@@ -445,8 +463,8 @@ static void check_ref(checker *c, ast_expr *e) {
             e->u.ref.sym = AST_SYM_SCALAR;
             return;
         case AST_DECL_INPUT:
-            if (fold_offsets(c, name, e->u.ref.offset_exprs, e->u.ref.noffsets, e->loc,
-                             e->u.ref.offset))
+            if (fold_offsets_on(c, name, d->axes, e->u.ref.offset_exprs, e->u.ref.noffsets, e->loc,
+                                e->u.ref.offset))
                 e->u.ref.sym = AST_SYM_INPUT;
             return;
         case AST_DECL_OUTPUT: {
@@ -799,6 +817,51 @@ static void check_step(checker *c, int reduces) {
     if (ok) st->step_out_decl = out, st->step_in_decl = in;
 }
 
+/* `input dx[i];`: an input spanning some of the stencil's dimensions, named by their index
+ * variables in increasing order. Outputs and inouts are written at every point: they span
+ * all. */
+static void check_axes(checker *c, ast_decl *d) {
+    d->axes = 0;
+    if (!d->axis_list) return;
+    if (d->kind != AST_DECL_INPUT) {
+        diag_error(c->d, d->axes_loc,
+                   "%s '%s' names dimensions: only an input may span fewer dimensions than the "
+                   "stencil (an %s is written at every point)",
+                   ast_decl_kind_name(d->kind), d->name, ast_decl_kind_name(d->kind));
+        return;
+    }
+    unsigned axes = 0;
+    int last = -1, ok = 1;
+    for (int a = 0; a < d->naxes; a++) {
+        const ast_decl *ax = d->axis_list[a];
+        int dim = -1;
+        for (int k = 0; k < AST_MAX_DIMS; k++)
+            if (strcmp(ax->name, ast_index_name((ast_index)k)) == 0) dim = k;
+        if (dim < 0) {
+            diag_error(c->d, ax->loc,
+                       "'%s' in the dimensions of input '%s' is not an index: name the "
+                       "dimensions it spans by i, j and k (input %s[i];)",
+                       ax->name, d->name, d->name);
+            ok = 0;
+        } else if (c->dims > 0 && dim >= c->dims) {
+            diag_error(c->d, ax->loc, "input '%s' spans '%s', but stencil '%s' has %d dimension%s",
+                       d->name, ax->name, c->st->name, c->dims, c->dims == 1 ? "" : "s");
+            ok = 0;
+        } else if (dim <= last) {
+            diag_error(c->d, ax->loc,
+                       "'%s' %s in the dimensions of input '%s': name each once, in the order "
+                       "i, j, k",
+                       ax->name, axes >> dim & 1 ? "repeats" : "is out of order", d->name);
+            ok = 0;
+        } else {
+            axes |= 1u << dim;
+            last = dim;
+        }
+    }
+    if (!ok) return;
+    d->axes = c->dims > 0 && axes == (1u << c->dims) - 1 ? 0 : axes;
+}
+
 static void check_decls(checker *c) {
     ast_stencil *st = c->st;
     for (int n = 0; n < st->ndecls; n++) {
@@ -811,6 +874,7 @@ static void check_decls(checker *c) {
             diag_error(c->d, d->loc, "'%s' is a reserved name: %s", d->name, reserved);
             continue;
         }
+        check_axes(c, d);
         for (int m = 0; m < n; m++) {
             if (strcmp(st->decls[m]->name, d->name) == 0) {
                 diag_error(c->d, d->loc, "'%s' is already declared at %d:%d", d->name,
@@ -853,7 +917,30 @@ static void check_decls(checker *c) {
                    "stencil '%s' reduces over no array: declare the input, inout or output whose "
                    "interior it runs over",
                    st->name);
+    /* The launch takes its extents from an array that spans every dimension. */
+    int lower = 0, full = c->noutputs + c->ninouts;
+    const ast_decl *first_lower = NULL;
+    for (int n = 0; n < st->ndecls; n++) {
+        const ast_decl *d = st->decls[n];
+        if (d->kind != AST_DECL_INPUT) continue;
+        if (d->axes) {
+            if (!lower++) first_lower = d;
+        } else {
+            full++;
+        }
+    }
+    if (lower && !full)
+        diag_error(c->d, first_lower->loc,
+                   "every array of stencil '%s' spans fewer dimensions than it has: declare one "
+                   "that spans all, whose interior the launch runs over",
+                   st->name);
     check_step(c, reduces);
+    if (st->step_in_decl && st->step_in_decl->axes) {
+        diag_error(c->d, st->step_in_loc,
+                   "'step %s -> %s': '%s' spans fewer dimensions than the output it takes",
+                   st->step_out, st->step_in, st->step_in);
+        st->step_out_decl = st->step_in_decl = NULL;
+    }
 }
 
 static int body_depth(const ast_block *b) {

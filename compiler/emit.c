@@ -608,10 +608,13 @@ static void print_block(emitter *e, tmpl_buf *b, const ast_block *blk, int depth
 /* ---- the data tree ------------------------------------------------------------------------- */
 
 /* "x[-1,0,0]" for a read at `o`. */
-static void format_read(tmpl_buf *b, const char *array, const km_offset *o, int dims) {
+/* "x[-1,0]", "dx[1]": a read as written, with the offsets of the dimensions the array spans
+ * (axes; 0: all). */
+static void format_read(tmpl_buf *b, const char *array, unsigned axes, const km_offset *o,
+                        int dims) {
     tmpl_buf_printf(b, "%s[", array);
-    for (int d = 0; d < dims; d++)
-        tmpl_buf_printf(b, "%s%d", d ? "," : "", o->d[d]);
+    for (int d = 0, shown = 0; d < dims; d++)
+        if (!axes || axes >> d & 1) tmpl_buf_printf(b, "%s%d", shown++ ? "," : "", o->d[d]);
     tmpl_buf_puts(b, "]");
 }
 
@@ -631,7 +634,7 @@ static void widest_read(tmpl_buf *b, const km_array *a, int dims) {
     for (int d = 0; d < dims; d++)
         for (int o = 0; o < a->noffsets; o++)
             if (abs(a->offsets[o].d[d]) == h) {
-                format_read(b, a->name, &a->offsets[o], dims);
+                format_read(b, a->name, a->axes, &a->offsets[o], dims);
                 return;
             }
 }
@@ -647,9 +650,12 @@ static void footprint(tmpl_buf *b, const km_array *a, int dims) {
     }
 }
 
-/* The load of read r: "x_row[i - 1 + x_sj]". */
+/* The load of read r: "x_row[i - 1 + x_sj]"; "dy_row[0 + 1 * dy_sj]"-like for an array that
+ * does not span i (its row pointer follows j and k alone, its strides are 0 where it does not
+ * span a dimension). */
 static void format_load(emitter *e, tmpl_buf *b, const km_read *rd) {
-    tmpl_buf_printf(b, "%s[i", e->row_name[rd->array]);
+    const unsigned axes = e->km->arrays[rd->array].axes;
+    tmpl_buf_printf(b, "%s[%s", e->row_name[rd->array], !axes || axes & 1 ? "i" : "0");
     const int *d = rd->offset.d;
     if (d[0]) tmpl_buf_printf(b, " %c %d", d[0] < 0 ? '-' : '+', abs(d[0]));
     const char *strides[3] = {NULL, e->sj_name[rd->array], e->sk_name[rd->array]};
@@ -1014,6 +1020,11 @@ static tmpl_value *build_data(emitter *e) {
         tmpl_set_str(f, "row", e->row_name[a]);
         tmpl_set_str(f, "sj", e->sj_name[a]);
         tmpl_set_str(f, "sk", e->sk_name[a]);
+        /* Lower-dimensional inputs: the dimensions they span, for the launch check; rows of
+         * one without i are single elements, not aligned rows. */
+        tmpl_set_bool(f, "lower", arr->axes != 0);
+        tmpl_set_fmt(f, "axes", "%uu", arr->axes);
+        tmpl_set_bool(f, "aligned", arr->axes == 0 || (arr->axes & 1));
         int reads_at_offsets = arr->kind == KM_INPUT || arr->kind == KM_INOUT;
         tmpl_set_fmt(f, "halo", "%d", reads_at_offsets ? array_halo(arr, km->dims) : 0);
         tmpl_buf b = {0};
@@ -1053,7 +1064,8 @@ static tmpl_value *build_data(emitter *e) {
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_buf b = {0};
         tmpl_set_str(rv, "local", e->read_name[r]);
-        format_read(&b, km->arrays[km->reads[r].array].name, &km->reads[r].offset, km->dims);
+        format_read(&b, km->arrays[km->reads[r].array].name, km->arrays[km->reads[r].array].axes,
+                    &km->reads[r].offset, km->dims);
         tmpl_set_str(rv, "read", tmpl_buf_str(&b));
         tmpl_buf_free(&b);
         format_load(e, &b, &km->reads[r]);

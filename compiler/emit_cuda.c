@@ -134,6 +134,36 @@ static void plus_stride(tmpl_buf *b, int d, const char *stride, int field) {
     tmpl_buf_printf(b, "stenc_a.%s[%d]", stride, field);
 }
 
+/* A lower-dimensional input (`input dx[i];`) has stride 0 in the dimensions it does not span
+ * (stenc_launch_check), so one that spans i is read like any array: its rows lie along i.
+ * One that does not span i would need stride 0 along i, which the kernels' row, vector and
+ * shared-plane paths do not have: it is read by a scalar load from the point's coordinates
+ * in every kernel (stenc_pi, stenc_pm, stenc_po: i, mid, outer), "__ldg(stenc_a.f[2] +
+ * (ptrdiff_t)(stenc_pm + 1) * stenc_a.sj[2])", the same element for a warp's threads. */
+static int is_lower(const km_kernel *km, int array) {
+    return km->arrays[array].axes != 0 && !(km->arrays[array].axes & 1);
+}
+
+static void lower_load(tmpl_buf *b, const km_kernel *km, const km_read *rd, int field) {
+    const unsigned axes = km->arrays[rd->array].axes;
+    int o[3];
+    remap(km, &rd->offset, o);
+    /* the frame's dimensions the array spans */
+    const int spans[3] = {(int)(axes & 1), km->dims == 3 ? (int)(axes >> 1 & 1) : 0,
+                          km->dims == 3 ? (int)(axes >> 2 & 1) : (int)(axes >> 1 & 1)};
+    static const char *const coord[3] = {"stenc_pi", "stenc_pm", "stenc_po"};
+    static const char *const stride[3] = {NULL, "sj", "sk"};
+    tmpl_buf_printf(b, "__ldg(stenc_a.f[%d]", field);
+    for (int d = 0; d < 3; d++) {
+        if (!spans[d]) continue;
+        tmpl_buf_printf(b, " + (ptrdiff_t)(%s", coord[d]);
+        plus_const(b, o[d]);
+        tmpl_buf_puts(b, ")");
+        if (stride[d]) tmpl_buf_printf(b, " * stenc_a.%s[%d]", stride[d], field);
+    }
+    tmpl_buf_puts(b, ")");
+}
+
 /* Per input: the row groups of the direct kernel's fast path, the column window and the
  * shared planes of the stream kernel. */
 typedef struct row_group {
@@ -182,7 +212,10 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
         tmpl_buf b = {0};
-        sweep_load(&b, km, rd, field_of[rd->array]);
+        if (is_lower(km, rd->array))
+            lower_load(&b, km, rd, field_of[rd->array]);
+        else
+            sweep_load(&b, km, rd, field_of[rd->array]);
         tmpl_set_str(rv, "load", tmpl_buf_str(&b));
         tmpl_buf_free(&b);
     }
@@ -293,6 +326,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         info[a].rows = xmalloc((size_t)(km->nreads + 1) * sizeof(row_group));
     }
     for (int r = 0; r < km->nreads; r++) {
+        if (is_lower(km, km->reads[r].array)) continue; /* scalar loads: lower_load */
         input_info *in = &info[km->reads[r].array];
         int o[3];
         remap(km, &km->reads[r].offset, o);
@@ -322,6 +356,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     for (int a = 0; a < km->narrays; a++) {
         const km_array *arr = &km->arrays[a];
         if (arr->kind == KM_SCALAR || (arr->kind == KM_INPUT && arr->noffsets == 0)) continue;
+        if (is_lower(km, a)) continue; /* no row offset: lower_load indexes from the point */
         tmpl_value *u = tmpl_append_map(used);
         tmpl_set_fmt(u, "field", "%d", field_of[a]);
         if (arr->kind == KM_OUTPUT) {
@@ -400,6 +435,14 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
         tmpl_buf b = {0};
+        if (is_lower(km, rd->array)) { /* the same scalar load in every kernel */
+            lower_load(&b, km, rd, f);
+            tmpl_set_str(rv, "fast", tmpl_buf_str(&b));
+            tmpl_set_str(rv, "slow", tmpl_buf_str(&b));
+            tmpl_set_str(rv, "stream", tmpl_buf_str(&b));
+            tmpl_buf_free(&b);
+            continue;
+        }
         /* fast: an element of the row buffer */
         int lo = 0;
         for (int g = 0; g < in->nrows; g++)
@@ -432,6 +475,19 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         tmpl_set_str(rv, "stream", tmpl_buf_str(&b));
         tmpl_buf_free(&b);
     }
+
+    /* Lower-dimensional inputs: the point's coordinates for their loads, and the fields left
+     * out of the vector-alignment test (they are read element by element). */
+    tmpl_buf lower = {0};
+    int any_lower = 0;
+    for (int a = 0; a < km->narrays; a++) {
+        if (field_of[a] < 0) continue;
+        tmpl_buf_printf(&lower, "%s%d", field_of[a] ? ", " : "", is_lower(km, a));
+        any_lower |= is_lower(km, a);
+    }
+    tmpl_set_bool(d, "cu_lower", any_lower);
+    tmpl_set_str(d, "cu_lower_fields", tmpl_buf_str(&lower));
+    tmpl_buf_free(&lower);
 
     /* Index variables the body uses, in the kernels' frame. */
     tmpl_set_bool(d, "cu_use_i", km->uses_index[AST_INDEX_I]);

@@ -15,10 +15,11 @@ void info_print_table(FILE *out, const km_kernel *kms, int n) {
                 ast_type_name(kms[k].type), kms[k].flops, kms[k].bytes, kms[k].intensity);
 }
 
-static void print_offset(FILE *out, const km_offset *o, int dims) {
+/* An offset as written: every dimension, or those a lower-dimensional input spans. */
+static void print_offset(FILE *out, const km_offset *o, int dims, unsigned axes) {
     fputc('[', out);
-    for (int k = 0; k < dims; k++)
-        fprintf(out, "%s%d", k ? "," : "", o->d[k]);
+    for (int k = 0, shown = 0; k < dims; k++)
+        if (!axes || axes >> k & 1) fprintf(out, "%s%d", shown++ ? "," : "", o->d[k]);
     fputc(']', out);
 }
 
@@ -53,11 +54,19 @@ void info_print_kernel(FILE *out, const km_kernel *km) {
     }
     for (int a = 0; a < km->narrays; a++) {
         const km_array *arr = &km->arrays[a];
+        if (!arr->axes) continue;
+        fprintf(out, "  %s spans ", arr->name);
+        for (int k = 0, shown = 0; k < km->dims && k < AST_MAX_DIMS; k++)
+            if (arr->axes >> k & 1) fprintf(out, "%s%s", shown++ ? ", " : "", dim_names[k]);
+        fprintf(out, " (a lower-dimensional input, offsets along those alone)\n");
+    }
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
         if ((arr->kind != KM_INPUT && arr->kind != KM_INOUT) || arr->noffsets == 0) continue;
         fprintf(out, "  offsets of %s:", arr->name);
         for (int o = 0; o < arr->noffsets; o++) {
             fputc(' ', out);
-            print_offset(out, &arr->offsets[o], km->dims);
+            print_offset(out, &arr->offsets[o], km->dims, arr->axes);
         }
         fputc('\n', out);
     }

@@ -86,6 +86,7 @@ static void set_step(parse_state *ps, char *out, ast_loc out_loc, char *in, ast_
     ast_stmt *stmt;
     ast_block *block;
     parse_list *list;
+    ast_decl *decl;
 }
 
 %token <str> IDENT "identifier"
@@ -98,7 +99,8 @@ static void set_step(parse_state *ps, char *out, ast_loc out_loc, char *in, ast_
 %type <expr> expr
 %type <stmt> stmt if_stmt
 %type <block> block else_part
-%type <list> names exprs args stmts params
+%type <list> names decl_names exprs args stmts params
+%type <decl> decl_name
 
 %right '?' ':'
 %left OR
@@ -146,9 +148,9 @@ item
     : DIMS NUMBER ';'        { set_dims(ps, $2, @2); }
     | TYPE IDENT ';'         { set_type(ps, $2, @2); }
     | SCALAR names ';'       { add_decls(ps, AST_DECL_SCALAR, $2); }
-    | INPUT names ';'        { add_decls(ps, AST_DECL_INPUT, $2); }
-    | OUTPUT names ';'       { add_decls(ps, AST_DECL_OUTPUT, $2); }
-    | INOUT names ';'        { add_decls(ps, AST_DECL_INOUT, $2); }
+    | INPUT decl_names ';'   { add_decls(ps, AST_DECL_INPUT, $2); }
+    | OUTPUT decl_names ';'  { add_decls(ps, AST_DECL_OUTPUT, $2); }
+    | INOUT decl_names ';'   { add_decls(ps, AST_DECL_INOUT, $2); }
     | COLOR expr ';'         {
           ast_stmt *s = mk_stmt(ps, AST_STMT_COLOR, @$);
           s->u.color.expr = $2;
@@ -165,6 +167,31 @@ item
       }
     | STEP IDENT ARROW IDENT ';' { set_step(ps, $2, @2, $4, @4); }
     | stmt                   { add_stmt(ps, $1); }
+    ;
+
+decl_names
+    : decl_name                  { $$ = list_add(ps, NULL, $1); }
+    | decl_names ',' decl_name   { $$ = list_add(ps, $1, $3); }
+    ;
+
+decl_name
+    : IDENT                  {
+          ast_decl *d = ast_alloc(ps->arena, sizeof *d);
+          d->name = $1;
+          d->loc = @1;
+          $$ = d;
+      }
+    | IDENT '[' names ']'    {
+          ast_decl *d = ast_alloc(ps->arena, sizeof *d);
+          d->name = $1;
+          d->loc = @1;
+          d->axis_list = (const ast_decl *const *)$3->items;
+          d->naxes = $3->n;
+          d->axes_loc = @2;
+          d->axes_loc.last_line = @4.last_line;
+          d->axes_loc.last_col = @4.last_col;
+          $$ = d;
+      }
     ;
 
 names

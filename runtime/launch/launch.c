@@ -20,6 +20,10 @@ static void format_extents(char *buf, size_t size, const stenc_field_layout *lay
         snprintf(buf, size, "%zux%zux%zu", lay->n[0], lay->n[1], lay->n[2]);
 }
 
+static int axes_count(unsigned axes) {
+    return (axes & 1) + (axes >> 1 & 1) + (axes >> 2 & 1);
+}
+
 /* Checks of one field on its own: live, same context, dims, type, halo. */
 static stenc_status check_field(const stenc_launch_desc *desc, const stenc_ctx *ctx,
                                 const stenc_launch_arg *arg, const stenc_field *field,
@@ -30,9 +34,18 @@ static stenc_status check_field(const stenc_launch_desc *desc, const stenc_ctx *
     STENC_REQUIRE(stenc_field_ctx(field) == ctx, "%s: field '%s' belongs to another context",
                   desc->name, arg->name);
     STENC_TRY(stenc_field_get_layout(field, lay));
-    if (lay->dims != desc->dims)
+    if (arg->axes) {
+        const int spans = axes_count(arg->axes);
+        if (lay->dims != spans)
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "%s: field '%s' is %d-D but input '%s' spans %d dimension%s of "
+                               "the %d-D stencil",
+                               desc->name, arg->name, lay->dims, arg->name, spans,
+                               spans == 1 ? "" : "s", desc->dims);
+    } else if (lay->dims != desc->dims) {
         return STENC_ERROR(STENC_ERR_SHAPE, "%s: field '%s' is %d-D but the stencil is %d-D",
                            desc->name, arg->name, lay->dims, desc->dims);
+    }
     if (lay->type != desc->type)
         return STENC_ERROR(
             STENC_ERR_SHAPE, "%s: field '%s' holds %s but the stencil was generated for %s",
@@ -74,42 +87,60 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
     STENC_REQUIRE(desc->nargs >= 0 && desc->nargs <= STENC_LAUNCH_MAX_FIELDS,
                   "%s: %d field arguments (at most %d)", desc->name, desc->nargs,
                   STENC_LAUNCH_MAX_FIELDS);
+    /* The interior comes from the first field that spans every dimension (the compiler
+     * guarantees one); lower-dimensional inputs are checked against it. */
+    int base = 0;
+    while (base < desc->nargs && desc->args[base].axes)
+        base++;
+    STENC_REQUIRE(base < desc->nargs, "%s: no field spans every dimension", desc->name);
     /* Distributed fields first: the decomposition is the same fact on every rank, where the
      * local interiors checked below may match on one rank and not on another. */
-    for (int a = 1; a < desc->nargs; a++) {
-        if (!stenc_field_live(fields[a]) || !stenc_field_live(fields[0])) break; /* below */
-        if (stenc_field_decomp_signature(fields[a]) != stenc_field_decomp_signature(fields[0]))
+    for (int a = 0; a < desc->nargs; a++) {
+        if (!stenc_field_live(fields[a]) || !stenc_field_live(fields[base])) break; /* below */
+        if (desc->args[a].axes) {
+            if (stenc_field_decomp_signature(fields[base]) != 0)
+                return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                                   "%s: input '%s' spans fewer dimensions than the stencil, which "
+                                   "is not supported on distributed fields",
+                                   desc->name, desc->args[a].name);
+            continue;
+        }
+        if (stenc_field_decomp_signature(fields[a]) != stenc_field_decomp_signature(fields[base]))
             return STENC_ERROR(STENC_ERR_SHAPE,
                                "%s: field '%s' is split over the ranks differently from '%s' "
                                "(another decomposition, or one is distributed and the other "
                                "not)",
-                               desc->name, desc->args[a].name, desc->args[0].name);
+                               desc->name, desc->args[a].name, desc->args[base].name);
     }
     stenc_launch_shape found = {STENC_ON_HOST, {1, 1, 1}, {0, 0, 0}};
     stenc_field_layout first = {0};
+    STENC_TRY(check_field(desc, ctx, &desc->args[base], fields[base], &first));
+    found.location = stenc_field_location(fields[base]);
+    for (int d = 0; d < 3; d++)
+        found.n[d] = first.n[d];
+    stenc_field_index_offset(fields[base], found.index_offset);
     for (int a = 0; a < desc->nargs; a++) {
         const stenc_launch_arg *arg = &desc->args[a];
+        if (a == base) continue;
         stenc_field_layout lay;
         STENC_TRY(check_field(desc, ctx, arg, fields[a], &lay));
         stenc_location where = stenc_field_location(fields[a]);
-        if (a == 0) {
-            first = lay;
-            found.location = where;
-            for (int d = 0; d < 3; d++)
-                found.n[d] = lay.n[d];
-            stenc_field_index_offset(fields[a], found.index_offset);
-            continue;
+        int same = 1;
+        for (int d = 0, p = 0; d < 3; d++) {
+            if (arg->axes && !(arg->axes >> d & 1)) continue;
+            same &= lay.n[arg->axes ? p++ : d] == first.n[d];
         }
-        if (lay.n[0] != first.n[0] || lay.n[1] != first.n[1] || lay.n[2] != first.n[2]) {
+        if (!same) {
             char mine[96], theirs[96];
             format_extents(mine, sizeof mine, &lay);
             format_extents(theirs, sizeof theirs, &first);
-            return STENC_ERROR(STENC_ERR_SHAPE, "%s: field '%s' has interior %s but '%s' has %s",
-                               desc->name, arg->name, mine, desc->args[0].name, theirs);
+            return STENC_ERROR(STENC_ERR_SHAPE, "%s: field '%s' has interior %s but '%s' has %s%s",
+                               desc->name, arg->name, mine, desc->args[base].name, theirs,
+                               arg->axes ? " along the dimensions it spans" : "");
         }
         if (where != found.location)
             return STENC_ERROR(STENC_ERR_LOCATION, "%s: field '%s' lives on %s but '%s' on %s",
-                               desc->name, arg->name, location_name(where), desc->args[0].name,
+                               desc->name, arg->name, location_name(where), desc->args[base].name,
                                location_name(found.location));
     }
     STENC_TRY(check_aliasing(desc, fields));
@@ -128,8 +159,9 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
         STENC_TRY(stenc_field_get_layout(fields[a], &lay));
         out[a].origin = found.location == STENC_ON_DEVICE ? stenc_field_device_origin(fields[a])
                                                           : stenc_field_host_origin(fields[a]);
-        for (int d = 0; d < 3; d++)
-            out[a].stride[d] = lay.stride[d];
+        const unsigned axes = desc->args[a].axes;
+        for (int d = 0, p = 0; d < 3; d++)
+            out[a].stride[d] = !axes ? lay.stride[d] : axes >> d & 1 ? lay.stride[p++] : 0;
     }
     *shape = found;
     return STENC_OK;

@@ -15,6 +15,7 @@
 #include "jacobi2d.h"
 #include "dot3d.h"
 #include "residual_norm.h"
+#include "stretched2d.h"
 #include "stenc/dist.h"
 #include "stenc/io.h"
 #include "stenc/multiblock.h"
@@ -1251,6 +1252,26 @@ static void test_bad_input_agrees(void **state) {
     double dot = 0;
     check_status_all(stenc_field_dot(x, y, &dot), STENC_ERR_SHAPE, "dot over two decompositions");
     check_status_all(stenc_field_swap(x, y), STENC_ERR_SHAPE, "swap over two decompositions");
+
+    /* A lower-dimensional input on distributed fields: refused everywhere, nothing written. */
+    {
+        const size_t n2[3] = {13, 9, 1};
+        stenc_decomp *d2 = NULL;
+        stenc_field *u2 = NULL, *v2 = NULL, *dx = NULL, *dy = NULL;
+        check_status_all(stenc_decomp_create(&d2, ctx, 2, n2, NULL, NULL), STENC_OK, "2-D");
+        check_status_all(stenc_field_create_dist(ctx, &u2, d2, STENC_F64, 1), STENC_OK, "u");
+        check_status_all(stenc_field_create_dist(ctx, &v2, d2, STENC_F64, 1), STENC_OK, "v");
+        stenc_field_create(ctx, &dx, STENC_F64, 1, 13, 1, 1, 1);
+        stenc_field_create(ctx, &dy, STENC_F64, 1, 9, 1, 1, 1);
+        stenc_field_fill(v2, 42.0);
+        check_status_all(stretched2d(ctx, 0.1, 0.1, u2, dx, dy, v2), STENC_ERR_UNSUPPORTED,
+                         "lower-dimensional input on distributed fields");
+        double w2 = 0;
+        stenc_field_get(v2, 0, 0, 0, &w2);
+        check_all(w2 == 42.0, "nothing written");
+        stenc_field_free(dx), stenc_field_free(dy), stenc_field_free(u2), stenc_field_free(v2);
+        stenc_decomp_destroy(d2);
+    }
 
     /* Mismatched communicators: a decomposition of another context's communicator. */
     MPI_Comm split;

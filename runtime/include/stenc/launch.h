@@ -36,6 +36,9 @@ typedef struct stenc_launch_arg {
     stenc_arg_kind kind;
     int halo;                /* ghost layers the stencil reads beyond the interior (inputs) */
     const char *widest_read; /* a read that needs all of `halo`, as written: "x[-1,0,0]" */
+    /* The stencil dimensions a lower-dimensional input spans (`input dx[i];`): bit d for
+     * dimension d. 0: all of them. Such a field has as many dimensions as bits, in order. */
+    unsigned axes;
 } stenc_launch_arg;
 
 /* A stencil, as its launcher checks its arguments. */
@@ -68,7 +71,11 @@ typedef struct stenc_launch_shape {
  * field is NULL, destroyed already, or belongs to another context
  * (STENC_ERR_INVALID_ARGUMENT); a field's dims or
  * type differ from the stencil's, the interiors differ, or an input's halo is narrower than
- * the stencil reads (STENC_ERR_SHAPE); an output is also an input or another output
+ * the stencil reads (STENC_ERR_SHAPE); a lower-dimensional input (axes) has another number of
+ * dimensions than it spans, or extents other than the interior's along them (STENC_ERR_SHAPE),
+ * or the launch is on distributed fields (STENC_ERR_UNSUPPORTED); the interior is the first
+ * field's that spans every dimension, and out[].stride of a lower-dimensional input is 0 in
+ * the dimensions it does not span; an output is also an input or another output
  * (STENC_ERR_INVALID_ARGUMENT); the fields do not all live in one place, or they live on the
  * device and no CUDA kernel was generated (STENC_ERR_LOCATION). Writes nothing on failure. */
 stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *ctx,

@@ -1,0 +1,259 @@
+// bench_lower_dims: kernels with lower-dimensional inputs (stencils/lower_dims.stencil) on the
+// GPU, every CUDA variant, against (1) the device copy rate measured in the same run, over the
+// bytes the full arrays must move (the bound: stretched2d double 16 B/point, u in and v out;
+// planecoef3d float 8 B/point), and (2) the same kernels with the coefficients copied out to
+// full fields (lower_dims_full.stencil), the users' workaround. stretched2d at 8192^2,
+// planecoef3d at 512^3 (--quick: 1024^2, 64^3). Timing: CUDA events on the context's stream,
+// one launch, after a warm-up, median of --reps (default 20). Correctness in the same run:
+// every output point of every variant and of the peer against the C kernel on the host, bit
+// for bit (-fmad=false). Prints key=value lines, then a table.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "planecoef3d.h"
+#include "planecoef3d_full.h"
+#include "stenc/stenc.h"
+#include "stretched2d.h"
+#include "stretched2d_full.h"
+
+#define CHECK_STENC(call)                                                                          \
+    do {                                                                                           \
+        if ((call) != STENC_OK) {                                                                  \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, stenc_last_error());     \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CHECK_CUDA(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static int reps = 20;
+
+// Median ms of one launch on ctx's stream, after a warm-up.
+template <class F> static double time_ms(stenc_ctx *ctx, F launch) {
+    cudaStream_t s = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
+    cudaEvent_t e0, e1;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    launch();
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    std::vector<float> t;
+    for (int r = 0; r < reps; r++) {
+        CHECK_CUDA(cudaEventRecord(e0, s));
+        launch();
+        CHECK_CUDA(cudaEventRecord(e1, s));
+        CHECK_CUDA(cudaEventSynchronize(e1));
+        float ms;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+static double copy_gbs(stenc_ctx *ctx, size_t bytes) {
+    void *a, *b;
+    CHECK_CUDA(cudaMalloc(&a, bytes));
+    CHECK_CUDA(cudaMalloc(&b, bytes));
+    CHECK_CUDA(cudaMemset(a, 1, bytes));
+    cudaStream_t s = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
+    double ms = time_ms(
+        ctx, [&] { CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s)); });
+    CHECK_CUDA(cudaFree(a));
+    CHECK_CUDA(cudaFree(b));
+    return 2.0 * (double)bytes / ms * 1e-6;
+}
+
+// Deterministic values in [lo, hi) over the whole box (halo included) of a host field of T,
+// written through its layout (millions of points).
+template <class T> static void fill(stenc_field *f, unsigned seed, double lo, double hi) {
+    stenc_field_layout l;
+    CHECK_STENC(stenc_field_get_layout(f, &l));
+    T *base = (T *)stenc_field_host_origin(f) - l.origin_elems;
+    unsigned long long x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (size_t e = 0; e < l.alloc_elems; e++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        base[e] = (T)(lo + (hi - lo) * (double)(x >> 11) * 0x1p-53);
+    }
+}
+
+// The lower-dimensional field `line` spread over a full field: full(i, j, k) = line at the
+// indices it spans (axes: bit d for dimension d), halo included.
+template <class T> static void spread(stenc_field *full, const stenc_field *line, unsigned axes) {
+    stenc_field_layout l, m;
+    CHECK_STENC(stenc_field_get_layout(full, &l));
+    CHECK_STENC(stenc_field_get_layout(line, &m));
+    T *dst = (T *)stenc_field_host_origin(full);
+    const T *src = (const T *)stenc_field_host_origin(line);
+    const long h = l.halo, hk = l.dims > 2 ? h : 0;
+    for (long k = -hk; k < (long)l.n[2] + hk; k++)
+        for (long j = -h; j < (long)l.n[1] + h; j++)
+            for (long i = -h; i < (long)l.n[0] + h; i++) {
+                long at[3] = {i, j, k}, off = 0;
+                for (int d = 0, p = 0; d < 3; d++)
+                    if (axes >> d & 1) off += at[d] * m.stride[p++];
+                dst[i + j * l.stride[1] + k * l.stride[2]] = src[off];
+            }
+}
+
+// Interior points of device field `got` that differ bitwise from host field `want`.
+template <class T> static long mismatches(stenc_field *got, const stenc_field *want) {
+    stenc_field_layout l;
+    CHECK_STENC(stenc_field_get_layout(want, &l));
+    const size_t n = l.n[0] * l.n[1] * l.n[2];
+    std::vector<T> a(n), b(n);
+    CHECK_STENC(stenc_field_download(got));
+    CHECK_STENC(stenc_field_copy_to(got, a.data()));
+    CHECK_STENC(stenc_field_copy_to(want, b.data()));
+    CHECK_STENC(stenc_field_upload(got));
+    long bad = 0;
+    for (size_t p = 0; p < n; p++)
+        bad += memcmp(&a[p], &b[p], sizeof(T)) != 0;
+    return bad;
+}
+
+struct Row {
+    std::string name, variant;
+    double ms, gpts, frac, vs_full;
+    long bad;
+};
+static std::vector<Row> rows;
+
+static void report(const char *name, const char *variant, const char *size, double ms, double pts,
+                   int bytes_pt, double copy, double full_ms, long bad) {
+    const double gpts = pts / ms * 1e-6, frac = gpts * bytes_pt / copy;
+    printf("name=%s variant=%s size=%s ms=%.4f gpts=%.1f bytes_per_pt=%d copy_gbs=%.0f "
+           "frac_of_bound=%.3f speedup_vs_full=%.3f mismatches=%ld\n",
+           name, variant, size, ms, gpts, bytes_pt, copy, frac, full_ms / ms, bad);
+    fflush(stdout);
+    rows.push_back({name, variant, ms, gpts, frac, full_ms / ms, bad});
+}
+
+static void bench_stretched2d(stenc_ctx *dev, stenc_ctx *host, size_t n, double copy) {
+    stenc_field *u, *dx, *dy, *v, *fdx, *fdy, *hv;
+    CHECK_STENC(stenc_field_create(dev, &u, STENC_F64, 2, n, n, 1, 1));
+    CHECK_STENC(stenc_field_create(dev, &dx, STENC_F64, 1, n, 1, 1, 1));
+    CHECK_STENC(stenc_field_create(dev, &dy, STENC_F64, 1, n, 1, 1, 1));
+    CHECK_STENC(stenc_field_create(dev, &v, STENC_F64, 2, n, n, 1, 0));
+    CHECK_STENC(stenc_field_create(dev, &fdx, STENC_F64, 2, n, n, 1, 1));
+    CHECK_STENC(stenc_field_create(dev, &fdy, STENC_F64, 2, n, n, 1, 1));
+    CHECK_STENC(stenc_field_create(host, &hv, STENC_F64, 2, n, n, 1, 0));
+    fill<double>(u, 1, -1, 1), fill<double>(dx, 2, 0.5, 1.5), fill<double>(dy, 3, 0.5, 1.5);
+    spread<double>(fdx, dx, 1u), spread<double>(fdy, dy, 2u);
+    const double dt = 1e-3, nu = 0.5;
+    // The reference: the C kernel on the host, on the same values (the host copies).
+    {
+        stenc_field *hu, *hdx, *hdy;
+        CHECK_STENC(stenc_field_create(host, &hu, STENC_F64, 2, n, n, 1, 1));
+        CHECK_STENC(stenc_field_create(host, &hdx, STENC_F64, 1, n, 1, 1, 1));
+        CHECK_STENC(stenc_field_create(host, &hdy, STENC_F64, 1, n, 1, 1, 1));
+        fill<double>(hu, 1, -1, 1), fill<double>(hdx, 2, 0.5, 1.5), fill<double>(hdy, 3, 0.5, 1.5);
+        CHECK_STENC(stretched2d(host, dt, nu, hu, hdx, hdy, hv));
+        stenc_field_free(hu), stenc_field_free(hdx), stenc_field_free(hdy);
+    }
+    stenc_field *all[6] = {u, dx, dy, v, fdx, fdy};
+    for (stenc_field *f : all)
+        CHECK_STENC(stenc_field_upload(f));
+    char size[32];
+    snprintf(size, sizeof size, "%zux%zu", n, n);
+    double full_ms =
+        time_ms(dev, [&] { CHECK_STENC(stretched2d_full(dev, dt, nu, u, fdx, fdy, v)); });
+    long full_bad = mismatches<double>(v, hv);
+    double pts = (double)n * (double)n;
+    for (int i = 0; stretched2d_variant_name(i); i++) {
+        const char *name = stretched2d_variant_name(i);
+        double ms = time_ms(
+            dev, [&] { CHECK_STENC(stretched2d_variant(dev, name, dt, nu, u, dx, dy, v)); });
+        report("stretched2d", name, size, ms, pts, 16, copy, full_ms, mismatches<double>(v, hv));
+    }
+    report("stretched2d_full", "tuned", size, full_ms, pts, 16, copy, full_ms, full_bad);
+    for (stenc_field *f : all)
+        stenc_field_free(f);
+    stenc_field_free(hv);
+}
+
+static void bench_planecoef3d(stenc_ctx *dev, stenc_ctx *host, size_t n, double copy) {
+    stenc_field *x, *a, *b, *y, *fa, *fb, *hy;
+    CHECK_STENC(stenc_field_create(dev, &x, STENC_F32, 3, n, n, n, 1));
+    CHECK_STENC(stenc_field_create(dev, &a, STENC_F32, 2, n, n, 1, 1));
+    CHECK_STENC(stenc_field_create(dev, &b, STENC_F32, 1, n, 1, 1, 1));
+    CHECK_STENC(stenc_field_create(dev, &y, STENC_F32, 3, n, n, n, 0));
+    CHECK_STENC(stenc_field_create(dev, &fa, STENC_F32, 3, n, n, n, 1));
+    CHECK_STENC(stenc_field_create(dev, &fb, STENC_F32, 3, n, n, n, 1));
+    CHECK_STENC(stenc_field_create(host, &hy, STENC_F32, 3, n, n, n, 0));
+    fill<float>(x, 4, -1, 1), fill<float>(a, 5, -1, 1), fill<float>(b, 6, -1, 1);
+    spread<float>(fa, a, 5u), spread<float>(fb, b, 2u);
+    {
+        stenc_field *hx, *ha, *hb;
+        CHECK_STENC(stenc_field_create(host, &hx, STENC_F32, 3, n, n, n, 1));
+        CHECK_STENC(stenc_field_create(host, &ha, STENC_F32, 2, n, n, 1, 1));
+        CHECK_STENC(stenc_field_create(host, &hb, STENC_F32, 1, n, 1, 1, 1));
+        fill<float>(hx, 4, -1, 1), fill<float>(ha, 5, -1, 1), fill<float>(hb, 6, -1, 1);
+        CHECK_STENC(planecoef3d(host, hx, ha, hb, hy));
+        stenc_field_free(hx), stenc_field_free(ha), stenc_field_free(hb);
+    }
+    stenc_field *all[6] = {x, a, b, y, fa, fb};
+    for (stenc_field *f : all)
+        CHECK_STENC(stenc_field_upload(f));
+    char size[32];
+    snprintf(size, sizeof size, "%zu^3", n);
+    double full_ms = time_ms(dev, [&] { CHECK_STENC(planecoef3d_full(dev, x, fa, fb, y)); });
+    long full_bad = mismatches<float>(y, hy);
+    double pts = (double)n * (double)n * (double)n;
+    for (int i = 0; planecoef3d_variant_name(i); i++) {
+        const char *name = planecoef3d_variant_name(i);
+        double ms = time_ms(dev, [&] { CHECK_STENC(planecoef3d_variant(dev, name, x, a, b, y)); });
+        report("planecoef3d", name, size, ms, pts, 8, copy, full_ms, mismatches<float>(y, hy));
+    }
+    report("planecoef3d_full", "tuned", size, full_ms, pts, 8, copy, full_ms, full_bad);
+    for (stenc_field *f : all)
+        stenc_field_free(f);
+    stenc_field_free(hy);
+}
+
+int main(int argc, char **argv) {
+    int quick = 0;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+            reps = atoi(argv[++a]);
+        else {
+            fprintf(stderr, "usage: bench_lower_dims [--quick] [--reps N]\n");
+            return 2;
+        }
+    }
+    if (stenc_cuda_device_count() == 0) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    stenc_ctx *dev, *host;
+    CHECK_STENC(stenc_ctx_create(&dev, STENC_DEVICE_CUDA));
+    CHECK_STENC(stenc_ctx_create(&host, STENC_DEVICE_CPU));
+    const double copy = copy_gbs(dev, (size_t)1 << 30);
+    printf("device=%s copy_gbs=%.0f\n", stenc_ctx_device_name(dev), copy);
+    bench_stretched2d(dev, host, quick ? 1024 : 8192, copy);
+    bench_planecoef3d(dev, host, quick ? 64 : 512, copy);
+    printf("\n%-18s %-24s %9s %8s %10s %9s %5s\n", "kernel", "variant", "ms", "Gpts/s", "of bound",
+           "vs full", "bad");
+    for (const Row &r : rows)
+        printf("%-18s %-24s %9.4f %8.1f %9.1f%% %8.2fx %5ld\n", r.name.c_str(), r.variant.c_str(),
+               r.ms, r.gpts, 100 * r.frac, r.vs_full, r.bad);
+    stenc_ctx_destroy(host);
+    stenc_ctx_destroy(dev);
+    return 0;
+}

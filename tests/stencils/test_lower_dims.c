@@ -1,0 +1,220 @@
+/* Lower-dimensional inputs (stencils/lower_dims.stencil): stretched2d, whose cell widths dx[i]
+ * and dy[j] are 1-D fields, and planecoef3d, whose coefficients are a plane a[i,k] and a line
+ * b[j]. Against plain loops written here, every point bit for bit (both built without
+ * contraction), at odd sizes, on random data with random halos; then the launch checks of
+ * such fields. With argument "gpu": every CUDA variant against the same loops (exit 77
+ * without a device). */
+#include "planecoef3d.h"
+#include "stretched2d.h"
+#include "test_util.h"
+
+static int on_gpu;
+
+/* Element (i, j, k) of a host field, halo indices allowed. */
+static double at(const stenc_field *f, long i, long j, long k) {
+    double v = 0;
+    stenc_field_get(f, i, j, k, &v);
+    return v;
+}
+
+static void fill(stenc_field *f, test_rng *rng, double lo, double hi) {
+    stenc_field_layout l;
+    stenc_field_get_layout(f, &l);
+    const long h = l.halo;
+    const long hj = l.dims > 1 ? h : 0, hk = l.dims > 2 ? h : 0;
+    for (long k = -hk; k < (long)l.n[2] + hk; k++)
+        for (long j = -hj; j < (long)l.n[1] + hj; j++)
+            for (long i = -h; i < (long)l.n[0] + h; i++)
+                stenc_field_set(f, i, j, k, test_rng_uniform(rng, lo, hi));
+}
+
+/* Compare the interior of `got` (moved to the host) with `want`, every point. */
+static int same_interior(stenc_field *got, const stenc_field *want, const char *what) {
+    if (on_gpu) assert_int_equal(stenc_field_download(got), STENC_OK);
+    stenc_field_layout l;
+    stenc_field_get_layout(want, &l);
+    for (long k = 0; k < (long)l.n[2]; k++)
+        for (long j = 0; j < (long)l.n[1]; j++)
+            for (long i = 0; i < (long)l.n[0]; i++) {
+                const double a = at(got, i, j, k), b = at(want, i, j, k);
+                if (memcmp(&a, &b, sizeof a) != 0) {
+                    print_error("%s: (%ld,%ld,%ld) generated %.17g, loop %.17g\n", what, i, j, k, a,
+                                b);
+                    return 0;
+                }
+            }
+    return 1;
+}
+
+static stenc_ctx *make_ctx(void) {
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU),
+                     STENC_OK);
+    return ctx;
+}
+
+static void upload(stenc_field *const *f, int n) {
+    for (int a = 0; on_gpu && a < n; a++)
+        assert_int_equal(stenc_field_upload(f[a]), STENC_OK);
+}
+
+/* The variants to run: every CUDA one, or the one C kernel (NULL). */
+static int variant_count(const char *(*name)(int)) {
+    int n = 0;
+    while (on_gpu && name(n))
+        n++;
+    return on_gpu ? n : 1;
+}
+
+static void test_stretched2d(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(), *host = NULL;
+    assert_int_equal(stenc_ctx_create(&host, STENC_DEVICE_CPU), STENC_OK);
+    const size_t sizes[][2] = {{37, 23}, {1, 5}, {64, 3}, {129, 67}};
+    const double dt = 0.003, nu = 0.7;
+    test_rng rng = test_rng_seeded(11);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t ni = sizes[s][0], nj = sizes[s][1];
+        stenc_field *u, *dx, *dy, *v, *want;
+        assert_int_equal(stenc_field_create(ctx, &u, STENC_F64, 2, ni, nj, 1, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &dx, STENC_F64, 1, ni, 1, 1, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &dy, STENC_F64, 1, nj, 1, 1, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &v, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
+        assert_int_equal(stenc_field_create(host, &want, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
+        fill(u, &rng, -1, 1);
+        fill(dx, &rng, 0.5, 1.5);
+        fill(dy, &rng, 0.5, 1.5);
+        for (long j = 0; j < (long)nj; j++)
+            for (long i = 0; i < (long)ni; i++) {
+                const double uc = at(u, i, j, 0), ue = at(u, i + 1, j, 0), uw = at(u, i - 1, j, 0),
+                             un = at(u, i, j + 1, 0), us = at(u, i, j - 1, 0);
+                const double xc = at(dx, i, 0, 0), yc = at(dy, j, 0, 0);
+                const double gx =
+                    (ue - uw) / (at(dx, i - 1, 0, 0) + 2.0 * xc + at(dx, i + 1, 0, 0));
+                const double gy =
+                    (un - us) / (at(dy, j - 1, 0, 0) + 2.0 * yc + at(dy, j + 1, 0, 0));
+                const double lap =
+                    (ue - 2.0 * uc + uw) / (xc * xc) + (un - 2.0 * uc + us) / (yc * yc);
+                stenc_field_set(want, i, j, 0, uc + dt * (nu * lap - gx - gy));
+            }
+        stenc_field *const all[4] = {u, dx, dy, v};
+        upload(all, 4);
+        for (int vi = 0; vi < variant_count(stretched2d_variant_name); vi++) {
+            const char *name = on_gpu ? stretched2d_variant_name(vi) : NULL;
+            assert_int_equal(stenc_field_download(v), STENC_OK); /* fill works on the host */
+            assert_int_equal(stenc_field_fill(v, 7.0), STENC_OK);
+            upload(&v, 1);
+            assert_int_equal(stretched2d_variant(ctx, name, dt, nu, u, dx, dy, v), STENC_OK);
+            char what[160];
+            snprintf(what, sizeof what, "stretched2d %zux%zu %s", ni, nj, name ? name : "c");
+            assert_true(same_interior(v, want, what));
+        }
+        stenc_field_free(u), stenc_field_free(dx), stenc_field_free(dy), stenc_field_free(v);
+        stenc_field_free(want);
+    }
+    stenc_ctx_destroy(host);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+static void test_planecoef3d(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(), *host = NULL;
+    assert_int_equal(stenc_ctx_create(&host, STENC_DEVICE_CPU), STENC_OK);
+    const size_t sizes[][3] = {{19, 7, 11}, {33, 5, 2}, {1, 1, 1}, {70, 9, 13}};
+    test_rng rng = test_rng_seeded(12);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t ni = sizes[s][0], nj = sizes[s][1], nk = sizes[s][2];
+        stenc_field *x, *a, *b, *y, *want;
+        assert_int_equal(stenc_field_create(ctx, &x, STENC_F32, 3, ni, nj, nk, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &a, STENC_F32, 2, ni, nk, 1, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &b, STENC_F32, 1, nj, 1, 1, 2), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &y, STENC_F32, 3, ni, nj, nk, 0), STENC_OK);
+        assert_int_equal(stenc_field_create(host, &want, STENC_F32, 3, ni, nj, nk, 0), STENC_OK);
+        fill(x, &rng, -1, 1);
+        fill(a, &rng, -1, 1);
+        fill(b, &rng, -1, 1);
+        for (long k = 0; k < (long)nk; k++)
+            for (long j = 0; j < (long)nj; j++)
+                for (long i = 0; i < (long)ni; i++) {
+#define X(di, dj, dk) ((float)at(x, i + (di), j + (dj), k + (dk)))
+                    const float am = (float)at(a, i, k - 1, 0), ac = (float)at(a, i, k, 0),
+                                ap = (float)at(a, i, k + 1, 0);
+                    const float bm = (float)at(b, j - 1, 0, 0), bp = (float)at(b, j + 1, 0, 0);
+                    const float v = am * X(0, 0, -1) + ac * X(0, 0, 0) + ap * X(0, 0, 1) +
+                                    bm * X(0, -1, 0) + bp * X(0, 1, 0) +
+                                    0.25f * (X(-1, 0, 0) + X(1, 0, 0));
+#undef X
+                    stenc_field_set(want, i, j, k, v);
+                }
+        stenc_field *const all[4] = {x, a, b, y};
+        upload(all, 4);
+        for (int vi = 0; vi < variant_count(planecoef3d_variant_name); vi++) {
+            const char *name = on_gpu ? planecoef3d_variant_name(vi) : NULL;
+            assert_int_equal(stenc_field_download(y), STENC_OK);
+            assert_int_equal(stenc_field_fill(y, 7.0), STENC_OK);
+            upload(&y, 1);
+            assert_int_equal(planecoef3d_variant(ctx, name, x, a, b, y), STENC_OK);
+            char what[160];
+            snprintf(what, sizeof what, "planecoef3d %zux%zux%zu %s", ni, nj, nk,
+                     name ? name : "c");
+            assert_true(same_interior(y, want, what));
+        }
+        stenc_field_free(x), stenc_field_free(a), stenc_field_free(b), stenc_field_free(y);
+        stenc_field_free(want);
+    }
+    stenc_ctx_destroy(host);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+/* The launch check: a lower-dimensional input of the wrong rank, extent or halo, or in place
+ * of a full one, fails with STENC_ERR_SHAPE and a message naming it; v is not written. */
+static void test_lower_launch_checks(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx();
+    stenc_field *u, *dx, *dy, *v, *dx2, *dxlong, *dxthin;
+    assert_int_equal(stenc_field_create(ctx, &u, STENC_F64, 2, 9, 6, 1, 1), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &dx, STENC_F64, 1, 9, 1, 1, 1), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &dy, STENC_F64, 1, 6, 1, 1, 1), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &v, STENC_F64, 2, 9, 6, 1, 0), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &dx2, STENC_F64, 2, 9, 6, 1, 1), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &dxlong, STENC_F64, 1, 10, 1, 1, 1), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &dxthin, STENC_F64, 1, 9, 1, 1, 0), STENC_OK);
+    stenc_field_fill(v, 3.0);
+    stenc_field *const all[7] = {u, dx, dy, v, dx2, dxlong, dxthin};
+    upload(all, 7);
+    struct {
+        stenc_field *dx, *dy;
+        const char *needle;
+    } bad[] = {
+        {dx2, dy, "field 'dx' is 2-D but input 'dx' spans 1 dimension"},
+        {dxlong, dy, "field 'dx' has interior 10 but 'u' has 9x6 along the dimensions it spans"},
+        {dy, dx, "field 'dx' has interior 6 but 'u' has 9x6"},
+        {dxthin, dy, "field 'dx' has halo 0 but the stencil reads dx[-1]"},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        assert_int_equal(stretched2d(ctx, 0.1, 0.2, u, bad[c].dx, bad[c].dy, v), STENC_ERR_SHAPE);
+        if (!strstr(stenc_last_error(), bad[c].needle))
+            fail_msg("message '%s' lacks '%s'", stenc_last_error(), bad[c].needle);
+    }
+    /* A full field where the 1-D one belongs, and the other way round. */
+    assert_int_equal(stretched2d(ctx, 0.1, 0.2, dx, dx, dy, v), STENC_ERR_SHAPE);
+    if (on_gpu) stenc_field_download(v);
+    assert_true(at(v, 4, 3, 0) == 3.0);
+    for (int f = 0; f < 7; f++)
+        stenc_field_free(all[f]);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+int main(int argc, char **argv) {
+    on_gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
+    if (on_gpu && stenc_cuda_device_count() == 0) {
+        printf("no CUDA device: skipped\n");
+        return STENC_TEST_SKIP;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stretched2d),
+        cmocka_unit_test(test_planecoef3d),
+        cmocka_unit_test(test_lower_launch_checks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
