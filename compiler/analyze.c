@@ -185,6 +185,7 @@ int analyze_stencil(ast_stencil *st, ast_type type_override, km_kernel *km) {
         arr->kind = (km_array_kind)d->kind;
         arr->decl = d;
         arr->axes = d->axes;
+        arr->elem = d->elem;
         arr->position = d->position;
         km->nscalars += d->kind == AST_DECL_SCALAR;
         km->ninputs += d->kind == AST_DECL_INPUT;
@@ -208,11 +209,13 @@ int analyze_stencil(ast_stencil *st, ast_type type_override, km_kernel *km) {
     }
     /* A lower-dimensional input is one element per line (or plane) of points, which stays in
      * cache across them: it moves no bytes per point worth counting. */
-    int full_inputs_read = 0;
-    for (int a = 0; a < km->narrays; a++)
-        full_inputs_read +=
-            km->arrays[a].kind == KM_INPUT && km->arrays[a].noffsets > 0 && km->arrays[a].axes == 0;
-    km->bytes = (long)(full_inputs_read + 2 * km->ninouts + km->noutputs) * km->type_size;
+    long input_bytes = 0;
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
+        if (arr->kind != KM_INPUT || arr->noffsets == 0 || arr->axes) continue;
+        input_bytes += arr->elem == AST_ELEM_I32 ? 4 : arr->elem == AST_ELEM_U8 ? 1 : km->type_size;
+    }
+    km->bytes = input_bytes + (long)(2 * km->ninouts + km->noutputs) * km->type_size;
     km->intensity = km->bytes > 0 ? (double)km->flops / (double)km->bytes : 0.0;
     return 0;
 }

@@ -11,8 +11,9 @@
  *                of its two branches; a ternary likewise.
  *   bytes/point  every input that is read is loaded once, every inout loaded and stored
  *                once, every output stored once: (inputs read + 2 * inouts + outputs) *
- *                sizeof(type). Lower-dimensional inputs (`input dx[i];`) are not counted:
- *                one element serves a whole line of points from cache. Scalars and reductions are
+ *                sizeof(type), integer inputs at their own size (4 or 1). Lower-dimensional
+ *                inputs (`input dx[i];`) are not counted: one element serves a whole line of
+ *                points from cache. Scalars and reductions are
  * free. A reduce statement counts the flops of its expression. AI           flops / bytes.
  *
  * The model points into the AST (names, the stencil) and sets ast_expr.u.ref.read_id; it must
@@ -42,6 +43,7 @@ typedef struct km_array {
     int position;         /* rank among the stencil's declarations of this kind (= decl) */
     int reads;            /* references in the body (outputs: reads of the assigned value) */
     unsigned axes;        /* inputs: the dimensions spanned, bit d for dimension d; 0 = all */
+    ast_elem elem;        /* inputs: AST_ELEM_I32 / _U8 for integers, else AST_ELEM_REAL */
     /* Inputs and inouts only (0 / NULL otherwise): */
     km_offset *offsets; /* distinct offsets read, sorted by k, then j, then i */
     int noffsets;

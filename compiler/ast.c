@@ -90,6 +90,10 @@ const ast_decl *ast_find_decl(const ast_stencil *st, const char *name) {
     return NULL;
 }
 
+const char *ast_elem_name(ast_elem elem) {
+    return elem == AST_ELEM_I32 ? "int32" : elem == AST_ELEM_U8 ? "uint8" : "real";
+}
+
 const char *ast_type_name(ast_type type) {
     switch (type) {
     case AST_TYPE_FLOAT:

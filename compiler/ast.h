@@ -54,6 +54,13 @@ typedef enum ast_type {
 
 /* "float" / "double" / "none". */
 const char *ast_type_name(ast_type type);
+
+/* The element type of an input: the stencil's own (REAL), or integers (`input int32 mat;`),
+ * read as values of the stencil's type. */
+typedef enum ast_elem { AST_ELEM_REAL = 0, AST_ELEM_I32, AST_ELEM_U8 } ast_elem;
+
+/* "int32" / "uint8" ("real" for AST_ELEM_REAL). */
+const char *ast_elem_name(ast_elem elem);
 /* 4, 8, or 0 for AST_TYPE_NONE. */
 int ast_type_size(ast_type type);
 
@@ -72,10 +79,12 @@ const char *ast_decl_kind_name(ast_decl_kind kind);
 typedef struct ast_decl {
     ast_decl_kind kind;
     const char *name;
-    ast_loc loc;  /* the name in its declaration */
-    int position; /* 0-based rank among the stencil's declarations of the same kind, in source
-                     order: the order of the launcher's parameters of that kind */
-    int reads;    /* checker: number of reads in the body (0 = unused) */
+    ast_loc loc;      /* the name in its declaration */
+    int position;     /* 0-based rank among the stencil's declarations of the same kind, in source
+                         order: the order of the launcher's parameters of that kind */
+    int reads;        /* checker: number of reads in the body (0 = unused) */
+    ast_elem elem;    /* `input int32 mat;`: integers; AST_ELEM_REAL otherwise */
+    ast_loc elem_loc; /* the element type's name, when written */
     /* `input dx[i];`: the index names in brackets, as written (naxes 0 without brackets) */
     const struct ast_decl *const *axis_list; /* name and loc of each; NULL without brackets */
     int naxes;

@@ -935,6 +935,13 @@ static void check_decls(checker *c) {
                    "that spans all, whose interior the launch runs over",
                    st->name);
     check_step(c, reduces);
+    if (st->step_in_decl && st->step_in_decl->elem != AST_ELEM_REAL) {
+        diag_error(c->d, st->step_in_loc,
+                   "'step %s -> %s': '%s' holds %s, but the output it takes holds the stencil's "
+                   "type",
+                   st->step_out, st->step_in, st->step_in, ast_elem_name(st->step_in_decl->elem));
+        st->step_out_decl = st->step_in_decl = NULL;
+    }
     if (st->step_in_decl && st->step_in_decl->axes) {
         diag_error(c->d, st->step_in_loc,
                    "'step %s -> %s': '%s' spans fewer dimensions than the output it takes",

@@ -655,6 +655,8 @@ static void footprint(tmpl_buf *b, const km_array *a, int dims) {
  * span a dimension). */
 static void format_load(emitter *e, tmpl_buf *b, const km_read *rd) {
     const unsigned axes = e->km->arrays[rd->array].axes;
+    /* an integer input is read as a value of the stencil's type */
+    if (e->km->arrays[rd->array].elem != AST_ELEM_REAL) tmpl_buf_printf(b, "(%s)", e->ctype);
     tmpl_buf_printf(b, "%s[%s", e->row_name[rd->array], !axes || axes & 1 ? "i" : "0");
     const int *d = rd->offset.d;
     if (d[0]) tmpl_buf_printf(b, " %c %d", d[0] < 0 ? '-' : '+', abs(d[0]));
@@ -1024,6 +1026,13 @@ static tmpl_value *build_data(emitter *e) {
          * one without i are single elements, not aligned rows. */
         tmpl_set_bool(f, "lower", arr->axes != 0);
         tmpl_set_fmt(f, "axes", "%uu", arr->axes);
+        /* Integer inputs: their own element type, and the launch check's. */
+        if (arr->elem != AST_ELEM_REAL)
+            tmpl_set_str(f, "type", arr->elem == AST_ELEM_I32 ? "int32_t" : "uint8_t");
+        tmpl_set_str(f, "int_type",
+                     arr->elem == AST_ELEM_I32  ? "STENC_I32"
+                     : arr->elem == AST_ELEM_U8 ? "STENC_U8"
+                                                : "0");
         tmpl_set_bool(f, "aligned", arr->axes == 0 || (arr->axes & 1));
         int reads_at_offsets = arr->kind == KM_INPUT || arr->kind == KM_INOUT;
         tmpl_set_fmt(f, "halo", "%d", reads_at_offsets ? array_halo(arr, km->dims) : 0);

@@ -139,21 +139,30 @@ static void plus_stride(tmpl_buf *b, int d, const char *stride, int field) {
  * One that does not span i would need stride 0 along i, which the kernels' row, vector and
  * shared-plane paths do not have: it is read by a scalar load from the point's coordinates
  * in every kernel (stenc_pi, stenc_pm, stenc_po: i, mid, outer), "__ldg(stenc_a.f[2] +
- * (ptrdiff_t)(stenc_pm + 1) * stenc_a.sj[2])", the same element for a warp's threads. */
+ * (ptrdiff_t)(stenc_pm + 1) * stenc_a.sj[2])", the same element for a warp's threads. So is
+ * an integer input (`input int32 mat;`), whose elements are not stenc_T: through a pointer of
+ * its own type, converted to stenc_T. */
 static int is_lower(const km_kernel *km, int array) {
-    return km->arrays[array].axes != 0 && !(km->arrays[array].axes & 1);
+    const km_array *a = &km->arrays[array];
+    return (a->axes != 0 && !(a->axes & 1)) || a->elem != AST_ELEM_REAL;
 }
 
 static void lower_load(tmpl_buf *b, const km_kernel *km, const km_read *rd, int field) {
     const unsigned axes = km->arrays[rd->array].axes;
+    const unsigned on = axes ? axes : (1u << km->dims) - 1; /* the dimensions spanned */
     int o[3];
     remap(km, &rd->offset, o);
     /* the frame's dimensions the array spans */
-    const int spans[3] = {(int)(axes & 1), km->dims == 3 ? (int)(axes >> 1 & 1) : 0,
-                          km->dims == 3 ? (int)(axes >> 2 & 1) : (int)(axes >> 1 & 1)};
+    const int spans[3] = {(int)(on & 1), km->dims == 3 ? (int)(on >> 1 & 1) : 0,
+                          km->dims == 3 ? (int)(on >> 2 & 1) : (int)(on >> 1 & 1)};
     static const char *const coord[3] = {"stenc_pi", "stenc_pm", "stenc_po"};
     static const char *const stride[3] = {NULL, "sj", "sk"};
-    tmpl_buf_printf(b, "__ldg(stenc_a.f[%d]", field);
+    const ast_elem elem = km->arrays[rd->array].elem;
+    if (elem == AST_ELEM_REAL)
+        tmpl_buf_printf(b, "__ldg(stenc_a.f[%d]", field);
+    else
+        tmpl_buf_printf(b, "(stenc_T)__ldg(reinterpret_cast<const %s *>(stenc_a.f[%d])",
+                        elem == AST_ELEM_I32 ? "int" : "unsigned char", field);
     for (int d = 0; d < 3; d++) {
         if (!spans[d]) continue;
         tmpl_buf_printf(b, " + (ptrdiff_t)(%s", coord[d]);

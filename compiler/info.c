@@ -54,6 +54,12 @@ void info_print_kernel(FILE *out, const km_kernel *km) {
     }
     for (int a = 0; a < km->narrays; a++) {
         const km_array *arr = &km->arrays[a];
+        if (arr->elem != AST_ELEM_REAL)
+            fprintf(out, "  %s holds %s (an integer input, read as %s)\n", arr->name,
+                    ast_elem_name(arr->elem), ast_type_name(km->type));
+    }
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
         if (!arr->axes) continue;
         fprintf(out, "  %s spans ", arr->name);
         for (int k = 0, shown = 0; k < km->dims && k < AST_MAX_DIMS; k++)

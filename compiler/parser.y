@@ -73,6 +73,8 @@ static void end_stencil(parse_state *ps, ast_loc loc, int ok);
 static void set_dims(parse_state *ps, const char *text, ast_loc loc);
 static void set_type(parse_state *ps, const char *name, ast_loc loc);
 static void add_decls(parse_state *ps, ast_decl_kind kind, parse_list *names);
+static void add_elem(parse_state *ps, const char *name, ast_loc loc, parse_list *names);
+static void elem_not_input(parse_state *ps, const char *what, const char *name, ast_loc loc);
 static void add_stmt(parse_state *ps, ast_stmt *s);
 static void note_depth(parse_state *ps, int depth, ast_loc loc);
 static void add_func(parse_state *ps, char *name, ast_loc loc, parse_list *params,
@@ -149,8 +151,17 @@ item
     | TYPE IDENT ';'         { set_type(ps, $2, @2); }
     | SCALAR names ';'       { add_decls(ps, AST_DECL_SCALAR, $2); }
     | INPUT decl_names ';'   { add_decls(ps, AST_DECL_INPUT, $2); }
+    | INPUT IDENT decl_names ';' { add_elem(ps, $2, @2, $3); add_decls(ps, AST_DECL_INPUT, $3); }
     | OUTPUT decl_names ';'  { add_decls(ps, AST_DECL_OUTPUT, $2); }
+    | OUTPUT IDENT decl_names ';' {
+          elem_not_input(ps, "an output", $2, @2);
+          add_decls(ps, AST_DECL_OUTPUT, $3);
+      }
     | INOUT decl_names ';'   { add_decls(ps, AST_DECL_INOUT, $2); }
+    | INOUT IDENT decl_names ';' {
+          elem_not_input(ps, "an inout", $2, @2);
+          add_decls(ps, AST_DECL_INOUT, $3);
+      }
     | COLOR expr ';'         {
           ast_stmt *s = mk_stmt(ps, AST_STMT_COLOR, @$);
           s->u.color.expr = $2;
@@ -655,6 +666,33 @@ static void set_type(parse_state *ps, const char *name, ast_loc loc) {
         diag_error(ps->d, loc, "unknown type '%s': the type is 'float' or 'double'", name);
         st->type = AST_TYPE_NONE;
     }
+}
+
+/* `input int32 a, b;`: the element type of every input the statement declares. */
+static void add_elem(parse_state *ps, const char *name, ast_loc loc, parse_list *names) {
+    ast_elem elem = AST_ELEM_REAL;
+    if (strcmp(name, "int32") == 0)
+        elem = AST_ELEM_I32;
+    else if (strcmp(name, "uint8") == 0)
+        elem = AST_ELEM_U8;
+    else
+        diag_error(ps->d, loc,
+                   "unknown element type '%.40s' of an input: 'int32' or 'uint8' (without one, "
+                   "the stencil's type)",
+                   name);
+    for (int n = 0; n < names->n; n++) {
+        ast_decl *d = names->items[n];
+        d->elem = elem;
+        d->elem_loc = loc;
+    }
+}
+
+/* `output int32 y;`: outputs and inouts hold the stencil's type. */
+static void elem_not_input(parse_state *ps, const char *what, const char *name, ast_loc loc) {
+    diag_error(ps->d, loc,
+               "'%.40s' before the names of %s: only inputs take an element type (outputs and "
+               "inouts hold the stencil's type)",
+               name, what);
 }
 
 static void add_decls(parse_state *ps, ast_decl_kind kind, parse_list *names) {

@@ -48,6 +48,8 @@ void stenc_host_free(void *ptr) {
 
 size_t stenc_type_size(stenc_type type) {
     switch (type) {
+    case STENC_U8:
+        return 1;
     case STENC_F32:
     case STENC_I32:
     case STENC_U32:
@@ -61,9 +63,13 @@ size_t stenc_type_size(stenc_type type) {
     }
 }
 
+int stenc_type_is_real(stenc_type type) {
+    return type == STENC_F32 || type == STENC_F64;
+}
+
 const char *stenc_type_name(stenc_type type) {
-    static const char *const names[STENC_TYPE_COUNT] = {"float", "double", "i32",
-                                                        "u32",   "i64",    "u64"};
+    static const char *const names[STENC_TYPE_COUNT] = {"float", "double", "i32", "u32",
+                                                        "i64",   "u64",    "u8"};
     return (unsigned)type < STENC_TYPE_COUNT ? names[type] : "invalid";
 }
 

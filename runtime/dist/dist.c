@@ -1197,10 +1197,15 @@ static stenc_status host_reduce(int kind, const stenc_field *a, const stenc_fiel
 stenc_status dist_local_reduce(int kind, const stenc_field *a, const stenc_field *b, xsum *acc,
                                uint64_t *max_bits) {
     const stenc_field *bb = b ? b : a;
-    if (stenc_field_location(a) != STENC_ON_DEVICE) return host_reduce(kind, a, bb, acc, max_bits);
     stenc_field_layout La, Lb;
     STENC_TRY(stenc_field_get_layout(a, &La));
     STENC_TRY(stenc_field_get_layout(bb, &Lb));
+    if (!stenc_type_is_real(La.type) || !stenc_type_is_real(Lb.type))
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                           "stenc reductions: a field of %s; sums and norms are of float and "
+                           "double fields",
+                           stenc_type_name(stenc_type_is_real(La.type) ? Lb.type : La.type));
+    if (stenc_field_location(a) != STENC_ON_DEVICE) return host_reduce(kind, a, bb, acc, max_bits);
     return dist_cuda_reduce(stenc_field_ctx(a), kind, La.type, La.n, stenc_field_device_origin(a),
                             La.stride, stenc_field_device_origin(bb), Lb.stride, acc, max_bits);
 }
@@ -1602,8 +1607,7 @@ stenc_status stenc_dist_vti_write(const char *path, int count, const char *const
             for (int f = 0; f < count; f++) {
                 stenc_field_layout L;
                 stenc_field_get_layout(fields[f], &L);
-                fprintf(fp, "      <PDataArray type=\"%s\" Name=\"",
-                        L.type == STENC_F32 ? "Float32" : "Float64");
+                fprintf(fp, "      <PDataArray type=\"%s\" Name=\"", io_vtk_type(L.type));
                 xml_text(fp, names[f]);
                 fputs("\"/>\n", fp);
             }

@@ -170,7 +170,12 @@ extern "C" stenc_status dist_cuda_box(dist_stream *s, const dist_box *box, void 
     const int threads = 256;
     const size_t want = (total + threads - 1) / threads;
     const int blocks = (int)(want < 4096 ? want : 4096);
-    if (box->elem == 4)
+    if (box->elem == 1)
+        box_kernel<unsigned char><<<blocks, threads, 0, stream_of(s)>>>(
+            (unsigned char *)box->origin, box->stride[1], box->stride[2], box->lo[0], box->lo[1],
+            box->lo[2], box->count[0], box->count[1], box->count[2], (unsigned char *)buffer,
+            unpack);
+    else if (box->elem == 4)
         box_kernel<float><<<blocks, threads, 0, stream_of(s)>>>(
             (float *)box->origin, box->stride[1], box->stride[2], box->lo[0], box->lo[1],
             box->lo[2], box->count[0], box->count[1], box->count[2], (float *)buffer, unpack);
@@ -187,7 +192,11 @@ extern "C" stenc_status dist_cuda_gather(dist_stream *s, const dist_gather *g, v
     if (total == 0) return STENC_OK;
     const size_t want = (total + 255) / 256;
     const int blocks = (int)(want < 4096 ? want : 4096);
-    if (g->elem == 4)
+    if (g->elem == 1)
+        gather_kernel<unsigned char><<<blocks, 256, 0, stream_of(s)>>>(
+            (const unsigned char *)g->base, g->step[0], g->step[1], g->step[2], g->count[0],
+            g->count[1], g->count[2], (unsigned char *)buffer);
+    else if (g->elem == 4)
         gather_kernel<float><<<blocks, 256, 0, stream_of(s)>>>(
             (const float *)g->base, g->step[0], g->step[1], g->step[2], g->count[0], g->count[1],
             g->count[2], (float *)buffer);

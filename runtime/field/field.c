@@ -4,6 +4,8 @@
  * alignment in elements), then the interior, then the high halo, and is padded to a multiple
  * of the alignment. The allocation is 128-byte aligned on the host and on the device, so the
  * first interior element of every row is aligned on both, with the same strides. */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,9 +97,9 @@ stenc_status stenc_field_create(stenc_ctx *ctx, stenc_field **out, stenc_type ty
     STENC_TRY(stenc_ctx_check(ctx, "stenc_field_create"));
     STENC_REQUIRE((unsigned)type < STENC_TYPE_COUNT, "stenc_field_create: invalid type %d",
                   (int)type);
-    if (type != STENC_F32 && type != STENC_F64)
+    if (type != STENC_F32 && type != STENC_F64 && type != STENC_I32 && type != STENC_U8)
         return STENC_ERROR(STENC_ERR_UNSUPPORTED,
-                           "stenc_field_create: type %s; fields hold float or double",
+                           "stenc_field_create: type %s; fields hold float, double, i32 or u8",
                            stenc_type_name(type));
     if (dims < 1 || dims > 3)
         return STENC_ERROR(STENC_ERR_SHAPE, "stenc_field_create: dims = %d, must be 1, 2 or 3",
@@ -314,17 +316,61 @@ static stenc_status point_offset(const stenc_field *field, long i, long j, long 
     return STENC_OK;
 }
 
+stenc_status stenc_field_value_fits(stenc_type type, double value, const char *fn) {
+    if (stenc_type_is_real(type)) return STENC_OK;
+    const double lo = type == STENC_U8 ? 0.0 : -2147483648.0;
+    const double hi = type == STENC_U8 ? 255.0 : 2147483647.0;
+    if (!(value >= lo && value <= hi) || value != floor(value))
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "%s: %.17g is not a value of %s (%.0f..%.0f)", fn, value,
+                           stenc_type_name(type), lo, hi);
+    return STENC_OK;
+}
+
+/* Element `off` of an allocation of `type` at `p`, as a double, and back (value checked). */
+static double value_at(stenc_type type, const void *p, ptrdiff_t off) {
+    switch (type) {
+    case STENC_F32:
+        return ((const float *)p)[off];
+    case STENC_I32:
+        return ((const int32_t *)p)[off];
+    case STENC_U8:
+        return ((const uint8_t *)p)[off];
+    default:
+        return ((const double *)p)[off];
+    }
+}
+static void value_put(stenc_type type, void *p, ptrdiff_t off, double value) {
+    switch (type) {
+    case STENC_F32:
+        ((float *)p)[off] = (float)value;
+        break;
+    case STENC_I32:
+        ((int32_t *)p)[off] = (int32_t)value;
+        break;
+    case STENC_U8:
+        ((uint8_t *)p)[off] = (uint8_t)value;
+        break;
+    default:
+        ((double *)p)[off] = value;
+    }
+}
+
 stenc_status stenc_field_fill(stenc_field *field, double value) {
     STENC_TRY(require_host(field, "stenc_field_fill"));
+    STENC_TRY(stenc_field_value_fits(field->layout.type, value, "stenc_field_fill"));
     size_t count = field->layout.alloc_elems;
     if (field->layout.type == STENC_F32) {
         float *p = field->host, v = (float)value;
         for (size_t e = 0; e < count; e++)
             p[e] = v;
-    } else {
+    } else if (field->layout.type == STENC_F64) {
         double *p = field->host;
         for (size_t e = 0; e < count; e++)
             p[e] = value;
+    } else {
+        for (size_t e = 0; e < count; e++)
+            value_put(field->layout.type, field->host, (ptrdiff_t)e, value);
     }
     return STENC_OK;
 }
@@ -333,10 +379,8 @@ stenc_status stenc_field_set(stenc_field *field, long i, long j, long k, double 
     STENC_TRY(require_host(field, "stenc_field_set"));
     ptrdiff_t off = 0;
     STENC_TRY(point_offset(field, i, j, k, &off, "stenc_field_set"));
-    if (field->layout.type == STENC_F32)
-        ((float *)origin_in(field, field->host))[off] = (float)value;
-    else
-        ((double *)origin_in(field, field->host))[off] = value;
+    STENC_TRY(stenc_field_value_fits(field->layout.type, value, "stenc_field_set"));
+    value_put(field->layout.type, origin_in(field, field->host), off, value);
     return STENC_OK;
 }
 
@@ -345,10 +389,7 @@ stenc_status stenc_field_get(const stenc_field *field, long i, long j, long k, d
     STENC_REQUIRE(value != NULL, "stenc_field_get: value pointer is NULL");
     ptrdiff_t off = 0;
     STENC_TRY(point_offset(field, i, j, k, &off, "stenc_field_get"));
-    if (field->layout.type == STENC_F32)
-        *value = ((const float *)origin_in(field, field->host))[off];
-    else
-        *value = ((const double *)origin_in(field, field->host))[off];
+    *value = value_at(field->layout.type, origin_in(field, field->host), off);
     return STENC_OK;
 }
 

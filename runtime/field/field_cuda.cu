@@ -184,6 +184,14 @@ extern "C" stenc_status stenc_field_cuda_fill_halo_dim(stenc_field *field, int d
         fill_halo_dim_kernel<float><<<(unsigned)blocks, kHaloFillBlock, 0, stream>>>(
             static_cast<float *>(stenc_field_device_origin(field)), args);
         STENC_CUDA_CHECK_LAUNCH("fill_halo_dim_kernel<float>");
+    } else if (L.type == STENC_I32) {
+        fill_halo_dim_kernel<int><<<(unsigned)blocks, kHaloFillBlock, 0, stream>>>(
+            static_cast<int *>(stenc_field_device_origin(field)), args);
+        STENC_CUDA_CHECK_LAUNCH("fill_halo_dim_kernel<int>");
+    } else if (L.type == STENC_U8) {
+        fill_halo_dim_kernel<unsigned char><<<(unsigned)blocks, kHaloFillBlock, 0, stream>>>(
+            static_cast<unsigned char *>(stenc_field_device_origin(field)), args);
+        STENC_CUDA_CHECK_LAUNCH("fill_halo_dim_kernel<unsigned char>");
     } else {
         fill_halo_dim_kernel<double><<<(unsigned)blocks, kHaloFillBlock, 0, stream>>>(
             static_cast<double *>(stenc_field_device_origin(field)), args);

@@ -44,6 +44,9 @@ static inline size_t stenc_field_bytes(const stenc_field *field) {
  * runtime/io). A device field goes through a temporary host copy of its interior span;
  * blocking. `fn` names the public call in messages. */
 stenc_status stenc_field_interior_get(const stenc_field *field, void *dense, const char *fn);
+/* STENC_OK when `value` is one of `type`'s (integers: whole and in range), else
+ * STENC_ERR_INVALID_ARGUMENT naming fn. */
+stenc_status stenc_field_value_fits(stenc_type type, double value, const char *fn);
 stenc_status stenc_field_interior_put(stenc_field *field, const void *dense, const char *fn);
 
 /* Transfers at or above this size go through pinned staging buffers, in chunks of

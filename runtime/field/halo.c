@@ -4,6 +4,8 @@
  * dimensions, in the order i, j, k. So an edge or corner point ends up with the rule of the
  * last dimension in whose halo it lies, applied to values the earlier dimensions already
  * filled: periodic corners wrap twice, Dirichlet corners take the later face's value. */
+#include <stdint.h>
+
 #include "field_internal.h"
 
 const char *const stenc_face_names[STENC_FACE_COUNT] = {"i-lo", "i-hi", "j-lo",
@@ -18,6 +20,10 @@ static stenc_status check_bcs(const stenc_field_layout *L, const stenc_bc bc[STE
                           "stenc_field_fill_halo: face %s has unknown kind %u",
                           stenc_face_names[2 * d + s], kind);
         }
+        for (int s = 0; s < 2; s++)
+            if (bc[2 * d + s].kind == STENC_BC_DIRICHLET)
+                STENC_TRY(stenc_field_value_fits(L->type, bc[2 * d + s].value,
+                                                 "stenc_field_fill_halo (Dirichlet value)"));
         STENC_REQUIRE((lo->kind == STENC_BC_PERIODIC) == (hi->kind == STENC_BC_PERIODIC),
                       "stenc_field_fill_halo: face %s is %speriodic but face %s is %speriodic; "
                       "both faces of a dimension must agree",
@@ -67,6 +73,8 @@ static long source_index(stenc_bc_kind kind, long idx, long n) {
 
 DEFINE_FILL_DIM(float, f32)
 DEFINE_FILL_DIM(double, f64)
+DEFINE_FILL_DIM(int32_t, i32)
+DEFINE_FILL_DIM(uint8_t, u8)
 
 stenc_status stenc_field_fill_halo(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT]) {
     STENC_TRY(stenc_field_check(field, "stenc_field_fill_halo", "field"));
@@ -82,6 +90,10 @@ stenc_status stenc_field_fill_halo(stenc_field *field, const stenc_bc bc[STENC_F
             STENC_TRY(stenc_field_cuda_fill_halo_dim(field, d, lo, hi));
         } else if (L->type == STENC_F32) {
             fill_dim_f32(L, stenc_field_host_origin(field), d, lo, hi);
+        } else if (L->type == STENC_I32) {
+            fill_dim_i32(L, stenc_field_host_origin(field), d, lo, hi);
+        } else if (L->type == STENC_U8) {
+            fill_dim_u8(L, stenc_field_host_origin(field), d, lo, hi);
         } else {
             fill_dim_f64(L, stenc_field_host_origin(field), d, lo, hi);
         }

@@ -113,7 +113,10 @@ static int write_string_attr(hid_t obj, const char *name, const char *value) {
 /* ---- datasets ---------------------------------------------------------------------------- */
 
 static hid_t le_type(stenc_type type) {
-    return type == STENC_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    return type == STENC_F32   ? H5T_IEEE_F32LE
+           : type == STENC_I32 ? H5T_STD_I32LE
+           : type == STENC_U8  ? H5T_STD_U8LE
+                               : H5T_IEEE_F64LE;
 }
 
 /* A dataset name in one group: a usable label without '/', and not "." or "..". */
@@ -230,7 +233,11 @@ static stenc_status read_dataset(stenc_io_h5 *file, hid_t dset, const char *path
     }
     char held[64];
     describe_type(type, held, sizeof held);
-    int type_ok = H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) == shape->elem_size;
+    const int real = stenc_type_is_real(shape->type);
+    int type_ok =
+        H5Tget_class(type) == (real ? H5T_FLOAT : H5T_INTEGER) &&
+        H5Tget_size(type) == shape->elem_size &&
+        (real || H5Tget_sign(type) == (shape->type == STENC_U8 ? H5T_SGN_NONE : H5T_SGN_2));
     H5Tclose(type);
     int rank = H5Sget_simple_extent_ndims(space);
     hsize_t dims[H5S_MAX_RANK];

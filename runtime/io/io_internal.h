@@ -18,6 +18,20 @@ typedef struct io_shape {
     size_t elem_size; /* bytes per element */
 } io_shape;
 
+/* The element type's name in VTK XML files ("Float32", "Int32", "UInt8", ...). */
+static inline const char *io_vtk_type(stenc_type type) {
+    switch (type) {
+    case STENC_F32:
+        return "Float32";
+    case STENC_I32:
+        return "Int32";
+    case STENC_U8:
+        return "UInt8";
+    default:
+        return "Float64";
+    }
+}
+
 /* The shape of a live field; `what` names the argument in messages. */
 stenc_status io_field_shape(const stenc_field *field, io_shape *shape, const char *fn,
                             const char *what);

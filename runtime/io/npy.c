@@ -24,7 +24,7 @@ enum {
 };
 
 static const char *descr_of(stenc_type type) {
-    return type == STENC_F32 ? "<f4" : "<f8";
+    return type == STENC_F32 ? "<f4" : type == STENC_I32 ? "<i4" : type == STENC_U8 ? "|u1" : "<f8";
 }
 
 /* ---- writing ----------------------------------------------------------------------------- */

@@ -114,8 +114,7 @@ static stenc_status write_array(io_out *out, const char *name, const stenc_field
     STENC_TRY(io_field_shape(field, &shape, fn, "field"));
     void *dense;
     STENC_TRY(io_field_gather(field, &shape, &dense, fn));
-    io_out_printf(out, "        <DataArray type=\"%s\" Name=\"",
-                  shape.type == STENC_F32 ? "Float32" : "Float64");
+    io_out_printf(out, "        <DataArray type=\"%s\" Name=\"", io_vtk_type(shape.type));
     io_xml_escape(out, name);
     io_out_printf(out, "\" NumberOfComponents=\"1\" format=\"binary\">\n          ");
     uint64_t bytes = (uint64_t)shape.count * shape.elem_size;

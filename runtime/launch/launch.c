@@ -46,7 +46,11 @@ static stenc_status check_field(const stenc_launch_desc *desc, const stenc_ctx *
         return STENC_ERROR(STENC_ERR_SHAPE, "%s: field '%s' is %d-D but the stencil is %d-D",
                            desc->name, arg->name, lay->dims, desc->dims);
     }
-    if (lay->type != desc->type)
+    if (arg->int_type && lay->type != (stenc_type)arg->int_type)
+        return STENC_ERROR(STENC_ERR_SHAPE, "%s: field '%s' holds %s but input '%s' is %s",
+                           desc->name, arg->name, stenc_type_name(lay->type), arg->name,
+                           stenc_type_name((stenc_type)arg->int_type));
+    if (!arg->int_type && lay->type != desc->type)
         return STENC_ERROR(
             STENC_ERR_SHAPE, "%s: field '%s' holds %s but the stencil was generated for %s",
             desc->name, arg->name, stenc_type_name(lay->type), stenc_type_name(desc->type));

@@ -57,17 +57,25 @@ static double global_value(long i, long j, long k, uint64_t seed) {
     return (double)(int64_t)(test_rng_u64(&rng) % 2000001) / 1024.0 - 976.0;
 }
 
+/* global_value for a field of `type`: a whole number of it for the integer types. */
+static double typed_value(stenc_type type, long i, long j, long k, uint64_t seed) {
+    const double v = global_value(i, j, k, seed);
+    if (type == STENC_U8) return fmod(fabs(v) * 1024.0, 200.0);
+    if (type == STENC_I32) return v * 1024.0;
+    return v;
+}
+
 static void fill_local(stenc_field *f, const stenc_decomp_info *info, uint64_t seed) {
     stenc_field_layout L;
     assert_int_equal(stenc_field_get_layout(f, &L), STENC_OK);
     for (size_t k = 0; k < L.n[2]; k++)
         for (size_t j = 0; j < L.n[1]; j++)
             for (size_t i = 0; i < L.n[0]; i++)
-                assert_int_equal(
-                    stenc_field_set(f, (long)i, (long)j, (long)k,
-                                    global_value((long)(info->lo[0] + i), (long)(info->lo[1] + j),
-                                                 (long)(info->lo[2] + k), seed)),
-                    STENC_OK);
+                assert_int_equal(stenc_field_set(f, (long)i, (long)j, (long)k,
+                                                 typed_value(L.type, (long)(info->lo[0] + i),
+                                                             (long)(info->lo[1] + j),
+                                                             (long)(info->lo[2] + k), seed)),
+                                 STENC_OK);
 }
 
 /* Collective: this rank's part of `local` equals, bit for bit, the same box of `global` (a
@@ -177,7 +185,7 @@ static void exchange_case(stenc_ctx *ctx, stenc_ctx *self, int dims, const size_
     stenc_decomp_info info;
     assert_int_equal(stenc_decomp_get_info(dp, &info), STENC_OK);
     /* Garbage in the halo first, so that a halo point the exchange forgets shows. */
-    assert_int_equal(stenc_field_fill(f, -12345.0), STENC_OK);
+    assert_int_equal(stenc_field_fill(f, type == STENC_U8 ? 251.0 : -12345.0), STENC_OK);
     fill_local(f, &info, seed);
     if (on_gpu) assert_int_equal(stenc_field_upload(f), STENC_OK);
     if (split_begin) {
@@ -199,9 +207,10 @@ static void exchange_case(stenc_ctx *ctx, stenc_ctx *self, int dims, const size_
     for (size_t k = 0; k < n[2]; k++)
         for (size_t j = 0; j < n[1]; j++)
             for (size_t i = 0; i < n[0]; i++)
-                assert_int_equal(stenc_field_set(g, (long)i, (long)j, (long)k,
-                                                 global_value((long)i, (long)j, (long)k, seed)),
-                                 STENC_OK);
+                assert_int_equal(
+                    stenc_field_set(g, (long)i, (long)j, (long)k,
+                                    typed_value(type, (long)i, (long)j, (long)k, seed)),
+                    STENC_OK);
     assert_int_equal(stenc_field_fill_halo(g, bc), STENC_OK);
     stenc_field_layout L;
     stenc_field_get_layout(f, &L);
@@ -266,6 +275,19 @@ static void test_exchange_matches_global_fill(void **state) {
     /* A halo of 3 on a small grid. */
     const size_t n3[3] = {17, 12, 9};
     exchange_case(ctx, self, 3, n3, STENC_F64, 3, cases[2], 0, 1, 99);
+    /* Integer fields (i32 and u8: 4- and 1-byte elements), Dirichlet values whole numbers. */
+    for (int c = 0; c < 4; c++)
+        for (int t = 0; t < 2; t++) {
+            stenc_bc bc[6];
+            memcpy(bc, cases[c], sizeof bc);
+            for (int f = 0; f < 6; f++)
+                if (bc[f].kind == STENC_BC_DIRICHLET) bc[f].value = 3;
+            const stenc_type type = t ? STENC_U8 : STENC_I32;
+            exchange_case(ctx, self, 3, sizes[1], type, 2, bc, 0, c & 1, 200 + (uint64_t)c);
+            const size_t n2[3] = {sizes[2][0], sizes[2][1], 1};
+            exchange_case(ctx, self, 2, n2, type, 1, bc, STENC_EXCHANGE_FACES, 0,
+                          300 + (uint64_t)c);
+        }
     stenc_ctx_destroy(self);
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }

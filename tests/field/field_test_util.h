@@ -42,13 +42,20 @@ static inline double *field_box_read(const stenc_field *field, const field_box *
     return v;
 }
 
-/* Random values everywhere, halo included, so that untouched halo points are recognisable. */
+/* Random values everywhere, halo included, so that untouched halo points are recognisable:
+ * in [-1, 1) for float and double fields, whole numbers of the type for integer ones. */
 static inline void field_randomize(stenc_field *field, test_rng *rng) {
     field_box box = field_box_of(field);
+    stenc_field_layout L;
+    assert_stenc_ok(stenc_field_get_layout(field, &L));
+    const int whole = L.type == STENC_I32 || L.type == STENC_U8;
+    const double lo = L.type == STENC_U8 ? 0 : -100000, hi = L.type == STENC_U8 ? 256 : 100000;
     for (long k = -box.h[2]; k < box.n[2] + box.h[2]; k++)
         for (long j = -box.h[1]; j < box.n[1] + box.h[1]; j++)
             for (long i = -box.h[0]; i < box.n[0] + box.h[0]; i++)
-                assert_stenc_ok(stenc_field_set(field, i, j, k, test_rng_uniform(rng, -1, 1)));
+                assert_stenc_ok(stenc_field_set(field, i, j, k,
+                                                whole ? floor(test_rng_uniform(rng, lo, hi))
+                                                      : test_rng_uniform(rng, -1, 1)));
 }
 
 /* The value the halo fill must leave at p, from the values before the fill (`before`): the
@@ -102,8 +109,16 @@ static inline void check_halo_fill(const stenc_field *field, const double *befor
     free(after);
 }
 
-/* A set of boundary conditions for the halo tests: each combination mixes kinds. */
+/* A set of boundary conditions for the halo tests: each combination mixes kinds. Dirichlet
+ * values are distinct per face; for integer fields (halo_bc_set_for) whole numbers. */
 enum { HALO_BC_SETS = 5 };
+static inline void halo_bc_set(int which, stenc_bc bc[STENC_FACE_COUNT]);
+static inline void halo_bc_set_for(stenc_type type, int which, stenc_bc bc[STENC_FACE_COUNT]) {
+    halo_bc_set(which, bc);
+    if (type == STENC_I32 || type == STENC_U8)
+        for (int f = 0; f < STENC_FACE_COUNT; f++)
+            bc[f].value = 3 + 7 * f + which;
+}
 static inline void halo_bc_set(int which, stenc_bc bc[STENC_FACE_COUNT]) {
     static const stenc_bc_kind kinds[HALO_BC_SETS][STENC_FACE_COUNT] = {
         {STENC_BC_DIRICHLET, STENC_BC_DIRICHLET, STENC_BC_DIRICHLET, STENC_BC_DIRICHLET,

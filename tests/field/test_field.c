@@ -27,8 +27,8 @@ static void test_create_rejects_bad_arguments(void **state) {
                  STENC_ERR_INVALID_ARGUMENT, "stenc_field_create");
     expect_error(stenc_field_create(ctx, &f, (stenc_type)99, 1, 4, 1, 1, 1),
                  STENC_ERR_INVALID_ARGUMENT, "invalid type");
-    expect_error(stenc_field_create(ctx, &f, STENC_I32, 1, 4, 1, 1, 1), STENC_ERR_UNSUPPORTED,
-                 "i32");
+    expect_error(stenc_field_create(ctx, &f, STENC_U32, 1, 4, 1, 1, 1), STENC_ERR_UNSUPPORTED,
+                 "u32");
     expect_error(stenc_field_create(ctx, &f, STENC_F32, 0, 4, 1, 1, 1), STENC_ERR_SHAPE,
                  "dims = 0");
     expect_error(stenc_field_create(ctx, &f, STENC_F32, 4, 4, 1, 1, 1), STENC_ERR_SHAPE,
@@ -327,7 +327,8 @@ static void test_halo_fills_match_the_formula(void **state) {
     static const size_t shapes[][3] = {{1, 1, 1}, {2, 3, 1}, {17, 2, 3}, {33, 7, 5}, {5, 1, 2}};
     static const int halos[] = {1, 2, 3};
     int checked = 0;
-    for (size_t t = 0; t < 2; t++)
+    static const stenc_type all_types[] = {STENC_F32, STENC_F64, STENC_I32, STENC_U8};
+    for (size_t t = 0; t < 4; t++)
         for (int dims = 1; dims <= 3; dims++)
             for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
                 for (size_t h = 0; h < 3; h++)
@@ -335,20 +336,71 @@ static void test_halo_fills_match_the_formula(void **state) {
                         size_t n[3] = {shapes[s][0], dims >= 2 ? shapes[s][1] : 1,
                                        dims >= 3 ? shapes[s][2] : 1};
                         stenc_field *f;
-                        assert_stenc_ok(stenc_field_create(ctx, &f, types[t], dims, n[0], n[1],
+                        assert_stenc_ok(stenc_field_create(ctx, &f, all_types[t], dims, n[0], n[1],
                                                            n[2], halos[h]));
                         field_randomize(f, &rng);
                         field_box box = field_box_of(f);
                         double *before = field_box_read(f, &box);
                         stenc_bc bc[STENC_FACE_COUNT];
-                        halo_bc_set(set, bc);
+                        halo_bc_set_for(all_types[t], set, bc);
                         assert_stenc_ok(stenc_field_fill_halo(f, bc));
                         check_halo_fill(f, before, bc, "host fill");
                         free(before);
                         stenc_field_free(f);
                         checked++;
                     }
-    assert_int_equal(checked, 2 * 3 * 5 * 3 * HALO_BC_SETS);
+    assert_int_equal(checked, 4 * 3 * 5 * 3 * HALO_BC_SETS);
+    stenc_ctx_destroy(ctx);
+}
+
+/* Integer fields (i32, u8): values in and out through every accessor, refused when not a
+ * whole number of the type (nothing written), dense copies, and a Dirichlet value that the type
+ * cannot hold refused by the halo fill. */
+static void test_integer_fields(void **state) {
+    (void)state;
+    stenc_ctx *ctx = cpu_ctx();
+    stenc_field *a, *b;
+    assert_stenc_ok(stenc_field_create(ctx, &a, STENC_I32, 2, 5, 3, 1, 1));
+    assert_stenc_ok(stenc_field_create(ctx, &b, STENC_U8, 3, 4, 3, 2, 2));
+    assert_int_equal(stenc_type_size(STENC_U8), 1);
+    assert_string_equal(stenc_type_name(STENC_U8), "u8");
+    assert_false(stenc_type_is_real(STENC_I32));
+    assert_stenc_ok(stenc_field_set(a, 4, 2, 0, -2147483648.0));
+    assert_stenc_ok(stenc_field_set(a, -1, 0, 0, 2147483647.0));
+    assert_stenc_ok(stenc_field_set(b, 3, 2, 1, 255));
+    double v = 0;
+    assert_stenc_ok(stenc_field_get(a, 4, 2, 0, &v));
+    assert_true(v == -2147483648.0);
+    assert_stenc_ok(stenc_field_get(a, -1, 0, 0, &v));
+    assert_true(v == 2147483647.0);
+    assert_stenc_ok(stenc_field_get(b, 3, 2, 1, &v));
+    assert_true(v == 255);
+    expect_error(stenc_field_set(a, 0, 0, 0, 0.5), STENC_ERR_INVALID_ARGUMENT,
+                 "not a value of i32");
+    expect_error(stenc_field_set(a, 0, 0, 0, 2147483648.0), STENC_ERR_INVALID_ARGUMENT, "i32");
+    expect_error(stenc_field_set(b, 0, 0, 0, 256), STENC_ERR_INVALID_ARGUMENT, "u8");
+    expect_error(stenc_field_set(b, 0, 0, 0, -1), STENC_ERR_INVALID_ARGUMENT, "u8");
+    expect_error(stenc_field_set(b, 0, 0, 0, NAN), STENC_ERR_INVALID_ARGUMENT, "u8");
+    expect_error(stenc_field_fill(b, 1.5), STENC_ERR_INVALID_ARGUMENT, "u8");
+    assert_stenc_ok(stenc_field_get(b, 3, 2, 1, &v));
+    assert_true(v == 255); /* the refused fill wrote nothing */
+    assert_stenc_ok(stenc_field_fill(b, 7));
+    uint8_t dense[4 * 3 * 2];
+    assert_stenc_ok(stenc_field_copy_to(b, dense));
+    for (size_t p = 0; p < sizeof dense; p++)
+        assert_int_equal(dense[p], 7);
+    for (size_t p = 0; p < sizeof dense; p++)
+        dense[p] = (uint8_t)(3 * p);
+    assert_stenc_ok(stenc_field_copy_from(b, dense));
+    assert_stenc_ok(stenc_field_get(b, 1, 2, 1, &v));
+    assert_true(v == 3 * (1 + 4 * (2 + 3 * 1)));
+    stenc_bc bc[STENC_FACE_COUNT];
+    halo_bc_set(0, bc); /* Dirichlet 0.1, ...: not whole numbers */
+    expect_error(stenc_field_fill_halo(a, bc), STENC_ERR_INVALID_ARGUMENT, "Dirichlet value");
+    double sum = 0;
+    expect_error(stenc_field_sum(a, &sum), STENC_ERR_UNSUPPORTED, "i32");
+    stenc_field_free(a);
+    stenc_field_free(b);
     stenc_ctx_destroy(ctx);
 }
 
@@ -448,6 +500,7 @@ int main(void) {
         cmocka_unit_test(test_swap_exchanges_storage_and_checks_shapes),
         cmocka_unit_test(test_halo_fills_match_the_formula),
         cmocka_unit_test(test_halo_fill_errors),
+        cmocka_unit_test(test_integer_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

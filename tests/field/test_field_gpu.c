@@ -25,10 +25,10 @@ static char *host_base(const stenc_field *f) {
 static void test_device_halo_fill_matches_host(void **state) {
     (void)state;
     stenc_ctx *ctx = gpu_ctx();
-    static const stenc_type types[] = {STENC_F32, STENC_F64};
+    static const stenc_type types[] = {STENC_F32, STENC_F64, STENC_I32, STENC_U8};
     static const size_t shapes[][3] = {{1, 1, 1}, {2, 3, 1}, {17, 2, 3}, {33, 7, 5}, {67, 13, 9}};
     static const int halos[] = {1, 2, 3};
-    for (size_t t = 0; t < 2; t++)
+    for (size_t t = 0; t < 4; t++)
         for (int dims = 1; dims <= 3; dims++)
             for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
                 for (size_t h = 0; h < 3; h++)
@@ -46,7 +46,7 @@ static void test_device_halo_fill_matches_host(void **state) {
                         field_box box = field_box_of(dev);
                         double *before = field_box_read(dev, &box);
                         stenc_bc bc[STENC_FACE_COUNT];
-                        halo_bc_set(set, bc);
+                        halo_bc_set_for(types[t], set, bc);
                         assert_stenc_ok(stenc_field_upload(dev));
                         assert_int_equal(stenc_field_location(dev), STENC_ON_DEVICE);
                         assert_stenc_ok(stenc_field_fill_halo(dev, bc));

@@ -488,6 +488,72 @@ static void test_h5_round_trips(void **state) {
         if (printed_) fail_msg("%s printed %zu bytes to stderr", #call, printed_);                 \
     } while (0)
 
+/* Integer fields (i32, u8): .npy and HDF5 round trips bitwise, the .npy dtype and the VTK
+ * type in the files' text, and a float file refused by an integer field. */
+static void test_integer_fields_round_trip(void **state) {
+    (void)state;
+    stenc_ctx *ctx = cpu_ctx();
+    const stenc_type types[2] = {STENC_I32, STENC_U8};
+    const char *descr[2] = {"'descr': '<i4'", "'descr': '|u1'"};
+    const char *vtk[2] = {"type=\"Int32\"", "type=\"UInt8\""};
+    test_rng rng = test_rng_seeded(77);
+    for (int t = 0; t < 2; t++) {
+        stenc_field *src, *dst;
+        assert_stenc_ok(stenc_field_create(ctx, &src, types[t], 3, 7, 5, 3, 1));
+        assert_stenc_ok(stenc_field_create(ctx, &dst, types[t], 3, 7, 5, 3, 1));
+        assert_stenc_ok(stenc_field_fill(dst, 9));
+        for (long k = 0; k < 3; k++)
+            for (long j = 0; j < 5; j++)
+                for (long i = 0; i < 7; i++) {
+                    double v = floor(test_rng_uniform(&rng, 0, 256));
+                    if (types[t] == STENC_I32) v = (v - 128) * 16777211.0; /* beyond 2^24 */
+                    assert_stenc_ok(stenc_field_set(src, i, j, k, v));
+                }
+        char path[1200];
+        io_path(path, sizeof path, "int_%d.npy", t);
+        assert_stenc_ok(stenc_io_npy_write(path, src));
+        assert_stenc_ok(stenc_io_npy_read(path, dst));
+        io_expect_field(dst, src, 9, stenc_type_name(types[t]));
+        char head[128] = "";
+        FILE *fp = fopen(path, "rb");
+        assert_non_null(fp);
+        assert_true(fread(head, 1, sizeof head - 1, fp) > 0);
+        fclose(fp);
+        if (!strstr(head + 10, descr[t])) fail_msg("npy header %s lacks %s", head + 10, descr[t]);
+        io_path(path, sizeof path, "int_%d.vti", t);
+        const char *names[1] = {"mat"};
+        const stenc_field *fields[1] = {src};
+        const double origin[3] = {0, 0, 0}, spacing[3] = {1, 1, 1};
+        assert_stenc_ok(stenc_io_vti_write(path, 1, names, fields, origin, spacing));
+        char text[4096] = "";
+        fp = fopen(path, "rb");
+        assert_non_null(fp);
+        assert_true(fread(text, 1, sizeof text - 1, fp) > 0);
+        fclose(fp);
+        if (!strstr(text, vtk[t])) fail_msg("vti lacks %s", vtk[t]);
+        if (stenc_io_have_hdf5()) {
+            io_path(path, sizeof path, "int_%d.h5", t);
+            stenc_io_h5 *h5;
+            assert_stenc_ok(stenc_io_h5_open(&h5, path, STENC_IO_CREATE));
+            assert_stenc_ok(stenc_io_h5_write(h5, "mat", src));
+            assert_stenc_ok(stenc_io_h5_close(h5));
+            assert_stenc_ok(stenc_field_fill(dst, 9));
+            assert_stenc_ok(stenc_io_h5_open(&h5, path, STENC_IO_READ));
+            assert_stenc_ok(stenc_io_h5_read(h5, "mat", dst));
+            io_expect_field(dst, src, 9, "h5");
+            /* a float field cannot take an integer dataset */
+            stenc_field *wrong;
+            assert_stenc_ok(stenc_field_create(ctx, &wrong, STENC_F32, 3, 7, 5, 3, 0));
+            expect_error(stenc_io_h5_read(h5, "mat", wrong), STENC_ERR_SHAPE, "the field is float");
+            stenc_field_free(wrong);
+            assert_stenc_ok(stenc_io_h5_close(h5));
+        }
+        stenc_field_free(src);
+        stenc_field_free(dst);
+    }
+    stenc_ctx_destroy(ctx);
+}
+
 static void test_h5_errors(void **state) {
     (void)state;
     if (!stenc_io_have_hdf5()) skip();
@@ -601,6 +667,7 @@ int main(void) {
         cmocka_unit_test(test_vti_argument_errors),
         cmocka_unit_test(test_pvd_is_valid_after_every_add),
         cmocka_unit_test(test_h5_round_trips),
+        cmocka_unit_test(test_integer_fields_round_trip),
         cmocka_unit_test(test_h5_errors),
         cmocka_unit_test(test_h5_without_hdf5),
     };

@@ -76,6 +76,7 @@ typedef enum stenc_type {
     STENC_U32,
     STENC_I64,
     STENC_U64,
+    STENC_U8, /* fields of integers: i32 and u8 (masks, material ids); see stenc/field.h */
     STENC_TYPE_COUNT
 } stenc_type;
 
@@ -84,6 +85,9 @@ size_t stenc_type_size(stenc_type type);
 
 /* "float", "double", "i32", ...; "invalid" for an invalid type. */
 const char *stenc_type_name(stenc_type type);
+
+/* 1 for STENC_F32 and STENC_F64. */
+int stenc_type_is_real(stenc_type type);
 
 /* ---- context ----------------------------------------------------------------------------- */
 

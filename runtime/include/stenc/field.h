@@ -1,4 +1,5 @@
-/* stenc fields: 1-3-D arrays of float or double with a halo of ghost layers.
+/* stenc fields: 1-3-D arrays of float or double (or of integers, i32 and u8, for the integer
+ * inputs of generated stencils) with a halo of ghost layers.
  *
  * Layout. Element (i, j, k) of the interior, 0 <= i < nx etc., is at
  *     origin + i + j*stride[1] + k*stride[2]
@@ -33,7 +34,7 @@ typedef enum stenc_location { STENC_ON_HOST = 0, STENC_ON_DEVICE } stenc_locatio
 
 /* Everything a kernel needs to index a field. Strides are in elements. */
 typedef struct stenc_field_layout {
-    stenc_type type;     /* STENC_F32 or STENC_F64 */
+    stenc_type type;     /* STENC_F32, STENC_F64, STENC_I32 or STENC_U8 */
     int dims;            /* 1, 2 or 3 */
     size_t n[3];         /* interior extents; 1 for unused dimensions */
     int halo;            /* ghost layers on each side of every used dimension */
@@ -43,7 +44,10 @@ typedef struct stenc_field_layout {
 } stenc_field_layout;
 
 /* Create a host-resident field of dims 1-3 with interior nx*ny*nz (every extent >= 1; ny, nz
- * must be 1 for unused dimensions), `halo` ghost layers (0-16), and type STENC_F32 or STENC_F64.
+ * must be 1 for unused dimensions), `halo` ghost layers (0-16), and type STENC_F32 or STENC_F64,
+ * or STENC_I32 or STENC_U8 for the integer inputs of generated stencils (values given to the
+ * accessors and Dirichlet fills must then be whole numbers of the type:
+ * STENC_ERR_INVALID_ARGUMENT; reductions refuse them).
  * The contents start at zero, halo included. The field belongs to ctx, which must outlive it. */
 stenc_status stenc_field_create(stenc_ctx *ctx, stenc_field **field, stenc_type type, int dims,
                                 size_t nx, size_t ny, size_t nz, int halo);

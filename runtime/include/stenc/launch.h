@@ -39,6 +39,9 @@ typedef struct stenc_launch_arg {
     /* The stencil dimensions a lower-dimensional input spans (`input dx[i];`): bit d for
      * dimension d. 0: all of them. Such a field has as many dimensions as bits, in order. */
     unsigned axes;
+    /* 0: the field holds the stencil's float or double; STENC_I32 or STENC_U8: an integer
+     * input (`input int32 mat;`), whose field holds that type. */
+    int int_type;
 } stenc_launch_arg;
 
 /* A stencil, as its launcher checks its arguments. */

@@ -1,9 +1,11 @@
-// bench_lower_dims: kernels with lower-dimensional inputs (stencils/lower_dims.stencil) on the
-// GPU, every CUDA variant, against (1) the device copy rate measured in the same run, over the
-// bytes the full arrays must move (the bound: stretched2d double 16 B/point, u in and v out;
-// planecoef3d float 8 B/point), and (2) the same kernels with the coefficients copied out to
-// full fields (lower_dims_full.stencil), the users' workaround. stretched2d at 8192^2,
-// planecoef3d at 512^3 (--quick: 1024^2, 64^3). Timing: CUDA events on the context's stream,
+// bench_input_kinds: kernels with lower-dimensional inputs (stencils/lower_dims.stencil) and
+// integer inputs (stencils/int_inputs.stencil) on the GPU, every CUDA variant, against (1) the
+// device copy rate measured in the same run, over the bytes the full arrays must move (the
+// bound: stretched2d double 16 B/point, u in and v out; planecoef3d float 8 B/point;
+// material2d double 21 B/point, u, an int32 and a uint8 in, v out; masked3d float 9 B/point),
+// and (2) for the lower-dimensional ones, the same kernels with the coefficients copied out to
+// full fields (lower_dims_full.stencil), the users' workaround. 2-D kernels at 8192^2, 3-D at
+// 512^3 (--quick: 1024^2, 64^3). Timing: CUDA events on the context's stream,
 // one launch, after a warm-up, median of --reps (default 20). Correctness in the same run:
 // every output point of every variant and of the peer against the C kernel on the host, bit
 // for bit (-fmad=false). Prints key=value lines, then a table.
@@ -17,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "masked3d.h"
+#include "material2d.h"
 #include "planecoef3d.h"
 #include "planecoef3d_full.h"
 #include "stenc/stenc.h"
@@ -225,6 +229,68 @@ static void bench_planecoef3d(stenc_ctx *dev, stenc_ctx *host, size_t n, double 
     stenc_field_free(hy);
 }
 
+// The integer-input kernels, every variant, against the C kernel on the host: no peer.
+static void bench_int_inputs(stenc_ctx *dev, stenc_ctx *host, size_t n2, size_t n3, double copy) {
+    stenc_field *u, *mat, *frozen, *v, *hu, *hmat, *hfrozen, *hv;
+    CHECK_STENC(stenc_field_create(dev, &u, STENC_F64, 2, n2, n2, 1, 1));
+    CHECK_STENC(stenc_field_create(dev, &mat, STENC_I32, 2, n2, n2, 1, 1));
+    CHECK_STENC(stenc_field_create(dev, &frozen, STENC_U8, 2, n2, n2, 1, 0));
+    CHECK_STENC(stenc_field_create(dev, &v, STENC_F64, 2, n2, n2, 1, 0));
+    CHECK_STENC(stenc_field_create(host, &hu, STENC_F64, 2, n2, n2, 1, 1));
+    CHECK_STENC(stenc_field_create(host, &hmat, STENC_I32, 2, n2, n2, 1, 1));
+    CHECK_STENC(stenc_field_create(host, &hfrozen, STENC_U8, 2, n2, n2, 1, 0));
+    CHECK_STENC(stenc_field_create(host, &hv, STENC_F64, 2, n2, n2, 1, 0));
+    // materials 0 and 1, one cell in eight frozen
+    fill<double>(u, 7, -1, 1), fill<double>(hu, 7, -1, 1);
+    fill<int32_t>(mat, 8, 0, 2), fill<int32_t>(hmat, 8, 0, 2);
+    fill<uint8_t>(frozen, 9, 0, 1.14), fill<uint8_t>(hfrozen, 9, 0, 1.14);
+    CHECK_STENC(material2d(host, 0.8, 3.5, 0.05, hu, hmat, hfrozen, hv));
+    stenc_field *a2[4] = {u, mat, frozen, v};
+    for (stenc_field *f : a2)
+        CHECK_STENC(stenc_field_upload(f));
+    char size[32];
+    snprintf(size, sizeof size, "%zux%zu", n2, n2);
+    for (int i = 0; material2d_variant_name(i); i++) {
+        const char *name = material2d_variant_name(i);
+        double ms = time_ms(dev, [&] {
+            CHECK_STENC(material2d_variant(dev, name, 0.8, 3.5, 0.05, u, mat, frozen, v));
+        });
+        report("material2d", name, size, ms, (double)n2 * (double)n2, 21, copy, ms,
+               mismatches<double>(v, hv));
+    }
+    for (stenc_field *f : a2)
+        stenc_field_free(f);
+    stenc_field_free(hu), stenc_field_free(hmat), stenc_field_free(hfrozen), stenc_field_free(hv);
+
+    stenc_field *x, *mask, *zone, *y, *hx, *hmask, *hzone, *hy;
+    CHECK_STENC(stenc_field_create(dev, &x, STENC_F32, 3, n3, n3, n3, 1));
+    CHECK_STENC(stenc_field_create(dev, &mask, STENC_U8, 3, n3, n3, n3, 0));
+    CHECK_STENC(stenc_field_create(dev, &zone, STENC_I32, 1, n3, 1, 1, 0));
+    CHECK_STENC(stenc_field_create(dev, &y, STENC_F32, 3, n3, n3, n3, 0));
+    CHECK_STENC(stenc_field_create(host, &hx, STENC_F32, 3, n3, n3, n3, 1));
+    CHECK_STENC(stenc_field_create(host, &hmask, STENC_U8, 3, n3, n3, n3, 0));
+    CHECK_STENC(stenc_field_create(host, &hzone, STENC_I32, 1, n3, 1, 1, 0));
+    CHECK_STENC(stenc_field_create(host, &hy, STENC_F32, 3, n3, n3, n3, 0));
+    fill<float>(x, 10, -1, 1), fill<float>(hx, 10, -1, 1);
+    fill<uint8_t>(mask, 11, 0, 3), fill<uint8_t>(hmask, 11, 0, 3);
+    fill<int32_t>(zone, 12, -2, 2), fill<int32_t>(hzone, 12, -2, 2);
+    CHECK_STENC(masked3d(host, hx, hmask, hzone, hy));
+    stenc_field *a3[4] = {x, mask, zone, y};
+    for (stenc_field *f : a3)
+        CHECK_STENC(stenc_field_upload(f));
+    snprintf(size, sizeof size, "%zu^3", n3);
+    for (int i = 0; masked3d_variant_name(i); i++) {
+        const char *name = masked3d_variant_name(i);
+        double ms =
+            time_ms(dev, [&] { CHECK_STENC(masked3d_variant(dev, name, x, mask, zone, y)); });
+        report("masked3d", name, size, ms, (double)n3 * (double)n3 * (double)n3, 9, copy, ms,
+               mismatches<float>(y, hy));
+    }
+    for (stenc_field *f : a3)
+        stenc_field_free(f);
+    stenc_field_free(hx), stenc_field_free(hmask), stenc_field_free(hzone), stenc_field_free(hy);
+}
+
 int main(int argc, char **argv) {
     int quick = 0;
     for (int a = 1; a < argc; a++) {
@@ -233,7 +299,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
         else {
-            fprintf(stderr, "usage: bench_lower_dims [--quick] [--reps N]\n");
+            fprintf(stderr, "usage: bench_input_kinds [--quick] [--reps N]\n");
             return 2;
         }
     }
@@ -248,6 +314,7 @@ int main(int argc, char **argv) {
     printf("device=%s copy_gbs=%.0f\n", stenc_ctx_device_name(dev), copy);
     bench_stretched2d(dev, host, quick ? 1024 : 8192, copy);
     bench_planecoef3d(dev, host, quick ? 64 : 512, copy);
+    bench_int_inputs(dev, host, quick ? 1024 : 8192, quick ? 64 : 512, copy);
     printf("\n%-18s %-24s %9s %8s %10s %9s %5s\n", "kernel", "variant", "ms", "Gpts/s", "of bound",
            "vs full", "bad");
     for (const Row &r : rows)

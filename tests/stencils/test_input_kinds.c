@@ -1,9 +1,13 @@
-/* Lower-dimensional inputs (stencils/lower_dims.stencil): stretched2d, whose cell widths dx[i]
- * and dy[j] are 1-D fields, and planecoef3d, whose coefficients are a plane a[i,k] and a line
- * b[j]. Against plain loops written here, every point bit for bit (both built without
- * contraction), at odd sizes, on random data with random halos; then the launch checks of
- * such fields. With argument "gpu": every CUDA variant against the same loops (exit 77
- * without a device). */
+/* Inputs of other kinds than full arrays of the stencil's type, against plain loops written
+ * here, every point bit for bit (both built without contraction), at odd sizes, on random data
+ * with random halos, then the launch checks of their fields:
+ * - lower-dimensional inputs (stencils/lower_dims.stencil): stretched2d, whose cell widths
+ *   dx[i] and dy[j] are 1-D fields, and planecoef3d, with a plane a[i,k] and a line b[j];
+ * - integer inputs (stencils/int_inputs.stencil): material2d (an int32 material id, a uint8
+ *   frozen mask) and masked3d (a uint8 mask, an int32 zone per plane k).
+ * With argument "gpu": every CUDA variant against the same loops (exit 77 without a device). */
+#include "masked3d.h"
+#include "material2d.h"
 #include "planecoef3d.h"
 #include "stretched2d.h"
 #include "test_util.h"
@@ -17,6 +21,7 @@ static double at(const stenc_field *f, long i, long j, long k) {
     return v;
 }
 
+/* Uniform values in [lo, hi), whole numbers for an integer field. */
 static void fill(stenc_field *f, test_rng *rng, double lo, double hi) {
     stenc_field_layout l;
     stenc_field_get_layout(f, &l);
@@ -25,7 +30,10 @@ static void fill(stenc_field *f, test_rng *rng, double lo, double hi) {
     for (long k = -hk; k < (long)l.n[2] + hk; k++)
         for (long j = -hj; j < (long)l.n[1] + hj; j++)
             for (long i = -h; i < (long)l.n[0] + h; i++)
-                stenc_field_set(f, i, j, k, test_rng_uniform(rng, lo, hi));
+                stenc_field_set(f, i, j, k,
+                                l.type == STENC_I32 || l.type == STENC_U8
+                                    ? floor(test_rng_uniform(rng, lo, hi))
+                                    : test_rng_uniform(rng, lo, hi));
 }
 
 /* Compare the interior of `got` (moved to the host) with `want`, every point. */
@@ -205,6 +213,115 @@ static void test_lower_launch_checks(void **state) {
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
+static void test_material2d(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(), *host = NULL;
+    assert_int_equal(stenc_ctx_create(&host, STENC_DEVICE_CPU), STENC_OK);
+    const size_t sizes[][2] = {{41, 27}, {1, 3}, {130, 9}};
+    const double k0 = 0.8, k1 = 3.5, r = 0.05;
+    test_rng rng = test_rng_seeded(21);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t ni = sizes[s][0], nj = sizes[s][1];
+        stenc_field *u, *mat, *frozen, *v, *want;
+        assert_int_equal(stenc_field_create(ctx, &u, STENC_F64, 2, ni, nj, 1, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &mat, STENC_I32, 2, ni, nj, 1, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &frozen, STENC_U8, 2, ni, nj, 1, 0), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &v, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
+        assert_int_equal(stenc_field_create(host, &want, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
+        fill(u, &rng, -1, 1);
+        fill(mat, &rng, 0, 2);    /* materials 0 and 1 */
+        fill(frozen, &rng, 0, 4); /* 0..3: a quarter of the cells move */
+        for (long j = 0; j < (long)nj; j++)
+            for (long i = 0; i < (long)ni; i++) {
+                const double uc = at(u, i, j, 0);
+                double kc = at(mat, i, j, 0) == 1 ? k1 : k0;
+                double ke = at(mat, i + 1, j, 0) == 1 ? k1 : k0,
+                       kw = at(mat, i - 1, j, 0) == 1 ? k1 : k0;
+                double kn = at(mat, i, j + 1, 0) == 1 ? k1 : k0,
+                       ks = at(mat, i, j - 1, 0) == 1 ? k1 : k0;
+                const double flux = 2.0 * kc * ke / (kc + ke) * (at(u, i + 1, j, 0) - uc) +
+                                    2.0 * kc * kw / (kc + kw) * (at(u, i - 1, j, 0) - uc) +
+                                    2.0 * kc * kn / (kc + kn) * (at(u, i, j + 1, 0) - uc) +
+                                    2.0 * kc * ks / (kc + ks) * (at(u, i, j - 1, 0) - uc);
+                stenc_field_set(want, i, j, 0, at(frozen, i, j, 0) != 0 ? uc : uc + r * flux);
+            }
+        stenc_field *const all[4] = {u, mat, frozen, v};
+        upload(all, 4);
+        for (int vi = 0; vi < variant_count(material2d_variant_name); vi++) {
+            const char *name = on_gpu ? material2d_variant_name(vi) : NULL;
+            assert_int_equal(stenc_field_download(v), STENC_OK);
+            assert_int_equal(stenc_field_fill(v, 7.0), STENC_OK);
+            upload(&v, 1);
+            assert_int_equal(material2d_variant(ctx, name, k0, k1, r, u, mat, frozen, v), STENC_OK);
+            char what[160];
+            snprintf(what, sizeof what, "material2d %zux%zu %s", ni, nj, name ? name : "c");
+            assert_true(same_interior(v, want, what));
+        }
+        stenc_field_free(u), stenc_field_free(mat), stenc_field_free(frozen), stenc_field_free(v);
+        stenc_field_free(want);
+    }
+    stenc_ctx_destroy(host);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
+static void test_masked3d(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(), *host = NULL;
+    assert_int_equal(stenc_ctx_create(&host, STENC_DEVICE_CPU), STENC_OK);
+    const size_t sizes[][3] = {{23, 9, 7}, {65, 3, 4}, {2, 2, 2}};
+    test_rng rng = test_rng_seeded(22);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t ni = sizes[s][0], nj = sizes[s][1], nk = sizes[s][2];
+        stenc_field *x, *mask, *zone, *y, *want;
+        assert_int_equal(stenc_field_create(ctx, &x, STENC_F32, 3, ni, nj, nk, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &mask, STENC_U8, 3, ni, nj, nk, 0), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &zone, STENC_I32, 1, nk, 1, 1, 0), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &y, STENC_F32, 3, ni, nj, nk, 0), STENC_OK);
+        assert_int_equal(stenc_field_create(host, &want, STENC_F32, 3, ni, nj, nk, 0), STENC_OK);
+        fill(x, &rng, -1, 1);
+        fill(mask, &rng, 0, 3);
+        fill(zone, &rng, -2, 2);
+        for (long k = 0; k < (long)nk; k++)
+            for (long j = 0; j < (long)nj; j++)
+                for (long i = 0; i < (long)ni; i++) {
+#define X(di, dj, dk) ((float)at(x, i + (di), j + (dj), k + (dk)))
+                    const float w = 0.1f * (float)at(zone, k, 0, 0);
+                    const float v = at(mask, i, j, k) == 0
+                                        ? X(0, 0, 0)
+                                        : (1.0f - 6.0f * w) * X(0, 0, 0) +
+                                              w * (X(-1, 0, 0) + X(1, 0, 0) + X(0, -1, 0) +
+                                                   X(0, 1, 0) + X(0, 0, -1) + X(0, 0, 1));
+#undef X
+                    stenc_field_set(want, i, j, k, v);
+                }
+        stenc_field *const all[4] = {x, mask, zone, y};
+        upload(all, 4);
+        for (int vi = 0; vi < variant_count(masked3d_variant_name); vi++) {
+            const char *name = on_gpu ? masked3d_variant_name(vi) : NULL;
+            assert_int_equal(stenc_field_download(y), STENC_OK);
+            assert_int_equal(stenc_field_fill(y, 7.0), STENC_OK);
+            upload(&y, 1);
+            assert_int_equal(masked3d_variant(ctx, name, x, mask, zone, y), STENC_OK);
+            char what[160];
+            snprintf(what, sizeof what, "masked3d %zux%zux%zu %s", ni, nj, nk, name ? name : "c");
+            assert_true(same_interior(y, want, what));
+        }
+        /* A float field where the integer one belongs: refused, naming both types. */
+        stenc_field *wrong = NULL;
+        assert_int_equal(stenc_field_create(ctx, &wrong, STENC_F32, 1, nk, 1, 1, 0), STENC_OK);
+        upload(&wrong, 1);
+        assert_int_equal(masked3d(ctx, x, mask, wrong, y), STENC_ERR_SHAPE);
+        if (!strstr(stenc_last_error(), "field 'zone' holds float but input 'zone' is i32"))
+            fail_msg("message: %s", stenc_last_error());
+        assert_int_equal(masked3d(ctx, x, zone, zone, y), STENC_ERR_SHAPE); /* i32 for u8 */
+        stenc_field_free(wrong);
+        stenc_field_free(x), stenc_field_free(mask), stenc_field_free(zone), stenc_field_free(y);
+        stenc_field_free(want);
+    }
+    stenc_ctx_destroy(host);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
 int main(int argc, char **argv) {
     on_gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
     if (on_gpu && stenc_cuda_device_count() == 0) {
@@ -215,6 +332,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_stretched2d),
         cmocka_unit_test(test_planecoef3d),
         cmocka_unit_test(test_lower_launch_checks),
+        cmocka_unit_test(test_material2d),
+        cmocka_unit_test(test_masked3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
