@@ -207,6 +207,23 @@ int analyze_stencil(ast_stencil *st, ast_type type_override, km_kernel *km) {
         analyze_free(km);
         return 1;
     }
+    /* wave = (1, R_i + 1, (R_i + 1) R_j + R_i + 1), R the inouts' largest |offset| per
+     * dimension: then wave . o has the lexicographic sign of every offset o read. */
+    km->order = st->order;
+    if (km->order) {
+        int r[AST_MAX_DIMS] = {0, 0, 0};
+        for (int a = 0; a < km->narrays; a++) {
+            if (km->arrays[a].kind != KM_INOUT) continue;
+            for (int o = 0; o < km->arrays[a].noffsets; o++)
+                for (int d = 0; d < AST_MAX_DIMS; d++) {
+                    const int v = abs(km->arrays[a].offsets[o].d[d]);
+                    if (v > r[d]) r[d] = v;
+                }
+        }
+        km->wave[0] = 1;
+        km->wave[1] = km->dims > 1 ? r[0] + 1 : 0;
+        km->wave[2] = km->dims > 2 ? (r[0] + 1) * r[1] + r[0] + 1 : 0;
+    }
     /* A lower-dimensional input is one element per line (or plane) of points, which stays in
      * cache across them: it moves no bytes per point worth counting. */
     long input_bytes = 0;

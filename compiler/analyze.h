@@ -94,6 +94,12 @@ typedef struct km_kernel {
     const unsigned char *color_table;
     /* `step OUT -> IN;`: the arrays' indices, -1 without one. */
     int step_out, step_in;
+    /* `order forward|backward;`: 1 / -1, 0 without. The wavefront: point (i, j, k) lies on
+     * hyperplane t = wave[0]*i + wave[1]*j + wave[2]*k, every neighbour read of an inout
+     * before the point (lexicographically, k slowest) lies on an earlier one and every read
+     * after it on a later one, so the points of one hyperplane are independent. */
+    int order;
+    int wave[AST_MAX_DIMS];
 
     long flops;       /* flops per point, as defined above */
     long bytes;       /* bytes per point, as defined above */

@@ -338,6 +338,10 @@ typedef struct ast_stencil {
     const char *step_out, *step_in;
     ast_loc step_out_loc, step_in_loc;
     const ast_decl *step_out_decl, *step_in_decl;
+    /* `order forward;` (1) or `order backward;` (-1): an in-place sweep in lexicographic
+     * order (k slowest); 0 without one. */
+    int order;
+    ast_loc order_loc;
 } ast_stencil;
 
 typedef struct ast_arena ast_arena;

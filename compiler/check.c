@@ -957,10 +957,40 @@ static int body_depth(const ast_block *b) {
     return depth;
 }
 
+/* `order forward|backward;`: an in-place sweep in lexicographic order; its neighbour reads of
+ * inouts are its dependences. Not with a colour (a sweep is ordered or coloured), a reduction
+ * (the parallel wavefront would add in another order than the loop) or steps. */
+static int check_order(checker *c, int reduces) {
+    ast_stencil *st = c->st;
+    if (!st->order) return 0;
+    if (st->color)
+        diag_error(c->d, st->order_loc,
+                   "'order' in a coloured stencil: a sweep is either ordered (every point, in "
+                   "lexicographic order) or coloured (one colour per launch)");
+    if (c->ninouts == 0)
+        diag_error(c->d, st->order_loc,
+                   "'order' in stencil '%s', which has no inout: an ordered sweep updates an "
+                   "inout in place",
+                   st->name);
+    if (reduces)
+        diag_error(c->d, st->order_loc,
+                   "'order' with 'reduce' is not supported: the parallel sweep would add the "
+                   "values in another order than the loop");
+    if (st->step_out)
+        diag_error(c->d, st->order_loc,
+                   "'order' with 'step' is not supported: launch the sweeps "
+                   "yourself");
+    return 1;
+}
+
 /* The colouring, and every neighbour read of an inout array against it. */
 static void check_colors(checker *c, ast_arena *arena) {
     ast_stencil *st = c->st;
     char off[64];
+    int reduces = 0;
+    for (int n = 0; n < st->body.nstmts; n++)
+        reduces += st->body.stmts[n]->kind == AST_STMT_REDUCE;
+    if (check_order(c, reduces)) return; /* its neighbour reads are its dependences */
     if (st->color) {
         if (st->dims < 1) return; /* reported */
         if (!color_analyze(st, st->color->u.color.expr, arena, c->d)) return;
@@ -986,8 +1016,8 @@ static void check_colors(checker *c, ast_arena *arena) {
         const inout_read *r = &c->inout_reads[n];
         format_offset(off, sizeof off, r->offset, st->dims > 0 ? st->dims : AST_MAX_DIMS);
         diag_error(c->d, r->loc,
-                   "inout '%s' is read at offset %s, but stencil '%s' has no 'color': without "
-                   "one an inout can only be read at the centre",
+                   "inout '%s' is read at offset %s, but stencil '%s' has no 'color' and no "
+                   "'order': without one an inout can only be read at the centre",
                    r->decl->name, off, st->name);
     }
 }

@@ -812,6 +812,10 @@ static void set_signatures(emitter *e, tmpl_value *d) {
 
     /* `step OUT -> IN;`: the stepping launcher's parameters (the launcher's, IN not const,
      * then nsteps and the boundary conditions of IN's halo) and its call of the launcher. */
+    tmpl_set_bool(d, "ordered", km->order != 0);
+    tmpl_set_fmt(d, "order_forward", "%d", km->order > 0);
+    tmpl_set_fmt(d, "wave_j", "%d", km->wave[1]);
+    tmpl_set_fmt(d, "wave_k", "%d", km->wave[2]);
     tmpl_set_bool(d, "steps", km->step_in >= 0);
     if (km->step_in >= 0) {
         char **sp = xcalloc((size_t)n + 4, sizeof *sp), **sc = xcalloc((size_t)n + 2, sizeof *sc);

@@ -89,6 +89,31 @@ void info_print_kernel(FILE *out, const km_kernel *km) {
         }
         fputc('\n', out);
     }
+    if (km->order) {
+        /* The dependences: each neighbour read o of an inout, from the point it reads to the
+         * point computed (updated values before the point, old ones after it). */
+        fprintf(out, "  order %s: dependences", km->order > 0 ? "forward" : "backward");
+        for (int a = 0; a < km->narrays; a++) {
+            const km_array *arr = &km->arrays[a];
+            if (arr->kind != KM_INOUT) continue;
+            for (int o = 0; o < arr->noffsets; o++) {
+                const km_offset *off = &arr->offsets[o];
+                if (!off->d[0] && !off->d[1] && !off->d[2]) continue;
+                int after = 0; /* lexicographically after the centre, k slowest */
+                for (int d = km->dims - 1; d >= 0 && !after; d--)
+                    if (off->d[d]) after = (off->d[d] > 0) == (km->order > 0) ? 1 : -1;
+                fprintf(out, " %s", arr->name);
+                print_offset(out, off, km->dims, 0);
+                fprintf(out, "%s", after > 0 ? "(old)" : "(new)");
+            }
+        }
+        fprintf(out, "\n  wavefront: hyperplanes t =");
+        static const char *const idx[3] = {"i", "j", "k"};
+        for (int d = 0; d < km->dims && d < AST_MAX_DIMS; d++)
+            fprintf(out, "%s%s%d*%s", d ? " +" : "", d ? " " : " ", km->wave[d], idx[d]);
+        fprintf(out, ", %s; the points of one are computed in parallel\n",
+                km->order > 0 ? "increasing" : "decreasing");
+    }
     if (km->step_in >= 0)
         fprintf(out, "  steps: %s -> %s (%s_steps)\n", km->arrays[km->step_out].name,
                 km->arrays[km->step_in].name, km->name);

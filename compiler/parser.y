@@ -80,6 +80,8 @@ static void note_depth(parse_state *ps, int depth, ast_loc loc);
 static void add_func(parse_state *ps, char *name, ast_loc loc, parse_list *params,
                      ast_expr *body);
 static void set_step(parse_state *ps, char *out, ast_loc out_loc, char *in, ast_loc in_loc);
+static void set_order(parse_state *ps, const char *word, ast_loc word_loc, const char *how,
+                      ast_loc how_loc);
 }
 
 %union {
@@ -177,6 +179,7 @@ item
           add_stmt(ps, s);
       }
     | STEP IDENT ARROW IDENT ';' { set_step(ps, $2, @2, $4, @4); }
+    | IDENT IDENT ';'        { set_order(ps, $1, @1, $2, @2); }
     | stmt                   { add_stmt(ps, $1); }
     ;
 
@@ -666,6 +669,39 @@ static void set_type(parse_state *ps, const char *name, ast_loc loc) {
         diag_error(ps->d, loc, "unknown type '%s': the type is 'float' or 'double'", name);
         st->type = AST_TYPE_NONE;
     }
+}
+
+/* `order forward;` / `order backward;`: a word that is not a keyword, so that `order` stays
+ * free as a name. */
+static void set_order(parse_state *ps, const char *word, ast_loc word_loc, const char *how,
+                      ast_loc how_loc) {
+    ast_stencil *st = current(ps);
+    if (strcmp(word, "order") != 0) {
+        /* `inpt u;`: a misspelt keyword, most likely */
+        static const char *const words[] = {"dims",  "type",  "scalar", "input", "output",
+                                            "inout", "color", "reduce", "step",  "order"};
+        const char *close = diag_closest(word, words, (int)(sizeof words / sizeof words[0]));
+        if (close && strcmp(close, "order") != 0)
+            diag_error(ps->d, word_loc, "unknown keyword '%s'; did you mean '%s'?", word, close);
+        else
+            diag_error(ps->d, word_loc,
+                       "'%.40s %.40s;' is no declaration or statement (did you mean 'order "
+                       "forward;'?)",
+                       word, how);
+        return;
+    }
+    if (st->order) {
+        diag_error(ps->d, word_loc, "'order' is declared twice in stencil '%s' (first at %d:%d)",
+                   st->name, st->order_loc.first_line, st->order_loc.first_col);
+        return;
+    }
+    st->order_loc = word_loc;
+    if (strcmp(how, "forward") == 0)
+        st->order = 1;
+    else if (strcmp(how, "backward") == 0)
+        st->order = -1;
+    else
+        diag_error(ps->d, how_loc, "unknown order '%.40s': 'forward' or 'backward'", how);
 }
 
 /* `input int32 a, b;`: the element type of every input the statement declares. */

@@ -229,6 +229,24 @@ stenc_status stenc_launch_steps_check(const stenc_launch_desc *desc,
     return STENC_OK;
 }
 
+stenc_status stenc_launch_ordered_check(const stenc_launch_desc *desc,
+                                        const stenc_field *const fields[],
+                                        const stenc_launch_shape *shape) {
+    STENC_REQUIRE(desc && fields && shape, "stenc_launch_ordered_check: NULL argument");
+    if (distributed_field(desc, fields))
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                           "%s: an ordered sweep (order forward|backward) on fields distributed "
+                           "over MPI ranks is not supported: each part would need its "
+                           "neighbours' updated values first",
+                           desc->name);
+    if (shape->location == STENC_ON_DEVICE)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                           "%s: an ordered sweep (order forward|backward) runs on the host only; "
+                           "the CUDA wavefront is not built (download the fields)",
+                           desc->name);
+    return STENC_OK;
+}
+
 stenc_status stenc_launch_reduce_prepare(const stenc_launch_desc *desc, stenc_ctx *ctx,
                                          const stenc_field *const fields[],
                                          const stenc_launch_shape *shape, int nreduces,

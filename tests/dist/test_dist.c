@@ -15,6 +15,7 @@
 #include "jacobi2d.h"
 #include "dot3d.h"
 #include "residual_norm.h"
+#include "seidel2d.h"
 #include "stretched2d.h"
 #include "stenc/dist.h"
 #include "stenc/io.h"
@@ -1288,6 +1289,8 @@ static void test_bad_input_agrees(void **state) {
         stenc_field_fill(v2, 42.0);
         check_status_all(stretched2d(ctx, 0.1, 0.1, u2, dx, dy, v2), STENC_ERR_UNSUPPORTED,
                          "lower-dimensional input on distributed fields");
+        /* An ordered sweep on a distributed field: refused everywhere. */
+        check_status_all(seidel2d(ctx, v2), STENC_ERR_UNSUPPORTED, "ordered sweep, distributed");
         double w2 = 0;
         stenc_field_get(v2, 0, 0, 0, &w2);
         check_all(w2 == 42.0, "nothing written");

@@ -117,6 +117,12 @@ stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *
 stenc_status stenc_launch_steps_check(const stenc_launch_desc *desc,
                                       const stenc_field *const fields[]);
 
+/* For an ordered sweep (`order forward|backward;`): STENC_ERR_UNSUPPORTED on distributed fields
+ * and on the device (the sweep runs on the host). */
+stenc_status stenc_launch_ordered_check(const stenc_launch_desc *desc,
+                                        const stenc_field *const fields[],
+                                        const stenc_launch_shape *shape);
+
 stenc_status stenc_launch_reduce_prepare(const stenc_launch_desc *desc, stenc_ctx *ctx,
                                          const stenc_field *const fields[],
                                          const stenc_launch_shape *shape, int nreduces,

@@ -1,0 +1,160 @@
+/* Ordered sweeps (stencils/ordered.stencil) against the sequential loop nest written here
+ * (PolyBench's seidel-2d; a backward Gauss-Seidel sweep in 3-D), every point bit for bit
+ * (both built without contraction), at odd sizes, on random data with random halos, several
+ * sweeps: with one OpenMP thread (the generated loop) and with several (the wavefront). And
+ * what an ordered sweep refuses: the device (not built there). */
+#include <omp.h>
+
+#include "gs7_backward.h"
+#include "seidel2d.h"
+#include "test_util.h"
+
+static double at(const stenc_field *f, long i, long j, long k) {
+    double v = 0;
+    stenc_field_get(f, i, j, k, &v);
+    return v;
+}
+
+static void fill(stenc_field *f, test_rng *rng) {
+    stenc_field_layout l;
+    stenc_field_get_layout(f, &l);
+    const long h = l.halo, hj = l.dims > 1 ? h : 0, hk = l.dims > 2 ? h : 0;
+    for (long k = -hk; k < (long)l.n[2] + hk; k++)
+        for (long j = -hj; j < (long)l.n[1] + hj; j++)
+            for (long i = -h; i < (long)l.n[0] + h; i++)
+                stenc_field_set(f, i, j, k, test_rng_uniform(rng, -1, 1));
+}
+
+/* Every point, halo included (the sweep must not write it), bitwise. */
+static int same(const stenc_field *got, const stenc_field *want, const char *what) {
+    stenc_field_layout l;
+    stenc_field_get_layout(want, &l);
+    const long h = l.halo, hj = l.dims > 1 ? h : 0, hk = l.dims > 2 ? h : 0;
+    for (long k = -hk; k < (long)l.n[2] + hk; k++)
+        for (long j = -hj; j < (long)l.n[1] + hj; j++)
+            for (long i = -h; i < (long)l.n[0] + h; i++) {
+                const double a = at(got, i, j, k), b = at(want, i, j, k);
+                if (memcmp(&a, &b, sizeof a) != 0) {
+                    print_error("%s: (%ld,%ld,%ld) generated %.17g, loop %.17g\n", what, i, j, k, a,
+                                b);
+                    return 0;
+                }
+            }
+    return 1;
+}
+
+static const int thread_counts[] = {1, 2, 3};
+
+static void test_seidel2d(void **state) {
+    (void)state;
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_CPU), STENC_OK);
+    const size_t sizes[][2] = {{37, 23}, {1, 9}, {8, 1}, {101, 64}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
+            const long ni = (long)sizes[s][0], nj = (long)sizes[s][1];
+            stenc_field *a, *want;
+            assert_int_equal(
+                stenc_field_create(ctx, &a, STENC_F64, 2, (size_t)ni, (size_t)nj, 1, 1), STENC_OK);
+            assert_int_equal(
+                stenc_field_create(ctx, &want, STENC_F64, 2, (size_t)ni, (size_t)nj, 1, 1),
+                STENC_OK);
+            test_rng r1 = test_rng_seeded(30 + s), r2 = r1;
+            fill(a, &r1);
+            fill(want, &r2);
+            for (int sweep = 0; sweep < 3; sweep++) {
+                /* PolyBench seidel-2d, its row index j slowest */
+                for (long j = 0; j < nj; j++)
+                    for (long i = 0; i < ni; i++)
+                        stenc_field_set(want, i, j, 0,
+                                        (at(want, i - 1, j - 1, 0) + at(want, i, j - 1, 0) +
+                                         at(want, i + 1, j - 1, 0) + at(want, i - 1, j, 0) +
+                                         at(want, i, j, 0) + at(want, i + 1, j, 0) +
+                                         at(want, i - 1, j + 1, 0) + at(want, i, j + 1, 0) +
+                                         at(want, i + 1, j + 1, 0)) /
+                                            9.0);
+                omp_set_num_threads(thread_counts[t]);
+                assert_int_equal(seidel2d(ctx, a), STENC_OK);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "seidel2d %ldx%ld, %d thread(s)", ni, nj, thread_counts[t]);
+            assert_true(same(a, want, what));
+            stenc_field_free(a);
+            stenc_field_free(want);
+        }
+    stenc_ctx_destroy(ctx);
+}
+
+static void test_gs7_backward(void **state) {
+    (void)state;
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_CPU), STENC_OK);
+    const size_t sizes[][3] = {{13, 7, 9}, {1, 1, 5}, {33, 4, 3}};
+    const double h2 = 0.01;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
+            const long ni = (long)sizes[s][0], nj = (long)sizes[s][1], nk = (long)sizes[s][2];
+            stenc_field *u, *f, *want;
+            assert_int_equal(
+                stenc_field_create(ctx, &u, STENC_F32, 3, (size_t)ni, (size_t)nj, (size_t)nk, 1),
+                STENC_OK);
+            assert_int_equal(
+                stenc_field_create(ctx, &want, STENC_F32, 3, (size_t)ni, (size_t)nj, (size_t)nk, 1),
+                STENC_OK);
+            assert_int_equal(
+                stenc_field_create(ctx, &f, STENC_F32, 3, (size_t)ni, (size_t)nj, (size_t)nk, 0),
+                STENC_OK);
+            test_rng r1 = test_rng_seeded(40 + s), r2 = r1;
+            fill(u, &r1);
+            fill(want, &r2);
+            fill(f, &r1);
+            for (int sweep = 0; sweep < 2; sweep++) {
+                for (long k = nk - 1; k >= 0; k--) /* backward: k, j, i descending */
+                    for (long j = nj - 1; j >= 0; j--)
+                        for (long i = ni - 1; i >= 0; i--) {
+#define W(di, dj, dk) ((float)at(want, i + (di), j + (dj), k + (dk)))
+                            const float v =
+                                ((float)h2 * (float)at(f, i, j, k) + W(-1, 0, 0) + W(1, 0, 0) +
+                                 W(0, -1, 0) + W(0, 1, 0) + W(0, 0, -1) + W(0, 0, 1)) /
+                                6.0f;
+#undef W
+                            stenc_field_set(want, i, j, k, v);
+                        }
+                omp_set_num_threads(thread_counts[t]);
+                assert_int_equal(gs7_backward(ctx, h2, f, u), STENC_OK);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "gs7_backward %ldx%ldx%ld, %d thread(s)", ni, nj, nk,
+                     thread_counts[t]);
+            assert_true(same(u, want, what));
+            stenc_field_free(u), stenc_field_free(f), stenc_field_free(want);
+        }
+    stenc_ctx_destroy(ctx);
+}
+
+/* On the device an ordered sweep is refused, naming why; nothing is written. */
+static void test_ordered_refused_on_device(void **state) {
+    (void)state;
+    if (stenc_cuda_device_count() == 0) skip();
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA), STENC_OK);
+    stenc_field *a;
+    assert_int_equal(stenc_field_create(ctx, &a, STENC_F64, 2, 9, 7, 1, 1), STENC_OK);
+    assert_int_equal(stenc_field_fill(a, 2.0), STENC_OK);
+    assert_int_equal(stenc_field_upload(a), STENC_OK);
+    assert_int_equal(seidel2d(ctx, a), STENC_ERR_UNSUPPORTED);
+    assert_non_null(strstr(stenc_last_error(), "runs on the host only"));
+    assert_int_equal(stenc_field_download(a), STENC_OK);
+    assert_true(at(a, 3, 3, 0) == 2.0);
+    stenc_field_free(a);
+    stenc_ctx_destroy(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seidel2d),
+        cmocka_unit_test(test_gs7_backward),
+        cmocka_unit_test(test_ordered_refused_on_device),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
