@@ -13,7 +13,7 @@
  * that many resident blocks per SM (__launch_bounds__), capping registers to raise occupancy
  * (suffix _o<minb> in the name). */
 typedef struct cuda_variant {
-    char strategy; /* 'd' direct, 's' stream */
+    char strategy; /* 'd' direct, 's' stream, 'w' sweep, 'f' wavefront (ordered sweeps) */
     int v, k, bx, by;
     int minb; /* 0: no minimum */
 } cuda_variant;
@@ -509,7 +509,14 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     /* The variants that fit the device: those whose shared memory stays within the static
      * limit (the stream kernel's planes, the sweep's per-thread partials). Direct variants and
      * sweeps without reductions use none, so every stencil keeps at least one. */
-    cuda_policy pol = choose_policy(km);
+    /* An ordered sweep: the wavefront in the kernels' frame, and its one variant. */
+    tmpl_set_fmt(d, "cu_wave_mid", "%d", km->dims == 3 ? km->wave[1] : 0);
+    tmpl_set_fmt(d, "cu_wave_out", "%d",
+                 km->dims == 3   ? km->wave[2]
+                 : km->dims == 2 ? km->wave[1]
+                                 : 0);
+    static const cuda_variant wave_variant = {'f', 1, 1, 256, 1, 0};
+    cuda_policy pol = km->order ? (cuda_policy){&wave_variant, 1} : choose_policy(km);
     const cuda_variant **fitting = xmalloc((size_t)(pol.count + 1) * sizeof *fitting);
     int nfit = 0;
     for (int v = 0; v < pol.count; v++)
@@ -532,6 +539,8 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
             tmpl_buf_printf(&name, "direct_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
         else if (cv->strategy == 'w')
             tmpl_buf_printf(&name, "sweep_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
+        else if (cv->strategy == 'f')
+            tmpl_buf_printf(&name, "wavefront_%d", cv->bx);
         else
             tmpl_buf_printf(&name, "stream_%dx%d_k%d", cv->bx, cv->by, cv->k);
         if (minb > 1) tmpl_buf_printf(&name, "_o%d", minb);
@@ -540,6 +549,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         tmpl_set_fmt(vv, "fn", "%s<%d, %d, %d, %d, %d>",
                      cv->strategy == 'd'   ? "stenc_run_direct"
                      : cv->strategy == 'w' ? "stenc_run_sweep"
+                     : cv->strategy == 'f' ? "stenc_run_wave"
                                            : "stenc_run_stream",
                      cv->v, cv->k, cv->bx, cv->by, minb);
     }

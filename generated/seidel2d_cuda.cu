@@ -62,67 +62,39 @@ template <int NP> __device__ __forceinline__ int stenc_slot(int plane) {
     return ((plane % NP) + NP) % NP;
 }
 
-/* The sweep kernel (colours, inouts, reductions; docs/cuda.md). The points of one colour are
- * the union of lattices, one per cell of the period box (1 x 1 x 1 in the
- * (i, mid, outer) frame) that has the colour: cell r covers r + P * (a, b, c). A thread
- * computes V lattice points along i (BX apart) and K along the outer dimension; blockIdx.z
- * runs over (outer chunk, cell) with the cells of one chunk adjacent, so that rows read by
- * several cells are read close together in time. Only points of the colour are visited. */
-#define STENC_P0 1
-#define STENC_P1 1
-#define STENC_P2 1
-#define STENC_NCOLORS 1
-#define STENC_NREDUCES 1
-/* The cells of each colour: stenc_cells[stenc_cell_start[c] .. stenc_cell_start[c + 1]). */
-__constant__ int stenc_cells[1][3] = {
-    /* colour 0 */ {0, 0, 0}, 
-};
-const int stenc_cell_start[STENC_NCOLORS + 1] = { 0, 1 };
-
-struct stenc_sweep_args {
-    int first, ncells; /* the colour's cells in stenc_cells */
-    int m[3];          /* lattice points per dimension, at most: ceil(n / P) */
-    int nz;            /* (outer chunks) x ncells */
-    stenc_acc *parts;  /* per block, STENC_NREDUCES partial reductions */
-    double *terms;     /* distributed launches: each point's sum terms (else NULL) */
-};
-
+/* An ordered sweep (order forward|backward): the kernel model's hyperplanes in the kernels'
+ * frame, t = i + STENC_W_MID * mid + STENC_W_OUT * outer, one launch each, in order; a thread
+ * per (mid, outer) pair of outer planes stenc_olo.., whose point of the hyperplane it computes
+ * if the plane holds one. Stream order makes each launch see the hyperplanes before it, so the
+ * result is the sequential loop's, bit for bit. */
+#define STENC_W_MID 0
+#define STENC_W_OUT 2
+#define STENC_FORWARD 1
 template <int V, int K, int BX, int BY, int MINB>
 __global__ void __launch_bounds__(BX * BY, MINB)
-    seidel2d_sweep(const stenc_args stenc_a, const stenc_sweep_args stenc_w) {
-    const int stenc_b = (int)blockIdx.y * BY + (int)threadIdx.y;
-    const int stenc_a0 = (int)blockIdx.x * (V * BX) + (int)threadIdx.x;
-    for (int stenc_z = (int)blockIdx.z; stenc_z < stenc_w.nz; stenc_z += (int)gridDim.z) {
-        const int stenc_cell = stenc_w.first + stenc_z % stenc_w.ncells;
-        const int stenc_c0 = stenc_z / stenc_w.ncells * K;
-        const int stenc_m = stenc_cells[stenc_cell][1] + STENC_P1 * stenc_b;
-        if (stenc_m >= stenc_a.n[1]) continue;
-#pragma unroll
-        for (int stenc_kk = 0; stenc_kk < K; stenc_kk++) {
-            const int stenc_o = stenc_cells[stenc_cell][2] + STENC_P2 * (stenc_c0 + stenc_kk);
-            if (stenc_o >= stenc_a.n[2]) break;
-#pragma unroll
-            for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                const int stenc_i = stenc_cells[stenc_cell][0] + STENC_P0 * (stenc_a0 + stenc_e * BX);
-                if (stenc_i >= stenc_a.n[0]) break;
-                const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
-                                                (ptrdiff_t)stenc_o * stenc_a.sk[0];
-                const stenc_T a_m1_m1_ = *(stenc_a.f[0] + stenc_q0 - 1 - stenc_a.sk[0]);
-                const stenc_T a_0_m1_ = *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
-                const stenc_T a_p1_m1_ = *(stenc_a.f[0] + stenc_q0 + 1 - stenc_a.sk[0]);
-                const stenc_T a_m1_0_ = *(stenc_a.f[0] + stenc_q0 - 1);
-                const stenc_T a_p1_0_ = *(stenc_a.f[0] + stenc_q0 + 1);
-                const stenc_T a_m1_p1_ = *(stenc_a.f[0] + stenc_q0 - 1 + stenc_a.sk[0]);
-                const stenc_T a_0_p1_ = *(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
-                const stenc_T a_p1_p1_ = *(stenc_a.f[0] + stenc_q0 + 1 + stenc_a.sk[0]);
-                stenc_T a_ = stenc_a.f[0][stenc_q0];
-                #line 12 "stencils/ordered.stencil"
-                a_ = (a_m1_m1_ + a_0_m1_ + a_p1_m1_ + a_m1_0_ + a_ + a_p1_0_ + a_m1_p1_ + a_0_p1_ + a_p1_p1_) / 9.0;
-#line 122 "seidel2d_cuda.cu"
-                stenc_a.f[0][stenc_q0] = a_;
-            }
-        }
-    }
+    seidel2d_wave(const stenc_args stenc_a, const long stenc_t, const int stenc_olo) {
+    const long stenc_x = (long)blockIdx.x * BX + threadIdx.x;
+    const int stenc_m = (int)(stenc_x % stenc_a.n[1]);
+    const int stenc_o = stenc_olo + (int)(stenc_x / stenc_a.n[1]);
+    if (stenc_o >= stenc_a.n[2]) return;
+    const long stenc_ii = stenc_t - (long)STENC_W_MID * stenc_m - (long)STENC_W_OUT * stenc_o;
+    if (stenc_ii < 0 || stenc_ii >= stenc_a.n[0]) return;
+    const int stenc_i = (int)stenc_ii;
+    const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
+                                    (ptrdiff_t)stenc_o * stenc_a.sk[0];
+    const stenc_T a_m1_m1_ = *(stenc_a.f[0] + stenc_q0 - 1 - stenc_a.sk[0]);
+    const stenc_T a_0_m1_ = *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+    const stenc_T a_p1_m1_ = *(stenc_a.f[0] + stenc_q0 + 1 - stenc_a.sk[0]);
+    const stenc_T a_m1_0_ = *(stenc_a.f[0] + stenc_q0 - 1);
+    const stenc_T a_p1_0_ = *(stenc_a.f[0] + stenc_q0 + 1);
+    const stenc_T a_m1_p1_ = *(stenc_a.f[0] + stenc_q0 - 1 + stenc_a.sk[0]);
+    const stenc_T a_0_p1_ = *(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+    const stenc_T a_p1_p1_ = *(stenc_a.f[0] + stenc_q0 + 1 + stenc_a.sk[0]);
+    stenc_T a_ = stenc_a.f[0][stenc_q0];
+    #line 12 "stencils/ordered.stencil"
+    a_ = (a_m1_m1_ + a_0_m1_ + a_p1_m1_ + a_m1_0_ + a_ + a_p1_0_ + a_m1_p1_ + a_0_p1_ + a_p1_p1_) / 9.0;
+#line 97 "seidel2d_cuda.cu"
+    stenc_a.f[0][stenc_q0] = a_;
 }
 
 /* Launch-configuration errors, reported the way the library does (stenc_last_error()). */
@@ -137,8 +109,6 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                                    cudaGetErrorName(stenc_err_));                                \
     } while (0)
 
-/* Largest grid extents in y and z (x is larger than any interior). */
-const long STENC_GRID_YZ_MAX = 65535;
 
 /* Fill the kernel's arguments; 0 when the interior is empty (nothing to launch). */
 static int stenc_make_args(const stenc_launch_shape *shape, const stenc_launch_field *f,
@@ -157,14 +127,6 @@ static int stenc_make_args(const stenc_launch_shape *shape, const stenc_launch_f
     return a->n[0] > 0 && a->n[1] > 0 && a->n[2] > 0;
 }
 
-static stenc_status stenc_check_grid(long y, const char *what) {
-    if (y > STENC_GRID_YZ_MAX)
-        return stenc_set_error(STENC_ERR_SHAPE, __FILE__, __LINE__,
-                               "seidel2d: the %s kernel needs %ld blocks along the middle "
-                               "dimension (at most %ld)",
-                               what, y, STENC_GRID_YZ_MAX);
-    return STENC_OK;
-}
 
 /* CUDA calls of the sweep's launcher, reported the way the library does. */
 #define STENC_GENERATED_CUDA_TRY(call)                                                           \
@@ -177,45 +139,35 @@ static stenc_status stenc_check_grid(long y, const char *what) {
     } while (0)
 
 template <int V, int K, int BX, int BY, int MINB>
-stenc_status stenc_run_sweep(stenc_ctx *ctx, const stenc_launch_shape *shape,
-                             const stenc_launch_field *f, const double *scalars,
-                             const stenc_launch_op *op) {
+stenc_status stenc_run_wave(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                            const stenc_launch_field *f, const double *scalars,
+                            const stenc_launch_op *) {
     stenc_args a;
-    const int nonempty = stenc_make_args(shape, f, scalars, 1, &a);
-    const int color = op->color;
-    if (color < 0 || color >= STENC_NCOLORS)
-        return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
-                               "seidel2d: color %d is out of range", color);
-    stenc_sweep_args w;
-    w.first = stenc_cell_start[color];
-    w.ncells = stenc_cell_start[color + 1] - w.first;
-    w.m[0] = (a.n[0] + STENC_P0 - 1) / STENC_P0;
-    w.m[1] = (a.n[1] + STENC_P1 - 1) / STENC_P1;
-    w.m[2] = (a.n[2] + STENC_P2 - 1) / STENC_P2;
-    const long gx = ((long)w.m[0] + V * BX - 1) / (V * BX), gy = ((long)w.m[1] + BY - 1) / BY;
-    const long nz = (long)w.ncells * (((long)w.m[2] + K - 1) / K);
-    w.nz = (int)nz;
-    w.parts = NULL;
-    w.terms = op->terms;
-    long gz = nz < STENC_GRID_YZ_MAX ? nz : STENC_GRID_YZ_MAX;
-    const size_t nblocks = nonempty ? (size_t)gx * (size_t)gy * (size_t)gz : 0;
-    stenc_status st = stenc_check_grid(gy, "sweep");
-    if (st != STENC_OK) return st;
+    if (!stenc_make_args(shape, f, scalars, 1, &a)) return STENC_OK;
     cudaStream_t stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
-    if (nblocks > 0) {
-        seidel2d_sweep<V, K, BX, BY, MINB>
-            <<<dim3((unsigned)gx, (unsigned)gy, (unsigned)gz), dim3(BX, BY), 0, stream>>>(a, w);
-        STENC_GENERATED_CHECK_LAUNCH("sweep", V, K, BX, BY);
+    const long n0 = a.n[0], n1 = a.n[1], n2 = a.n[2];
+    const long tmax = (n0 - 1) + (long)STENC_W_MID * (n1 - 1) + (long)STENC_W_OUT * (n2 - 1);
+    for (long stenc_s = 0; stenc_s <= tmax; stenc_s++) {
+        const long t = STENC_FORWARD ? stenc_s : tmax - stenc_s;
+        /* the outer planes holding a point of hyperplane t */
+        long olo = 0, ohi = n2 - 1;
+        if (STENC_W_OUT > 0) {
+            const long below = t - (n0 - 1) - (long)STENC_W_MID * (n1 - 1);
+            if (below > 0) olo = (below + STENC_W_OUT - 1) / STENC_W_OUT;
+            if (t / STENC_W_OUT < ohi) ohi = t / STENC_W_OUT;
+        }
+        if (olo > ohi) continue;
+        const long threads = (ohi - olo + 1) * n1;
+        seidel2d_wave<V, K, BX, BY, MINB>
+            <<<(unsigned)((threads + BX - 1) / BX), BX, 0, stream>>>(a, t, (int)olo);
+        STENC_GENERATED_CHECK_LAUNCH("wave", V, K, BX, BY);
     }
     return STENC_OK;
 }
 
 /* The variants, by name; the first is the default. */
-const stenc_launch_variant stenc_variant_list[4] = {
-    {"sweep_v1_k4_128x1", stenc_run_sweep<1, 4, 128, 1, 1>},
-    {"sweep_v2_k4_128x1", stenc_run_sweep<2, 4, 128, 1, 1>},
-    {"sweep_v1_k8_256x1", stenc_run_sweep<1, 8, 256, 1, 1>},
-    {"sweep_v4_k2_64x1", stenc_run_sweep<4, 2, 64, 1, 1>},
+const stenc_launch_variant stenc_variant_list[1] = {
+    {"wavefront_256", stenc_run_wave<1, 1, 256, 1, 1>},
 };
 
 } // namespace
@@ -223,5 +175,5 @@ const stenc_launch_variant stenc_variant_list[4] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants seidel2d_cuda_variants = {
-    "seidel2d", STENC_F64, 4, stenc_variant_list, STENC_VARIANTS_FIXED, "2a2f4461ea47132e",
+    "seidel2d", STENC_F64, 1, stenc_variant_list, STENC_VARIANTS_FIXED, "2c2bec64783682d3",
 };

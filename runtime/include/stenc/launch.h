@@ -118,7 +118,7 @@ stenc_status stenc_launch_steps_check(const stenc_launch_desc *desc,
                                       const stenc_field *const fields[]);
 
 /* For an ordered sweep (`order forward|backward;`): STENC_ERR_UNSUPPORTED on distributed fields
- * and on the device (the sweep runs on the host). */
+ * (each part would need its neighbours' updated values first). */
 stenc_status stenc_launch_ordered_check(const stenc_launch_desc *desc,
                                         const stenc_field *const fields[],
                                         const stenc_launch_shape *shape);
