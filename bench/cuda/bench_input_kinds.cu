@@ -23,62 +23,28 @@
 #include "material2d.h"
 #include "planecoef3d.h"
 #include "planecoef3d_full.h"
+#include "bench_util.h"
 #include "stenc/stenc.h"
 #include "stretched2d.h"
 #include "stretched2d_full.h"
 
-#define CHECK_STENC(call)                                                                          \
-    do {                                                                                           \
-        if ((call) != STENC_OK) {                                                                  \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, stenc_last_error());     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CHECK_CUDA(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
 static int reps = 20;
 
-// Median ms of one launch on ctx's stream, after a warm-up.
+// Median ms of one launch on ctx's stream, after a warm-up (bench_util.h).
 template <class F> static double time_ms(stenc_ctx *ctx, F launch) {
-    cudaStream_t s = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
-    cudaEvent_t e0, e1;
-    CHECK_CUDA(cudaEventCreate(&e0));
-    CHECK_CUDA(cudaEventCreate(&e1));
-    launch();
-    CHECK_CUDA(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int r = 0; r < reps; r++) {
-        CHECK_CUDA(cudaEventRecord(e0, s));
-        launch();
-        CHECK_CUDA(cudaEventRecord(e1, s));
-        CHECK_CUDA(cudaEventSynchronize(e1));
-        float ms;
-        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-        t.push_back(ms);
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return bench_median_ms((cudaStream_t)stenc_ctx_cuda_stream(ctx), launch, reps);
 }
 
 static double copy_gbs(stenc_ctx *ctx, size_t bytes) {
     void *a, *b;
-    CHECK_CUDA(cudaMalloc(&a, bytes));
-    CHECK_CUDA(cudaMalloc(&b, bytes));
-    CHECK_CUDA(cudaMemset(a, 1, bytes));
+    BENCH_CUDA_CHECK(cudaMalloc(&a, bytes));
+    BENCH_CUDA_CHECK(cudaMalloc(&b, bytes));
+    BENCH_CUDA_CHECK(cudaMemset(a, 1, bytes));
     cudaStream_t s = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
     double ms = time_ms(
-        ctx, [&] { CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s)); });
-    CHECK_CUDA(cudaFree(a));
-    CHECK_CUDA(cudaFree(b));
+        ctx, [&] { BENCH_CUDA_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s)); });
+    BENCH_CUDA_CHECK(cudaFree(a));
+    BENCH_CUDA_CHECK(cudaFree(b));
     return 2.0 * (double)bytes / ms * 1e-6;
 }
 
@@ -86,7 +52,7 @@ static double copy_gbs(stenc_ctx *ctx, size_t bytes) {
 // written through its layout (millions of points).
 template <class T> static void fill(stenc_field *f, unsigned seed, double lo, double hi) {
     stenc_field_layout l;
-    CHECK_STENC(stenc_field_get_layout(f, &l));
+    BENCH_STENC_CHECK(stenc_field_get_layout(f, &l));
     T *base = (T *)stenc_field_host_origin(f) - l.origin_elems;
     unsigned long long x = seed * 0x9E3779B97F4A7C15ull + 1;
     for (size_t e = 0; e < l.alloc_elems; e++) {
@@ -99,8 +65,8 @@ template <class T> static void fill(stenc_field *f, unsigned seed, double lo, do
 // indices it spans (axes: bit d for dimension d), halo included.
 template <class T> static void spread(stenc_field *full, const stenc_field *line, unsigned axes) {
     stenc_field_layout l, m;
-    CHECK_STENC(stenc_field_get_layout(full, &l));
-    CHECK_STENC(stenc_field_get_layout(line, &m));
+    BENCH_STENC_CHECK(stenc_field_get_layout(full, &l));
+    BENCH_STENC_CHECK(stenc_field_get_layout(line, &m));
     T *dst = (T *)stenc_field_host_origin(full);
     const T *src = (const T *)stenc_field_host_origin(line);
     const long h = l.halo, hk = l.dims > 2 ? h : 0;
@@ -117,13 +83,13 @@ template <class T> static void spread(stenc_field *full, const stenc_field *line
 // Interior points of device field `got` that differ bitwise from host field `want`.
 template <class T> static long mismatches(stenc_field *got, const stenc_field *want) {
     stenc_field_layout l;
-    CHECK_STENC(stenc_field_get_layout(want, &l));
+    BENCH_STENC_CHECK(stenc_field_get_layout(want, &l));
     const size_t n = l.n[0] * l.n[1] * l.n[2];
     std::vector<T> a(n), b(n);
-    CHECK_STENC(stenc_field_download(got));
-    CHECK_STENC(stenc_field_copy_to(got, a.data()));
-    CHECK_STENC(stenc_field_copy_to(want, b.data()));
-    CHECK_STENC(stenc_field_upload(got));
+    BENCH_STENC_CHECK(stenc_field_download(got));
+    BENCH_STENC_CHECK(stenc_field_copy_to(got, a.data()));
+    BENCH_STENC_CHECK(stenc_field_copy_to(want, b.data()));
+    BENCH_STENC_CHECK(stenc_field_upload(got));
     long bad = 0;
     for (size_t p = 0; p < n; p++)
         bad += memcmp(&a[p], &b[p], sizeof(T)) != 0;
@@ -149,39 +115,39 @@ static void report(const char *name, const char *variant, const char *size, doub
 
 static void bench_stretched2d(stenc_ctx *dev, stenc_ctx *host, size_t n, double copy) {
     stenc_field *u, *dx, *dy, *v, *fdx, *fdy, *hv;
-    CHECK_STENC(stenc_field_create(dev, &u, STENC_F64, 2, n, n, 1, 1));
-    CHECK_STENC(stenc_field_create(dev, &dx, STENC_F64, 1, n, 1, 1, 1));
-    CHECK_STENC(stenc_field_create(dev, &dy, STENC_F64, 1, n, 1, 1, 1));
-    CHECK_STENC(stenc_field_create(dev, &v, STENC_F64, 2, n, n, 1, 0));
-    CHECK_STENC(stenc_field_create(dev, &fdx, STENC_F64, 2, n, n, 1, 1));
-    CHECK_STENC(stenc_field_create(dev, &fdy, STENC_F64, 2, n, n, 1, 1));
-    CHECK_STENC(stenc_field_create(host, &hv, STENC_F64, 2, n, n, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &u, STENC_F64, 2, n, n, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &dx, STENC_F64, 1, n, 1, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &dy, STENC_F64, 1, n, 1, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &v, STENC_F64, 2, n, n, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &fdx, STENC_F64, 2, n, n, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &fdy, STENC_F64, 2, n, n, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hv, STENC_F64, 2, n, n, 1, 0));
     fill<double>(u, 1, -1, 1), fill<double>(dx, 2, 0.5, 1.5), fill<double>(dy, 3, 0.5, 1.5);
     spread<double>(fdx, dx, 1u), spread<double>(fdy, dy, 2u);
     const double dt = 1e-3, nu = 0.5;
     // The reference: the C kernel on the host, on the same values (the host copies).
     {
         stenc_field *hu, *hdx, *hdy;
-        CHECK_STENC(stenc_field_create(host, &hu, STENC_F64, 2, n, n, 1, 1));
-        CHECK_STENC(stenc_field_create(host, &hdx, STENC_F64, 1, n, 1, 1, 1));
-        CHECK_STENC(stenc_field_create(host, &hdy, STENC_F64, 1, n, 1, 1, 1));
+        BENCH_STENC_CHECK(stenc_field_create(host, &hu, STENC_F64, 2, n, n, 1, 1));
+        BENCH_STENC_CHECK(stenc_field_create(host, &hdx, STENC_F64, 1, n, 1, 1, 1));
+        BENCH_STENC_CHECK(stenc_field_create(host, &hdy, STENC_F64, 1, n, 1, 1, 1));
         fill<double>(hu, 1, -1, 1), fill<double>(hdx, 2, 0.5, 1.5), fill<double>(hdy, 3, 0.5, 1.5);
-        CHECK_STENC(stretched2d(host, dt, nu, hu, hdx, hdy, hv));
+        BENCH_STENC_CHECK(stretched2d(host, dt, nu, hu, hdx, hdy, hv));
         stenc_field_free(hu), stenc_field_free(hdx), stenc_field_free(hdy);
     }
     stenc_field *all[6] = {u, dx, dy, v, fdx, fdy};
     for (stenc_field *f : all)
-        CHECK_STENC(stenc_field_upload(f));
+        BENCH_STENC_CHECK(stenc_field_upload(f));
     char size[32];
     snprintf(size, sizeof size, "%zux%zu", n, n);
     double full_ms =
-        time_ms(dev, [&] { CHECK_STENC(stretched2d_full(dev, dt, nu, u, fdx, fdy, v)); });
+        time_ms(dev, [&] { BENCH_STENC_CHECK(stretched2d_full(dev, dt, nu, u, fdx, fdy, v)); });
     long full_bad = mismatches<double>(v, hv);
     double pts = (double)n * (double)n;
     for (int i = 0; stretched2d_variant_name(i); i++) {
         const char *name = stretched2d_variant_name(i);
         double ms = time_ms(
-            dev, [&] { CHECK_STENC(stretched2d_variant(dev, name, dt, nu, u, dx, dy, v)); });
+            dev, [&] { BENCH_STENC_CHECK(stretched2d_variant(dev, name, dt, nu, u, dx, dy, v)); });
         report("stretched2d", name, size, ms, pts, 16, copy, full_ms, mismatches<double>(v, hv));
     }
     report("stretched2d_full", "tuned", size, full_ms, pts, 16, copy, full_ms, full_bad);
@@ -192,35 +158,36 @@ static void bench_stretched2d(stenc_ctx *dev, stenc_ctx *host, size_t n, double 
 
 static void bench_planecoef3d(stenc_ctx *dev, stenc_ctx *host, size_t n, double copy) {
     stenc_field *x, *a, *b, *y, *fa, *fb, *hy;
-    CHECK_STENC(stenc_field_create(dev, &x, STENC_F32, 3, n, n, n, 1));
-    CHECK_STENC(stenc_field_create(dev, &a, STENC_F32, 2, n, n, 1, 1));
-    CHECK_STENC(stenc_field_create(dev, &b, STENC_F32, 1, n, 1, 1, 1));
-    CHECK_STENC(stenc_field_create(dev, &y, STENC_F32, 3, n, n, n, 0));
-    CHECK_STENC(stenc_field_create(dev, &fa, STENC_F32, 3, n, n, n, 1));
-    CHECK_STENC(stenc_field_create(dev, &fb, STENC_F32, 3, n, n, n, 1));
-    CHECK_STENC(stenc_field_create(host, &hy, STENC_F32, 3, n, n, n, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &x, STENC_F32, 3, n, n, n, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &a, STENC_F32, 2, n, n, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &b, STENC_F32, 1, n, 1, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &y, STENC_F32, 3, n, n, n, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &fa, STENC_F32, 3, n, n, n, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &fb, STENC_F32, 3, n, n, n, 1));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hy, STENC_F32, 3, n, n, n, 0));
     fill<float>(x, 4, -1, 1), fill<float>(a, 5, -1, 1), fill<float>(b, 6, -1, 1);
     spread<float>(fa, a, 5u), spread<float>(fb, b, 2u);
     {
         stenc_field *hx, *ha, *hb;
-        CHECK_STENC(stenc_field_create(host, &hx, STENC_F32, 3, n, n, n, 1));
-        CHECK_STENC(stenc_field_create(host, &ha, STENC_F32, 2, n, n, 1, 1));
-        CHECK_STENC(stenc_field_create(host, &hb, STENC_F32, 1, n, 1, 1, 1));
+        BENCH_STENC_CHECK(stenc_field_create(host, &hx, STENC_F32, 3, n, n, n, 1));
+        BENCH_STENC_CHECK(stenc_field_create(host, &ha, STENC_F32, 2, n, n, 1, 1));
+        BENCH_STENC_CHECK(stenc_field_create(host, &hb, STENC_F32, 1, n, 1, 1, 1));
         fill<float>(hx, 4, -1, 1), fill<float>(ha, 5, -1, 1), fill<float>(hb, 6, -1, 1);
-        CHECK_STENC(planecoef3d(host, hx, ha, hb, hy));
+        BENCH_STENC_CHECK(planecoef3d(host, hx, ha, hb, hy));
         stenc_field_free(hx), stenc_field_free(ha), stenc_field_free(hb);
     }
     stenc_field *all[6] = {x, a, b, y, fa, fb};
     for (stenc_field *f : all)
-        CHECK_STENC(stenc_field_upload(f));
+        BENCH_STENC_CHECK(stenc_field_upload(f));
     char size[32];
     snprintf(size, sizeof size, "%zu^3", n);
-    double full_ms = time_ms(dev, [&] { CHECK_STENC(planecoef3d_full(dev, x, fa, fb, y)); });
+    double full_ms = time_ms(dev, [&] { BENCH_STENC_CHECK(planecoef3d_full(dev, x, fa, fb, y)); });
     long full_bad = mismatches<float>(y, hy);
     double pts = (double)n * (double)n * (double)n;
     for (int i = 0; planecoef3d_variant_name(i); i++) {
         const char *name = planecoef3d_variant_name(i);
-        double ms = time_ms(dev, [&] { CHECK_STENC(planecoef3d_variant(dev, name, x, a, b, y)); });
+        double ms =
+            time_ms(dev, [&] { BENCH_STENC_CHECK(planecoef3d_variant(dev, name, x, a, b, y)); });
         report("planecoef3d", name, size, ms, pts, 8, copy, full_ms, mismatches<float>(y, hy));
     }
     report("planecoef3d_full", "tuned", size, full_ms, pts, 8, copy, full_ms, full_bad);
@@ -232,28 +199,28 @@ static void bench_planecoef3d(stenc_ctx *dev, stenc_ctx *host, size_t n, double 
 // The integer-input kernels, every variant, against the C kernel on the host: no peer.
 static void bench_int_inputs(stenc_ctx *dev, stenc_ctx *host, size_t n2, size_t n3, double copy) {
     stenc_field *u, *mat, *frozen, *v, *hu, *hmat, *hfrozen, *hv;
-    CHECK_STENC(stenc_field_create(dev, &u, STENC_F64, 2, n2, n2, 1, 1));
-    CHECK_STENC(stenc_field_create(dev, &mat, STENC_I32, 2, n2, n2, 1, 1));
-    CHECK_STENC(stenc_field_create(dev, &frozen, STENC_U8, 2, n2, n2, 1, 0));
-    CHECK_STENC(stenc_field_create(dev, &v, STENC_F64, 2, n2, n2, 1, 0));
-    CHECK_STENC(stenc_field_create(host, &hu, STENC_F64, 2, n2, n2, 1, 1));
-    CHECK_STENC(stenc_field_create(host, &hmat, STENC_I32, 2, n2, n2, 1, 1));
-    CHECK_STENC(stenc_field_create(host, &hfrozen, STENC_U8, 2, n2, n2, 1, 0));
-    CHECK_STENC(stenc_field_create(host, &hv, STENC_F64, 2, n2, n2, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &u, STENC_F64, 2, n2, n2, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &mat, STENC_I32, 2, n2, n2, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &frozen, STENC_U8, 2, n2, n2, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &v, STENC_F64, 2, n2, n2, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hu, STENC_F64, 2, n2, n2, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hmat, STENC_I32, 2, n2, n2, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hfrozen, STENC_U8, 2, n2, n2, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hv, STENC_F64, 2, n2, n2, 1, 0));
     // materials 0 and 1, one cell in eight frozen
     fill<double>(u, 7, -1, 1), fill<double>(hu, 7, -1, 1);
     fill<int32_t>(mat, 8, 0, 2), fill<int32_t>(hmat, 8, 0, 2);
     fill<uint8_t>(frozen, 9, 0, 1.14), fill<uint8_t>(hfrozen, 9, 0, 1.14);
-    CHECK_STENC(material2d(host, 0.8, 3.5, 0.05, hu, hmat, hfrozen, hv));
+    BENCH_STENC_CHECK(material2d(host, 0.8, 3.5, 0.05, hu, hmat, hfrozen, hv));
     stenc_field *a2[4] = {u, mat, frozen, v};
     for (stenc_field *f : a2)
-        CHECK_STENC(stenc_field_upload(f));
+        BENCH_STENC_CHECK(stenc_field_upload(f));
     char size[32];
     snprintf(size, sizeof size, "%zux%zu", n2, n2);
     for (int i = 0; material2d_variant_name(i); i++) {
         const char *name = material2d_variant_name(i);
         double ms = time_ms(dev, [&] {
-            CHECK_STENC(material2d_variant(dev, name, 0.8, 3.5, 0.05, u, mat, frozen, v));
+            BENCH_STENC_CHECK(material2d_variant(dev, name, 0.8, 3.5, 0.05, u, mat, frozen, v));
         });
         report("material2d", name, size, ms, (double)n2 * (double)n2, 21, copy, ms,
                mismatches<double>(v, hv));
@@ -263,26 +230,26 @@ static void bench_int_inputs(stenc_ctx *dev, stenc_ctx *host, size_t n2, size_t 
     stenc_field_free(hu), stenc_field_free(hmat), stenc_field_free(hfrozen), stenc_field_free(hv);
 
     stenc_field *x, *mask, *zone, *y, *hx, *hmask, *hzone, *hy;
-    CHECK_STENC(stenc_field_create(dev, &x, STENC_F32, 3, n3, n3, n3, 1));
-    CHECK_STENC(stenc_field_create(dev, &mask, STENC_U8, 3, n3, n3, n3, 0));
-    CHECK_STENC(stenc_field_create(dev, &zone, STENC_I32, 1, n3, 1, 1, 0));
-    CHECK_STENC(stenc_field_create(dev, &y, STENC_F32, 3, n3, n3, n3, 0));
-    CHECK_STENC(stenc_field_create(host, &hx, STENC_F32, 3, n3, n3, n3, 1));
-    CHECK_STENC(stenc_field_create(host, &hmask, STENC_U8, 3, n3, n3, n3, 0));
-    CHECK_STENC(stenc_field_create(host, &hzone, STENC_I32, 1, n3, 1, 1, 0));
-    CHECK_STENC(stenc_field_create(host, &hy, STENC_F32, 3, n3, n3, n3, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &x, STENC_F32, 3, n3, n3, n3, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &mask, STENC_U8, 3, n3, n3, n3, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &zone, STENC_I32, 1, n3, 1, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &y, STENC_F32, 3, n3, n3, n3, 0));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hx, STENC_F32, 3, n3, n3, n3, 1));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hmask, STENC_U8, 3, n3, n3, n3, 0));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hzone, STENC_I32, 1, n3, 1, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hy, STENC_F32, 3, n3, n3, n3, 0));
     fill<float>(x, 10, -1, 1), fill<float>(hx, 10, -1, 1);
     fill<uint8_t>(mask, 11, 0, 3), fill<uint8_t>(hmask, 11, 0, 3);
     fill<int32_t>(zone, 12, -2, 2), fill<int32_t>(hzone, 12, -2, 2);
-    CHECK_STENC(masked3d(host, hx, hmask, hzone, hy));
+    BENCH_STENC_CHECK(masked3d(host, hx, hmask, hzone, hy));
     stenc_field *a3[4] = {x, mask, zone, y};
     for (stenc_field *f : a3)
-        CHECK_STENC(stenc_field_upload(f));
+        BENCH_STENC_CHECK(stenc_field_upload(f));
     snprintf(size, sizeof size, "%zu^3", n3);
     for (int i = 0; masked3d_variant_name(i); i++) {
         const char *name = masked3d_variant_name(i);
         double ms =
-            time_ms(dev, [&] { CHECK_STENC(masked3d_variant(dev, name, x, mask, zone, y)); });
+            time_ms(dev, [&] { BENCH_STENC_CHECK(masked3d_variant(dev, name, x, mask, zone, y)); });
         report("masked3d", name, size, ms, (double)n3 * (double)n3 * (double)n3, 9, copy, ms,
                mismatches<float>(y, hy));
     }
@@ -308,8 +275,8 @@ int main(int argc, char **argv) {
         return 77;
     }
     stenc_ctx *dev, *host;
-    CHECK_STENC(stenc_ctx_create(&dev, STENC_DEVICE_CUDA));
-    CHECK_STENC(stenc_ctx_create(&host, STENC_DEVICE_CPU));
+    BENCH_STENC_CHECK(stenc_ctx_create(&dev, STENC_DEVICE_CUDA));
+    BENCH_STENC_CHECK(stenc_ctx_create(&host, STENC_DEVICE_CPU));
     const double copy = copy_gbs(dev, (size_t)1 << 30);
     printf("device=%s copy_gbs=%.0f\n", stenc_ctx_device_name(dev), copy);
     bench_stretched2d(dev, host, quick ? 1024 : 8192, copy);

@@ -19,15 +19,8 @@
 
 #include "gs_redblack.h"
 #include "sor_lex.h"
+#include "bench_util.h"
 #include "stenc/stenc.h"
-
-#define CHECK_STENC(call)                                                                          \
-    do {                                                                                           \
-        if ((call) != STENC_OK) {                                                                  \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, stenc_last_error());     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static int reps = 5;
 
@@ -48,7 +41,7 @@ template <class F, class S> static double median_s(F sweep, S sync) {
 
 static void fill(stenc_field *f, unsigned seed) {
     stenc_field_layout l;
-    CHECK_STENC(stenc_field_get_layout(f, &l));
+    BENCH_STENC_CHECK(stenc_field_get_layout(f, &l));
     double *base = (double *)stenc_field_host_origin(f) - l.origin_elems;
     unsigned long long x = seed * 0x9E3779B97F4A7C15ull + 1;
     for (size_t e = 0; e < l.alloc_elems; e++) {
@@ -76,16 +69,18 @@ int main(int argc, char **argv) {
         return 77;
     }
     stenc_ctx *dev, *host;
-    CHECK_STENC(stenc_ctx_create(&dev, STENC_DEVICE_CUDA));
-    CHECK_STENC(stenc_ctx_create(&host, STENC_DEVICE_CPU));
+    BENCH_STENC_CHECK(stenc_ctx_create(&dev, STENC_DEVICE_CUDA));
+    BENCH_STENC_CHECK(stenc_ctx_create(&host, STENC_DEVICE_CPU));
     cudaStream_t stream = (cudaStream_t)stenc_ctx_cuda_stream(dev);
     // the copy rate
     void *ca, *cb;
     const size_t bytes = (size_t)1 << 30;
-    cudaMalloc(&ca, bytes), cudaMalloc(&cb, bytes), cudaMemset(ca, 1, bytes);
-    const double copy_s = median_s([&] { cudaMemcpyAsync(cb, ca, bytes, cudaMemcpyDeviceToDevice, stream); },
-                                   [&] { cudaStreamSynchronize(stream); });
-    const double copy_gbs = 2.0 * (double)bytes / copy_s * 1e-9;
+    BENCH_CUDA_CHECK(cudaMalloc(&ca, bytes));
+    BENCH_CUDA_CHECK(cudaMalloc(&cb, bytes));
+    BENCH_CUDA_CHECK(cudaMemset(ca, 1, bytes));
+    const double copy_ms = bench_median_ms(
+        stream, [&] { cudaMemcpyAsync(cb, ca, bytes, cudaMemcpyDeviceToDevice, stream); }, reps);
+    const double copy_gbs = 2.0 * (double)bytes / copy_ms * 1e-6;
     cudaFree(ca), cudaFree(cb);
     const double h2 = 1e-4, omega = 1.0;
     printf("device=%s copy_gbs=%.0f host_threads=%d\n", stenc_ctx_device_name(dev), copy_gbs,
@@ -99,35 +94,36 @@ int main(int argc, char **argv) {
     // the device
     {
         stenc_field *u, *f, *hu, *hf;
-        CHECK_STENC(stenc_field_create(dev, &u, STENC_F64, 2, n, n, 1, 1));
-        CHECK_STENC(stenc_field_create(dev, &f, STENC_F64, 2, n, n, 1, 0));
+        BENCH_STENC_CHECK(stenc_field_create(dev, &u, STENC_F64, 2, n, n, 1, 1));
+        BENCH_STENC_CHECK(stenc_field_create(dev, &f, STENC_F64, 2, n, n, 1, 0));
         fill(u, 1), fill(f, 2);
-        CHECK_STENC(stenc_field_upload(u));
-        CHECK_STENC(stenc_field_upload(f));
+        BENCH_STENC_CHECK(stenc_field_upload(u));
+        BENCH_STENC_CHECK(stenc_field_upload(f));
         auto sync = [&] { cudaStreamSynchronize(stream); };
-        const double lex = median_s([&] { CHECK_STENC(sor_lex(dev, h2, omega, u, f)); }, sync);
+        const double lex =
+            median_s([&] { BENCH_STENC_CHECK(sor_lex(dev, h2, omega, u, f)); }, sync);
         const double rb = median_s(
             [&] {
-                CHECK_STENC(gs_redblack(dev, 0, h2, omega, u, f));
-                CHECK_STENC(gs_redblack(dev, 1, h2, omega, u, f));
+                BENCH_STENC_CHECK(gs_redblack(dev, 0, h2, omega, u, f));
+                BENCH_STENC_CHECK(gs_redblack(dev, 1, h2, omega, u, f));
             },
             sync);
         rows.push_back({"H100", "sor_lex (wavefront)", n, lex * 1e3});
         rows.push_back({"H100", "gs_redblack (2 colours)", n, rb * 1e3});
         // correctness: one sweep from the same data on both sides
-        CHECK_STENC(stenc_field_create(host, &hu, STENC_F64, 2, n, n, 1, 1));
-        CHECK_STENC(stenc_field_create(host, &hf, STENC_F64, 2, n, n, 1, 0));
+        BENCH_STENC_CHECK(stenc_field_create(host, &hu, STENC_F64, 2, n, n, 1, 1));
+        BENCH_STENC_CHECK(stenc_field_create(host, &hf, STENC_F64, 2, n, n, 1, 0));
         fill(hu, 3), fill(hf, 2);
-        CHECK_STENC(stenc_field_download(u));
+        BENCH_STENC_CHECK(stenc_field_download(u));
         fill(u, 3);
-        CHECK_STENC(stenc_field_upload(u));
-        CHECK_STENC(sor_lex(dev, h2, omega, u, f));
+        BENCH_STENC_CHECK(stenc_field_upload(u));
+        BENCH_STENC_CHECK(sor_lex(dev, h2, omega, u, f));
         omp_set_num_threads(1);
-        CHECK_STENC(sor_lex(host, h2, omega, hu, hf));
-        CHECK_STENC(stenc_field_download(u));
+        BENCH_STENC_CHECK(sor_lex(host, h2, omega, hu, hf));
+        BENCH_STENC_CHECK(stenc_field_download(u));
         std::vector<double> a((size_t)n * n), b((size_t)n * n);
-        CHECK_STENC(stenc_field_copy_to(u, a.data()));
-        CHECK_STENC(stenc_field_copy_to(hu, b.data()));
+        BENCH_STENC_CHECK(stenc_field_copy_to(u, a.data()));
+        BENCH_STENC_CHECK(stenc_field_copy_to(hu, b.data()));
         long bad = 0;
         for (size_t p = 0; p < a.size(); p++)
             bad += memcmp(&a[p], &b[p], sizeof(double)) != 0;
@@ -139,19 +135,21 @@ int main(int argc, char **argv) {
     for (int threads : {1, all}) {
         omp_set_num_threads(threads);
         stenc_field *u, *f;
-        CHECK_STENC(stenc_field_create(host, &u, STENC_F64, 2, hn, hn, 1, 1));
-        CHECK_STENC(stenc_field_create(host, &f, STENC_F64, 2, hn, hn, 1, 0));
+        BENCH_STENC_CHECK(stenc_field_create(host, &u, STENC_F64, 2, hn, hn, 1, 1));
+        BENCH_STENC_CHECK(stenc_field_create(host, &f, STENC_F64, 2, hn, hn, 1, 0));
         fill(u, 1), fill(f, 2);
         auto none = [] {};
-        const double lex = median_s([&] { CHECK_STENC(sor_lex(host, h2, omega, u, f)); }, none);
+        const double lex =
+            median_s([&] { BENCH_STENC_CHECK(sor_lex(host, h2, omega, u, f)); }, none);
         const double rb = median_s(
             [&] {
-                CHECK_STENC(gs_redblack(host, 0, h2, omega, u, f));
-                CHECK_STENC(gs_redblack(host, 1, h2, omega, u, f));
+                BENCH_STENC_CHECK(gs_redblack(host, 0, h2, omega, u, f));
+                BENCH_STENC_CHECK(gs_redblack(host, 1, h2, omega, u, f));
             },
             none);
         static char where[2][32];
-        snprintf(where[threads == 1 ? 0 : 1], 32, "host %d thread%s", threads, threads == 1 ? "" : "s");
+        snprintf(where[threads == 1 ? 0 : 1], 32, "host %d thread%s", threads,
+                 threads == 1 ? "" : "s");
         rows.push_back({where[threads == 1 ? 0 : 1], "sor_lex", hn, lex * 1e3});
         rows.push_back({where[threads == 1 ? 0 : 1], "gs_redblack (2 colours)", hn, rb * 1e3});
         stenc_field_free(u), stenc_field_free(f);
@@ -164,7 +162,8 @@ int main(int argc, char **argv) {
     printf("\n%-16s %-26s %6s %12s %12s\n", "where", "kernel", "n", "ms/sweep", "of bound");
     for (const Row &r : rows) {
         const double bound_ms = 24.0 * (double)r.n * (double)r.n / (copy_gbs * 1e9) * 1e3;
-        printf("%-16s %-26s %6ld %12.3f %11.2f%%\n", r.where, r.what, r.n, r.ms, 100 * bound_ms / r.ms);
+        printf("%-16s %-26s %6ld %12.3f %11.2f%%\n", r.where, r.what, r.n, r.ms,
+               100 * bound_ms / r.ms);
     }
     stenc_ctx_destroy(host);
     stenc_ctx_destroy(dev);
