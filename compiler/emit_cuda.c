@@ -142,7 +142,8 @@ static void plus_stride(tmpl_buf *b, int d, const char *stride, int field) {
  * (ptrdiff_t)(stenc_pm + 1) * stenc_a.sj[2])", the same element for a warp's threads. So is
  * an integer input (`input int32 mat;`), whose elements are not stenc_T: through a pointer of
  * its own type, converted to stenc_T. */
-static int is_lower(const km_kernel *km, int array) {
+/* 1 for the inputs read by one load per point (lower_load): those without i, and integers. */
+static int read_by_point(const km_kernel *km, int array) {
     const km_array *a = &km->arrays[array];
     return (a->axes != 0 && !(a->axes & 1)) || a->elem != AST_ELEM_REAL;
 }
@@ -221,7 +222,7 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
         tmpl_buf b = {0};
-        if (is_lower(km, rd->array))
+        if (read_by_point(km, rd->array))
             lower_load(&b, km, rd, field_of[rd->array]);
         else
             sweep_load(&b, km, rd, field_of[rd->array]);
@@ -335,7 +336,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         info[a].rows = xmalloc((size_t)(km->nreads + 1) * sizeof(row_group));
     }
     for (int r = 0; r < km->nreads; r++) {
-        if (is_lower(km, km->reads[r].array)) continue; /* scalar loads: lower_load */
+        if (read_by_point(km, km->reads[r].array)) continue; /* scalar loads: lower_load */
         input_info *in = &info[km->reads[r].array];
         int o[3];
         remap(km, &km->reads[r].offset, o);
@@ -365,7 +366,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     for (int a = 0; a < km->narrays; a++) {
         const km_array *arr = &km->arrays[a];
         if (arr->kind == KM_SCALAR || (arr->kind == KM_INPUT && arr->noffsets == 0)) continue;
-        if (is_lower(km, a)) continue; /* no row offset: lower_load indexes from the point */
+        if (read_by_point(km, a)) continue; /* no row offset: lower_load indexes from the point */
         tmpl_value *u = tmpl_append_map(used);
         tmpl_set_fmt(u, "field", "%d", field_of[a]);
         if (arr->kind == KM_OUTPUT) {
@@ -444,7 +445,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
         tmpl_buf b = {0};
-        if (is_lower(km, rd->array)) { /* the same scalar load in every kernel */
+        if (read_by_point(km, rd->array)) { /* the same scalar load in every kernel */
             lower_load(&b, km, rd, f);
             tmpl_set_str(rv, "fast", tmpl_buf_str(&b));
             tmpl_set_str(rv, "slow", tmpl_buf_str(&b));
@@ -491,8 +492,8 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     int any_lower = 0;
     for (int a = 0; a < km->narrays; a++) {
         if (field_of[a] < 0) continue;
-        tmpl_buf_printf(&lower, "%s%d", field_of[a] ? ", " : "", is_lower(km, a));
-        any_lower |= is_lower(km, a);
+        tmpl_buf_printf(&lower, "%s%d", field_of[a] ? ", " : "", read_by_point(km, a));
+        any_lower |= read_by_point(km, a);
     }
     tmpl_set_bool(d, "cu_lower", any_lower);
     tmpl_set_str(d, "cu_lower_fields", tmpl_buf_str(&lower));

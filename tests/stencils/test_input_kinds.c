@@ -10,48 +10,15 @@
 #include "material2d.h"
 #include "planecoef3d.h"
 #include "stretched2d.h"
-#include "test_util.h"
+#include "point_check.h"
 
 static int on_gpu;
 
 /* Element (i, j, k) of a host field, halo indices allowed. */
-static double at(const stenc_field *f, long i, long j, long k) {
-    double v = 0;
-    stenc_field_get(f, i, j, k, &v);
-    return v;
-}
-
-/* Uniform values in [lo, hi), whole numbers for an integer field. */
-static void fill(stenc_field *f, test_rng *rng, double lo, double hi) {
-    stenc_field_layout l;
-    stenc_field_get_layout(f, &l);
-    const long h = l.halo;
-    const long hj = l.dims > 1 ? h : 0, hk = l.dims > 2 ? h : 0;
-    for (long k = -hk; k < (long)l.n[2] + hk; k++)
-        for (long j = -hj; j < (long)l.n[1] + hj; j++)
-            for (long i = -h; i < (long)l.n[0] + h; i++)
-                stenc_field_set(f, i, j, k,
-                                l.type == STENC_I32 || l.type == STENC_U8
-                                    ? floor(test_rng_uniform(rng, lo, hi))
-                                    : test_rng_uniform(rng, lo, hi));
-}
-
-/* Compare the interior of `got` (moved to the host) with `want`, every point. */
+/* The interior of `got` (moved to the host) against `want`, every point. */
 static int same_interior(stenc_field *got, const stenc_field *want, const char *what) {
     if (on_gpu) assert_int_equal(stenc_field_download(got), STENC_OK);
-    stenc_field_layout l;
-    stenc_field_get_layout(want, &l);
-    for (long k = 0; k < (long)l.n[2]; k++)
-        for (long j = 0; j < (long)l.n[1]; j++)
-            for (long i = 0; i < (long)l.n[0]; i++) {
-                const double a = at(got, i, j, k), b = at(want, i, j, k);
-                if (memcmp(&a, &b, sizeof a) != 0) {
-                    print_error("%s: (%ld,%ld,%ld) generated %.17g, loop %.17g\n", what, i, j, k, a,
-                                b);
-                    return 0;
-                }
-            }
-    return 1;
+    return point_same(got, want, 0, what);
 }
 
 static stenc_ctx *make_ctx(void) {
@@ -89,18 +56,19 @@ static void test_stretched2d(void **state) {
         assert_int_equal(stenc_field_create(ctx, &dy, STENC_F64, 1, nj, 1, 1, 1), STENC_OK);
         assert_int_equal(stenc_field_create(ctx, &v, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
         assert_int_equal(stenc_field_create(host, &want, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
-        fill(u, &rng, -1, 1);
-        fill(dx, &rng, 0.5, 1.5);
-        fill(dy, &rng, 0.5, 1.5);
+        point_fill(u, &rng, -1, 1);
+        point_fill(dx, &rng, 0.5, 1.5);
+        point_fill(dy, &rng, 0.5, 1.5);
         for (long j = 0; j < (long)nj; j++)
             for (long i = 0; i < (long)ni; i++) {
-                const double uc = at(u, i, j, 0), ue = at(u, i + 1, j, 0), uw = at(u, i - 1, j, 0),
-                             un = at(u, i, j + 1, 0), us = at(u, i, j - 1, 0);
-                const double xc = at(dx, i, 0, 0), yc = at(dy, j, 0, 0);
+                const double uc = point_at(u, i, j, 0), ue = point_at(u, i + 1, j, 0),
+                             uw = point_at(u, i - 1, j, 0), un = point_at(u, i, j + 1, 0),
+                             us = point_at(u, i, j - 1, 0);
+                const double xc = point_at(dx, i, 0, 0), yc = point_at(dy, j, 0, 0);
                 const double gx =
-                    (ue - uw) / (at(dx, i - 1, 0, 0) + 2.0 * xc + at(dx, i + 1, 0, 0));
+                    (ue - uw) / (point_at(dx, i - 1, 0, 0) + 2.0 * xc + point_at(dx, i + 1, 0, 0));
                 const double gy =
-                    (un - us) / (at(dy, j - 1, 0, 0) + 2.0 * yc + at(dy, j + 1, 0, 0));
+                    (un - us) / (point_at(dy, j - 1, 0, 0) + 2.0 * yc + point_at(dy, j + 1, 0, 0));
                 const double lap =
                     (ue - 2.0 * uc + uw) / (xc * xc) + (un - 2.0 * uc + us) / (yc * yc);
                 stenc_field_set(want, i, j, 0, uc + dt * (nu * lap - gx - gy));
@@ -138,16 +106,18 @@ static void test_planecoef3d(void **state) {
         assert_int_equal(stenc_field_create(ctx, &b, STENC_F32, 1, nj, 1, 1, 2), STENC_OK);
         assert_int_equal(stenc_field_create(ctx, &y, STENC_F32, 3, ni, nj, nk, 0), STENC_OK);
         assert_int_equal(stenc_field_create(host, &want, STENC_F32, 3, ni, nj, nk, 0), STENC_OK);
-        fill(x, &rng, -1, 1);
-        fill(a, &rng, -1, 1);
-        fill(b, &rng, -1, 1);
+        point_fill(x, &rng, -1, 1);
+        point_fill(a, &rng, -1, 1);
+        point_fill(b, &rng, -1, 1);
         for (long k = 0; k < (long)nk; k++)
             for (long j = 0; j < (long)nj; j++)
                 for (long i = 0; i < (long)ni; i++) {
-#define X(di, dj, dk) ((float)at(x, i + (di), j + (dj), k + (dk)))
-                    const float am = (float)at(a, i, k - 1, 0), ac = (float)at(a, i, k, 0),
-                                ap = (float)at(a, i, k + 1, 0);
-                    const float bm = (float)at(b, j - 1, 0, 0), bp = (float)at(b, j + 1, 0, 0);
+#define X(di, dj, dk) ((float)point_at(x, i + (di), j + (dj), k + (dk)))
+                    const float am = (float)point_at(a, i, k - 1, 0),
+                                ac = (float)point_at(a, i, k, 0),
+                                ap = (float)point_at(a, i, k + 1, 0);
+                    const float bm = (float)point_at(b, j - 1, 0, 0),
+                                bp = (float)point_at(b, j + 1, 0, 0);
                     const float v = am * X(0, 0, -1) + ac * X(0, 0, 0) + ap * X(0, 0, 1) +
                                     bm * X(0, -1, 0) + bp * X(0, 1, 0) +
                                     0.25f * (X(-1, 0, 0) + X(1, 0, 0));
@@ -207,7 +177,7 @@ static void test_lower_launch_checks(void **state) {
     /* A full field where the 1-D one belongs, and the other way round. */
     assert_int_equal(stretched2d(ctx, 0.1, 0.2, dx, dx, dy, v), STENC_ERR_SHAPE);
     if (on_gpu) stenc_field_download(v);
-    assert_true(at(v, 4, 3, 0) == 3.0);
+    assert_true(point_at(v, 4, 3, 0) == 3.0);
     for (int f = 0; f < 7; f++)
         stenc_field_free(all[f]);
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
@@ -228,22 +198,22 @@ static void test_material2d(void **state) {
         assert_int_equal(stenc_field_create(ctx, &frozen, STENC_U8, 2, ni, nj, 1, 0), STENC_OK);
         assert_int_equal(stenc_field_create(ctx, &v, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
         assert_int_equal(stenc_field_create(host, &want, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
-        fill(u, &rng, -1, 1);
-        fill(mat, &rng, 0, 2);    /* materials 0 and 1 */
-        fill(frozen, &rng, 0, 4); /* 0..3: a quarter of the cells move */
+        point_fill(u, &rng, -1, 1);
+        point_fill(mat, &rng, 0, 2);    /* materials 0 and 1 */
+        point_fill(frozen, &rng, 0, 4); /* 0..3: a quarter of the cells move */
         for (long j = 0; j < (long)nj; j++)
             for (long i = 0; i < (long)ni; i++) {
-                const double uc = at(u, i, j, 0);
-                double kc = at(mat, i, j, 0) == 1 ? k1 : k0;
-                double ke = at(mat, i + 1, j, 0) == 1 ? k1 : k0,
-                       kw = at(mat, i - 1, j, 0) == 1 ? k1 : k0;
-                double kn = at(mat, i, j + 1, 0) == 1 ? k1 : k0,
-                       ks = at(mat, i, j - 1, 0) == 1 ? k1 : k0;
-                const double flux = 2.0 * kc * ke / (kc + ke) * (at(u, i + 1, j, 0) - uc) +
-                                    2.0 * kc * kw / (kc + kw) * (at(u, i - 1, j, 0) - uc) +
-                                    2.0 * kc * kn / (kc + kn) * (at(u, i, j + 1, 0) - uc) +
-                                    2.0 * kc * ks / (kc + ks) * (at(u, i, j - 1, 0) - uc);
-                stenc_field_set(want, i, j, 0, at(frozen, i, j, 0) != 0 ? uc : uc + r * flux);
+                const double uc = point_at(u, i, j, 0);
+                double kc = point_at(mat, i, j, 0) == 1 ? k1 : k0;
+                double ke = point_at(mat, i + 1, j, 0) == 1 ? k1 : k0,
+                       kw = point_at(mat, i - 1, j, 0) == 1 ? k1 : k0;
+                double kn = point_at(mat, i, j + 1, 0) == 1 ? k1 : k0,
+                       ks = point_at(mat, i, j - 1, 0) == 1 ? k1 : k0;
+                const double flux = 2.0 * kc * ke / (kc + ke) * (point_at(u, i + 1, j, 0) - uc) +
+                                    2.0 * kc * kw / (kc + kw) * (point_at(u, i - 1, j, 0) - uc) +
+                                    2.0 * kc * kn / (kc + kn) * (point_at(u, i, j + 1, 0) - uc) +
+                                    2.0 * kc * ks / (kc + ks) * (point_at(u, i, j - 1, 0) - uc);
+                stenc_field_set(want, i, j, 0, point_at(frozen, i, j, 0) != 0 ? uc : uc + r * flux);
             }
         stenc_field *const all[4] = {u, mat, frozen, v};
         upload(all, 4);
@@ -278,15 +248,15 @@ static void test_masked3d(void **state) {
         assert_int_equal(stenc_field_create(ctx, &zone, STENC_I32, 1, nk, 1, 1, 0), STENC_OK);
         assert_int_equal(stenc_field_create(ctx, &y, STENC_F32, 3, ni, nj, nk, 0), STENC_OK);
         assert_int_equal(stenc_field_create(host, &want, STENC_F32, 3, ni, nj, nk, 0), STENC_OK);
-        fill(x, &rng, -1, 1);
-        fill(mask, &rng, 0, 3);
-        fill(zone, &rng, -2, 2);
+        point_fill(x, &rng, -1, 1);
+        point_fill(mask, &rng, 0, 3);
+        point_fill(zone, &rng, -2, 2);
         for (long k = 0; k < (long)nk; k++)
             for (long j = 0; j < (long)nj; j++)
                 for (long i = 0; i < (long)ni; i++) {
-#define X(di, dj, dk) ((float)at(x, i + (di), j + (dj), k + (dk)))
-                    const float w = 0.1f * (float)at(zone, k, 0, 0);
-                    const float v = at(mask, i, j, k) == 0
+#define X(di, dj, dk) ((float)point_at(x, i + (di), j + (dj), k + (dk)))
+                    const float w = 0.1f * (float)point_at(zone, k, 0, 0);
+                    const float v = point_at(mask, i, j, k) == 0
                                         ? X(0, 0, 0)
                                         : (1.0f - 6.0f * w) * X(0, 0, 0) +
                                               w * (X(-1, 0, 0) + X(1, 0, 0) + X(0, -1, 0) +

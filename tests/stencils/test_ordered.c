@@ -7,41 +7,7 @@
 
 #include "gs7_backward.h"
 #include "seidel2d.h"
-#include "test_util.h"
-
-static double at(const stenc_field *f, long i, long j, long k) {
-    double v = 0;
-    stenc_field_get(f, i, j, k, &v);
-    return v;
-}
-
-static void fill(stenc_field *f, test_rng *rng) {
-    stenc_field_layout l;
-    stenc_field_get_layout(f, &l);
-    const long h = l.halo, hj = l.dims > 1 ? h : 0, hk = l.dims > 2 ? h : 0;
-    for (long k = -hk; k < (long)l.n[2] + hk; k++)
-        for (long j = -hj; j < (long)l.n[1] + hj; j++)
-            for (long i = -h; i < (long)l.n[0] + h; i++)
-                stenc_field_set(f, i, j, k, test_rng_uniform(rng, -1, 1));
-}
-
-/* Every point, halo included (the sweep must not write it), bitwise. */
-static int same(const stenc_field *got, const stenc_field *want, const char *what) {
-    stenc_field_layout l;
-    stenc_field_get_layout(want, &l);
-    const long h = l.halo, hj = l.dims > 1 ? h : 0, hk = l.dims > 2 ? h : 0;
-    for (long k = -hk; k < (long)l.n[2] + hk; k++)
-        for (long j = -hj; j < (long)l.n[1] + hj; j++)
-            for (long i = -h; i < (long)l.n[0] + h; i++) {
-                const double a = at(got, i, j, k), b = at(want, i, j, k);
-                if (memcmp(&a, &b, sizeof a) != 0) {
-                    print_error("%s: (%ld,%ld,%ld) generated %.17g, loop %.17g\n", what, i, j, k, a,
-                                b);
-                    return 0;
-                }
-            }
-    return 1;
-}
+#include "point_check.h"
 
 static const int thread_counts[] = {1, 2, 3};
 
@@ -60,25 +26,26 @@ static void test_seidel2d(void **state) {
                 stenc_field_create(ctx, &want, STENC_F64, 2, (size_t)ni, (size_t)nj, 1, 1),
                 STENC_OK);
             test_rng r1 = test_rng_seeded(30 + s), r2 = r1;
-            fill(a, &r1);
-            fill(want, &r2);
+            point_fill(a, &r1, -1, 1);
+            point_fill(want, &r2, -1, 1);
             for (int sweep = 0; sweep < 3; sweep++) {
                 /* PolyBench seidel-2d, its row index j slowest */
                 for (long j = 0; j < nj; j++)
                     for (long i = 0; i < ni; i++)
-                        stenc_field_set(want, i, j, 0,
-                                        (at(want, i - 1, j - 1, 0) + at(want, i, j - 1, 0) +
-                                         at(want, i + 1, j - 1, 0) + at(want, i - 1, j, 0) +
-                                         at(want, i, j, 0) + at(want, i + 1, j, 0) +
-                                         at(want, i - 1, j + 1, 0) + at(want, i, j + 1, 0) +
-                                         at(want, i + 1, j + 1, 0)) /
-                                            9.0);
+                        stenc_field_set(
+                            want, i, j, 0,
+                            (point_at(want, i - 1, j - 1, 0) + point_at(want, i, j - 1, 0) +
+                             point_at(want, i + 1, j - 1, 0) + point_at(want, i - 1, j, 0) +
+                             point_at(want, i, j, 0) + point_at(want, i + 1, j, 0) +
+                             point_at(want, i - 1, j + 1, 0) + point_at(want, i, j + 1, 0) +
+                             point_at(want, i + 1, j + 1, 0)) /
+                                9.0);
                 omp_set_num_threads(thread_counts[t]);
                 assert_int_equal(seidel2d(ctx, a), STENC_OK);
             }
             char what[96];
             snprintf(what, sizeof what, "seidel2d %ldx%ld, %d thread(s)", ni, nj, thread_counts[t]);
-            assert_true(same(a, want, what));
+            assert_true(point_same(a, want, 1, what));
             stenc_field_free(a);
             stenc_field_free(want);
         }
@@ -105,17 +72,17 @@ static void test_gs7_backward(void **state) {
                 stenc_field_create(ctx, &f, STENC_F32, 3, (size_t)ni, (size_t)nj, (size_t)nk, 0),
                 STENC_OK);
             test_rng r1 = test_rng_seeded(40 + s), r2 = r1;
-            fill(u, &r1);
-            fill(want, &r2);
-            fill(f, &r1);
+            point_fill(u, &r1, -1, 1);
+            point_fill(want, &r2, -1, 1);
+            point_fill(f, &r1, -1, 1);
             for (int sweep = 0; sweep < 2; sweep++) {
                 for (long k = nk - 1; k >= 0; k--) /* backward: k, j, i descending */
                     for (long j = nj - 1; j >= 0; j--)
                         for (long i = ni - 1; i >= 0; i--) {
-#define W(di, dj, dk) ((float)at(want, i + (di), j + (dj), k + (dk)))
+#define W(di, dj, dk) ((float)point_at(want, i + (di), j + (dj), k + (dk)))
                             const float v =
-                                ((float)h2 * (float)at(f, i, j, k) + W(-1, 0, 0) + W(1, 0, 0) +
-                                 W(0, -1, 0) + W(0, 1, 0) + W(0, 0, -1) + W(0, 0, 1)) /
+                                ((float)h2 * (float)point_at(f, i, j, k) + W(-1, 0, 0) +
+                                 W(1, 0, 0) + W(0, -1, 0) + W(0, 1, 0) + W(0, 0, -1) + W(0, 0, 1)) /
                                 6.0f;
 #undef W
                             stenc_field_set(want, i, j, k, v);
@@ -126,7 +93,7 @@ static void test_gs7_backward(void **state) {
             char what[96];
             snprintf(what, sizeof what, "gs7_backward %ldx%ldx%ld, %d thread(s)", ni, nj, nk,
                      thread_counts[t]);
-            assert_true(same(u, want, what));
+            assert_true(point_same(u, want, 1, what));
             stenc_field_free(u), stenc_field_free(f), stenc_field_free(want);
         }
     stenc_ctx_destroy(ctx);
@@ -146,8 +113,8 @@ static void test_ordered_on_device(void **state) {
         assert_int_equal(stenc_field_create(ctx, &want, STENC_F64, 2, s2[s][0], s2[s][1], 1, 1),
                          STENC_OK);
         test_rng r1 = test_rng_seeded(50 + s), r2 = r1;
-        fill(a, &r1);
-        fill(want, &r2);
+        point_fill(a, &r1, -1, 1);
+        point_fill(want, &r2, -1, 1);
         assert_int_equal(stenc_field_upload(a), STENC_OK);
         omp_set_num_threads(1);
         for (int sweep = 0; sweep < 3; sweep++) {
@@ -157,7 +124,7 @@ static void test_ordered_on_device(void **state) {
         assert_int_equal(stenc_field_download(a), STENC_OK);
         char what[96];
         snprintf(what, sizeof what, "seidel2d %zux%zu on the device", s2[s][0], s2[s][1]);
-        assert_true(same(a, want, what));
+        assert_true(point_same(a, want, 1, what));
         stenc_field_free(a), stenc_field_free(want);
     }
     const size_t s3[][3] = {{13, 7, 9}, {2, 1, 5}, {33, 4, 3}};
@@ -171,9 +138,9 @@ static void test_ordered_on_device(void **state) {
         assert_int_equal(stenc_field_create(ctx, &f, STENC_F32, 3, s3[s][0], s3[s][1], s3[s][2], 0),
                          STENC_OK);
         test_rng r1 = test_rng_seeded(60 + s), r2 = r1;
-        fill(u, &r1);
-        fill(want, &r2);
-        fill(f, &r1);
+        point_fill(u, &r1, -1, 1);
+        point_fill(want, &r2, -1, 1);
+        point_fill(f, &r1, -1, 1);
         assert_int_equal(stenc_field_upload(u), STENC_OK);
         stenc_field *fd = NULL; /* f on the device too: the launch wants every field there */
         assert_int_equal(
@@ -192,7 +159,7 @@ static void test_ordered_on_device(void **state) {
         char what[96];
         snprintf(what, sizeof what, "gs7_backward %zux%zux%zu on the device", s3[s][0], s3[s][1],
                  s3[s][2]);
-        assert_true(same(u, want, what));
+        assert_true(point_same(u, want, 1, what));
         stenc_field_free(u), stenc_field_free(f), stenc_field_free(fd), stenc_field_free(want);
     }
     stenc_ctx_destroy(ctx);
