@@ -51,16 +51,15 @@ static int is_arithmetic(ast_op op) {
 }
 
 /* Record the reads in `e` and return its flops. */
-static long walk_expr(analyser *an, ast_expr *e) {
+static long walk_expr(analyser *an, const ast_expr *e) {
     km_kernel *km = an->km;
     switch (e->kind) {
     case AST_EXPR_NUMBER:
         return 0;
     case AST_EXPR_REF:
-        e->u.ref.read_id = -1;
         if (e->u.ref.sym == AST_SYM_INPUT || e->u.ref.sym == AST_SYM_INOUT) {
             int array = km_find_array(km, e->u.ref.name);
-            e->u.ref.read_id = add_read(an, array, e->u.ref.offset);
+            add_read(an, array, e->u.ref.offset);
         } else if (e->u.ref.sym == AST_SYM_INDEX) {
             km->uses_index[e->u.ref.index] = 1;
         }
@@ -91,9 +90,9 @@ static long walk_expr(analyser *an, ast_expr *e) {
     return 0;
 }
 
-static long walk_block(analyser *an, ast_block *b);
+static long walk_block(analyser *an, const ast_block *b);
 
-static long walk_stmt(analyser *an, ast_stmt *s) {
+static long walk_stmt(analyser *an, const ast_stmt *s) {
     switch (s->kind) {
     case AST_STMT_LET:
         return walk_expr(an, s->u.let.init);
@@ -107,6 +106,9 @@ static long walk_stmt(analyser *an, ast_stmt *s) {
         return cond + max_long(a, b);
     }
     case AST_STMT_REDUCE:
+        if (s->u.reduce.id >= 0 && s->u.reduce.id < an->km->nreduces)
+            an->km->reduces[s->u.reduce.id] =
+                (km_reduce){.name = s->u.reduce.name, .op = s->u.reduce.rop};
         return walk_expr(an, s->u.reduce.value);
     case AST_STMT_COLOR:
         return 0; /* not evaluated per point: the launch iterates over one colour */
@@ -114,7 +116,7 @@ static long walk_stmt(analyser *an, ast_stmt *s) {
     return 0;
 }
 
-static long walk_block(analyser *an, ast_block *b) {
+static long walk_block(analyser *an, const ast_block *b) {
     long flops = 0;
     for (int n = 0; n < b->nstmts; n++)
         flops += walk_stmt(an, b->stmts[n]);
@@ -161,15 +163,24 @@ static int collect_offsets(km_kernel *km) {
     return 0;
 }
 
+int km_find_read(const km_kernel *km, int array, const int offset[AST_MAX_DIMS]) {
+    for (int r = 0; r < km->nreads; r++)
+        if (km->reads[r].array == array &&
+            memcmp(km->reads[r].offset.d, offset, sizeof km->reads[r].offset.d) == 0)
+            return r;
+    return -1;
+}
+
 int km_find_array(const km_kernel *km, const char *name) {
     for (int a = 0; a < km->narrays; a++)
         if (strcmp(km->arrays[a].name, name) == 0) return a;
     return -1;
 }
 
-int analyze_stencil(ast_stencil *st, ast_type type_override, km_kernel *km) {
+int analyze_stencil(const ast_stencil *st, ast_type type_override, km_kernel *km) {
     memset(km, 0, sizeof *km);
     km->st = st;
+    km->body = &st->body;
     km->name = st->name;
     km->dims = st->dims;
     km->type = type_override != AST_TYPE_NONE ? type_override : st->type;
@@ -193,6 +204,11 @@ int analyze_stencil(ast_stencil *st, ast_type type_override, km_kernel *km) {
         km->ninouts += d->kind == AST_DECL_INOUT;
     }
     km->nreduces = st->nreduces;
+    km->reduces = calloc((size_t)st->nreduces + 1, sizeof *km->reduces);
+    if (!km->reduces) {
+        analyze_free(km);
+        return 1;
+    }
     km->ncolors = st->ncolors;
     km->step_out = km->step_in = -1;
     memcpy(km->color_period, st->color_period, sizeof km->color_period);
@@ -243,5 +259,6 @@ void analyze_free(km_kernel *km) {
         free(km->arrays[a].offsets);
     free(km->arrays);
     free(km->reads);
+    free(km->reduces);
     memset(km, 0, sizeof *km);
 }

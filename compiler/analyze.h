@@ -16,8 +16,8 @@
  *                points from cache. Scalars and reductions are
  * free. A reduce statement counts the flops of its expression. AI           flops / bytes.
  *
- * The model points into the AST (names, the stencil) and sets ast_expr.u.ref.read_id; it must
- * not outlive the ast_file. */
+ * The model points into the AST (names, the stencil) and writes nothing into it; it must not
+ * outlive the ast_file. */
 #ifndef STENC_COMPILER_ANALYZE_H
 #define STENC_COMPILER_ANALYZE_H
 
@@ -53,9 +53,9 @@ typedef struct km_array {
 } km_array;
 
 /* One distinct (input or inout, offset) pair read by the body, in order of first appearance.
- * Every AST_SYM_INPUT and AST_SYM_INOUT reference has ast_expr.u.ref.read_id = its index
- * here, so an emitter can declare one local per read, load it once, and print references as
- * that local. The centre of an inout is the exception: it is the inout's current value (see
+ * km_find_read() gives the index of an AST_SYM_INPUT or AST_SYM_INOUT reference's read, so
+ * an emitter can declare one local per read, load it once, and print references as that
+ * local. The centre of an inout is the exception: it is the inout's current value (see
  * AST_SYM_INOUT), not a load. */
 typedef struct km_read {
     int array;        /* index into km_kernel.arrays (an input or an inout) */
@@ -63,13 +63,22 @@ typedef struct km_read {
     int count;        /* references to it in the body */
 } km_read;
 
+/* One reduce statement: `reduce sum|max|min NAME = expr;`. */
+typedef struct km_reduce {
+    const char *name;
+    ast_reduce_op op;
+} km_reduce;
+
 typedef struct km_kernel {
-    const ast_stencil *st; /* the stencil analysed */
-    const char *name;      /* = st->name */
-    int dims;              /* 1, 2 or 3 */
-    ast_type type;         /* the effective element type: st->type, or the --precision
-                              override. Emitters must use this, not st->type. */
-    int type_size;         /* 4 or 8 */
+    const ast_stencil *st; /* the stencil analysed: its identity, for the driver */
+    /* The statements, checked: what targets print as the body. The emitter reads the stencil
+     * through this model only (names, reads, halos, reductions, colours, the body). */
+    const ast_block *body;
+    const char *name; /* = st->name */
+    int dims;         /* 1, 2 or 3 */
+    ast_type type;    /* the effective element type: st->type, or the --precision
+                         override. Emitters must use this, not st->type. */
+    int type_size;    /* 4 or 8 */
 
     km_array *arrays; /* every declaration, in source order (same order as st->decls) */
     int narrays;
@@ -88,6 +97,7 @@ typedef struct km_kernel {
     int nlets;                       /* let temporaries (= st->nlets) */
     int has_branches;                /* 1 when the body has an if or a ternary */
     int nreduces;                    /* reduce statements (= st->nreduces) */
+    km_reduce *reduces;              /* by id: the launcher's results[] order */
     /* The colouring (= st->ncolors, color_period, color_table); ncolors 0 without one. */
     int ncolors;
     int color_period[AST_MAX_DIMS];
@@ -110,10 +120,13 @@ typedef struct km_kernel {
 /* Analyse a stencil that check_file() accepted. `type_override` is AST_TYPE_NONE to keep the
  * stencil's own type, or the --precision type. Returns 0, or nonzero when out of memory
  * (then *km is empty). Release with analyze_free(). */
-int analyze_stencil(ast_stencil *st, ast_type type_override, km_kernel *km);
+int analyze_stencil(const ast_stencil *st, ast_type type_override, km_kernel *km);
 
 /* Free what analyze_stencil() allocated; leaves *km zeroed. NULL is allowed. */
 void analyze_free(km_kernel *km);
+
+/* Index in km->reads of the read of `array` at `offset`, or -1. */
+int km_find_read(const km_kernel *km, int array, const int offset[AST_MAX_DIMS]);
 
 /* Index of the array named `name` in km->arrays, or -1. */
 int km_find_array(const km_kernel *km, const char *name);

@@ -219,8 +219,6 @@ struct ast_expr {
             ast_index index;          /* checker: INDEX */
             int offset[AST_MAX_DIMS]; /* checker: INPUT, INOUT: the constant offset (i, j, k);
                                          unused dimensions are 0. Zero for other symbols. */
-            int read_id;              /* analyser: INPUT, INOUT: index into km_kernel.reads,
-                                         else -1 */
         } ref;
         struct {
             ast_op op;

@@ -112,7 +112,6 @@ static void names_free(names *n) {
 /* ---- the emitter's state ------------------------------------------------------------------- */
 
 typedef struct emitter {
-    const ast_stencil *st;
     const km_kernel *km;
     const emit_options *opt;
     const char *ctype; /* "float" / "double" */
@@ -137,7 +136,7 @@ typedef struct emitter {
 
 static void emit_error(emitter *e, ast_loc loc, const char *what) {
     fprintf(e->err, "%s:%d:%d: error: %s\n",
-            e->opt->source_path ? e->opt->source_path : e->st->name, loc.first_line, loc.first_col,
+            e->opt->source_path ? e->opt->source_path : e->km->name, loc.first_line, loc.first_col,
             what);
     e->failed = 1;
 }
@@ -165,7 +164,7 @@ static void assign_names(emitter *e) {
     e->sj_name = xcalloc((size_t)n, sizeof *e->sj_name);
     e->sk_name = xcalloc((size_t)n, sizeof *e->sk_name);
     e->read_name = xcalloc((size_t)km->nreads, sizeof *e->read_name);
-    e->let_name = xcalloc((size_t)e->st->nlets, sizeof *e->let_name);
+    e->let_name = xcalloc((size_t)e->km->nlets, sizeof *e->let_name);
     e->reduce_name = xcalloc((size_t)km->nreduces, sizeof *e->reduce_name);
     e->reduce_acc = xcalloc((size_t)km->nreduces, sizeof *e->reduce_acc);
     e->reduce_out = xcalloc((size_t)km->nreduces, sizeof *e->reduce_out);
@@ -188,15 +187,13 @@ static void assign_names(emitter *e) {
             tmpl_buf_free(&b);
         }
     }
-    for (int n = 0; n < e->st->body.nstmts; n++) {
-        const ast_stmt *s = e->st->body.stmts[n];
-        if (s->kind != AST_STMT_REDUCE) continue;
-        int id = s->u.reduce.id;
-        e->reduce_name[id] = claim(&e->names, s->u.reduce.name);
-        tmpl_buf_printf(&b, "%s_acc", s->u.reduce.name);
+    for (int id = 0; id < km->nreduces; id++) {
+        const char *name = km->reduces[id].name;
+        e->reduce_name[id] = claim(&e->names, name);
+        tmpl_buf_printf(&b, "%s_acc", name);
         e->reduce_acc[id] = claim(&e->names, b.data);
         tmpl_buf_free(&b);
-        tmpl_buf_printf(&b, "%s_out", s->u.reduce.name);
+        tmpl_buf_printf(&b, "%s_out", name);
         e->reduce_out[id] = claim(&e->names, b.data);
         tmpl_buf_free(&b);
     }
@@ -337,7 +334,8 @@ static void print_ref(emitter *e, tmpl_buf *b, const ast_expr *x) {
         return;
     case AST_SYM_INPUT:
     case AST_SYM_INOUT: /* the centre of an inout is its current value (read_name = value) */
-        tmpl_buf_puts(b, e->read_name[x->u.ref.read_id]);
+        tmpl_buf_puts(b, e->read_name[km_find_read(e->km, km_find_array(e->km, x->u.ref.name),
+                                                   x->u.ref.offset)]);
         return;
     case AST_SYM_LET:
         tmpl_buf_puts(b, let_name(e, x->u.ref.let));
@@ -883,80 +881,35 @@ static void set_colors_and_reductions(emitter *e, tmpl_value *d) {
     tmpl_value *rows = tmpl_set_list(d, "color_rows");
     for (int r = 0; km->ncolors && r < p[1] * p[2]; r++) {
         tmpl_buf b = {0};
-        tmpl_buf_puts(&b, "{");
         for (int i = 0; i < p[0]; i++)
             tmpl_buf_printf(&b, "%s%d", i ? ", " : "", km->color_table[i + p[0] * r]);
-        tmpl_buf_printf(&b, "}, /* j %% %d = %d, k %% %d = %d */", p[1], r % p[1], p[2], r / p[1]);
         tmpl_value *row = tmpl_append_map(rows);
         tmpl_set_str(row, "cells", tmpl_buf_str(&b));
+        tmpl_set_fmt(row, "rj", "%d", r % p[1]);
+        tmpl_set_fmt(row, "rk", "%d", r / p[1]);
         tmpl_buf_free(&b);
     }
-    tmpl_buf up = {0};
-    upper_case(&up, km->name);
-    const char *NAME = tmpl_buf_str(&up);
-    if (km->dims == 1) {
-        tmpl_set_str(d, "color_row", "0");
-        tmpl_set_str(d, "row_begin", "it");
-        tmpl_set_str(d, "row_end", "i_end");
-        tmpl_set_fmt(d, "row_first",
-                     "it + (stenc_r - it %% %s_PERIOD_I + %s_PERIOD_I) %% %s_PERIOD_I", NAME, NAME,
-                     NAME);
-        tmpl_set_fmt(d, "ntiles", "(size_t)((ni + %s_TILE_I - 1) / %s_TILE_I)", NAME, NAME);
-        tmpl_set_fmt(d, "tile_index", "(size_t)(it / %s_TILE_I)", NAME);
-    } else {
-        tmpl_set_fmt(d, "color_row",
-                     km->dims == 2 ? "j %% %s_PERIOD_J"
-                                   : "j %% %s_PERIOD_J + %s_PERIOD_J * (k %% %s_PERIOD_K)",
-                     NAME, NAME, NAME);
-        tmpl_set_str(d, "row_begin", "0");
-        tmpl_set_str(d, "row_end", "ni");
-        tmpl_set_str(d, "row_first", "stenc_r");
-        if (km->dims == 2) {
-            tmpl_set_fmt(d, "ntiles", "(size_t)((nj + %s_TILE_J - 1) / %s_TILE_J)", NAME, NAME);
-            tmpl_set_fmt(d, "tile_index", "(size_t)(jt / %s_TILE_J)", NAME);
-        } else {
-            tmpl_set_fmt(
-                d, "ntiles",
-                "(size_t)((nk + %s_TILE_K - 1) / %s_TILE_K) * (size_t)((nj + %s_TILE_J - 1) "
-                "/ %s_TILE_J)",
-                NAME, NAME, NAME, NAME);
-            tmpl_set_fmt(d, "tile_index",
-                         "(size_t)(kt / %s_TILE_K) * (size_t)((nj + %s_TILE_J - 1) / %s_TILE_J) + "
-                         "(size_t)(jt / %s_TILE_J)",
-                         NAME, NAME, NAME, NAME);
-        }
-    }
-    tmpl_buf_free(&up);
     static const char *const ops[] = {"sum", "sum", "max", "min"};
     static const char *const OPS[] = {"SUM", "SUM", "MAX", "MIN"};
     tmpl_value *reduces = tmpl_set_list(d, "reduces");
     /* For stenc_launch_reduce_finish: 's' (sum), 'x' (max) or 'n' (min) per reduction. */
     char *reduce_ops = xcalloc((size_t)km->nreduces + 1, 1);
     for (int id = 0; id < km->nreduces; id++) {
-        for (int n = 0; n < e->st->body.nstmts; n++) {
-            const ast_stmt *s = e->st->body.stmts[n];
-            if (s->kind != AST_STMT_REDUCE || s->u.reduce.id != id) continue;
-            tmpl_value *r = tmpl_append_map(reduces);
-            tmpl_set_str(r, "decl", s->u.reduce.name);
-            tmpl_set_str(r, "op", ops[s->u.reduce.rop]);
-            tmpl_set_str(r, "OP", OPS[s->u.reduce.rop]);
-            tmpl_set_bool(r, "is_sum", s->u.reduce.rop == AST_REDUCE_SUM);
-            tmpl_set_str(r, "local", e->reduce_name[id]);
-            tmpl_set_str(r, "acc", e->reduce_acc[id]);
-            tmpl_set_str(r, "out", e->reduce_out[id]);
-            reduce_ops[id] = "ssxn"[s->u.reduce.rop];
-        }
+        const km_reduce *rd = &km->reduces[id];
+        tmpl_value *r = tmpl_append_map(reduces);
+        tmpl_set_str(r, "decl", rd->name);
+        tmpl_set_str(r, "op", ops[rd->op]);
+        tmpl_set_str(r, "OP", OPS[rd->op]);
+        tmpl_set_bool(r, "is_sum", rd->op == AST_REDUCE_SUM);
+        tmpl_set_str(r, "local", e->reduce_name[id]);
+        tmpl_set_str(r, "acc", e->reduce_acc[id]);
+        tmpl_set_str(r, "out", e->reduce_out[id]);
+        tmpl_set_fmt(r, "index", "%d", id);
+        reduce_ops[id] = "ssxn"[rd->op];
     }
     tmpl_set_str(d, "reduce_ops", reduce_ops);
     free(reduce_ops);
     tmpl_set_fmt(d, "nreduces", "%d", km->nreduces);
-    /* Where a point's sum terms go in a distributed launch, and how many points there are. */
-    const int dims = km->dims;
-    tmpl_set_str(d, "term_at",
-                 dims == 1   ? "i"
-                 : dims == 2 ? "(i + ni * j)"
-                             : "(i + ni * (j + nj * k))");
-    tmpl_set_str(d, "npoints", dims == 1 ? "ni" : dims == 2 ? "ni * nj" : "ni * nj * nk");
 }
 
 static tmpl_value *build_data(emitter *e) {
@@ -1088,7 +1041,7 @@ static tmpl_value *build_data(emitter *e) {
 
     tmpl_buf body = {0};
     e->presumed_line = 0;
-    print_block(e, &body, &e->st->body, 0);
+    print_block(e, &body, e->km->body, 0);
     if (e->opt->line_directives && e->opt->source_path) tmpl_buf_puts(&body, RESUME_MARKER "\n");
     /* The body's last newline belongs to the template line holding {{body}}. */
     if (body.len && body.data[body.len - 1] == '\n') body.data[--body.len] = '\0';
@@ -1251,7 +1204,7 @@ static int emit_files(emitter *e, tmpl_value *data) {
     return rc;
 }
 
-int emit_stencil(const ast_stencil *st, const km_kernel *km, const emit_options *opt, FILE *err) {
+int emit_stencil(const km_kernel *km, const emit_options *opt, FILE *err) {
     for (int t = 0; t < emit_ntargets; t++)
         if ((opt->targets & emit_targets[t].bit) &&
             (opt->targets & emit_targets[t].needs) != emit_targets[t].needs) {
@@ -1267,7 +1220,7 @@ int emit_stencil(const ast_stencil *st, const km_kernel *km, const emit_options 
         fprintf(err, "stenc: error: no target selected for stencil '%s'\n", km->name);
         return 1;
     }
-    emitter e = {.st = st, .km = km, .opt = opt, .err = err};
+    emitter e = {.km = km, .opt = opt, .err = err};
     e.is_float = km->type == AST_TYPE_FLOAT;
     e.ctype = e.is_float ? "float" : "double";
     assign_names(&e);

@@ -29,7 +29,7 @@ typedef struct emit_options {
 
 /* Emit all files of one stencil. On failure, print a diagnostic to `err` (naming the template
  * file and line when a template is at fault), remove partial output and return nonzero. */
-int emit_stencil(const ast_stencil *st, const km_kernel *km, const emit_options *opt, FILE *err);
+int emit_stencil(const km_kernel *km, const emit_options *opt, FILE *err);
 
 /* The output file names of stencil `name` for `targets`, one per call: index 0, 1, ... until
  * it returns 0. Writes "NAME.h", "NAME_c.c", ... into buf (for --list-outputs). */

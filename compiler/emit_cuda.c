@@ -240,18 +240,16 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
     static const char *const ops[] = {"sum", "sum", "max", "min"};
     static const char *const OPS[] = {"SUM", "SUM", "MAX", "MIN"};
     tmpl_value *reduces = tmpl_set_list(d, "cu_reduces");
-    for (int id = 0; id < km->nreduces; id++)
-        for (int n = 0; n < km->st->body.nstmts; n++) {
-            const ast_stmt *s = km->st->body.stmts[n];
-            if (s->kind != AST_STMT_REDUCE || s->u.reduce.id != id) continue;
-            tmpl_value *rv = tmpl_append_map(reduces);
-            tmpl_set_str(rv, "local", reduce_name[id]);
-            tmpl_set_str(rv, "acc", reduce_acc[id]);
-            tmpl_set_str(rv, "op", ops[s->u.reduce.rop]);
-            tmpl_set_str(rv, "OP", OPS[s->u.reduce.rop]);
-            tmpl_set_bool(rv, "is_sum", s->u.reduce.rop == AST_REDUCE_SUM);
-            tmpl_set_fmt(rv, "index", "%d", id);
-        }
+    for (int id = 0; id < km->nreduces; id++) {
+        const km_reduce *rd = &km->reduces[id];
+        tmpl_value *rv = tmpl_append_map(reduces);
+        tmpl_set_str(rv, "local", reduce_name[id]);
+        tmpl_set_str(rv, "acc", reduce_acc[id]);
+        tmpl_set_str(rv, "op", ops[rd->op]);
+        tmpl_set_str(rv, "OP", OPS[rd->op]);
+        tmpl_set_bool(rv, "is_sum", rd->op == AST_REDUCE_SUM);
+        tmpl_set_fmt(rv, "index", "%d", id);
+    }
     tmpl_set_fmt(d, "cu_nreduces", "%d", km->nreduces > 0 ? km->nreduces : 1);
 
     /* The colouring in the kernels' (i, mid, outer) frame: periods, and per colour the cells

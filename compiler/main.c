@@ -284,7 +284,7 @@ static int emit_all(const char *argv0, const options *opt, unit *units, const km
         for (int u = 0; units[u].path; u++)
             for (int s = 0; units[u].file && s < units[u].file->nstencils; s++)
                 if (units[u].file->stencils[s] == kms[k].st) eo.source_path = units[u].path;
-        if (emit_stencil(kms[k].st, &kms[k], &eo, stderr) != 0) {
+        if (emit_stencil(&kms[k], &eo, stderr) != 0) {
             remove_outputs(opt, kms, k); /* all or nothing */
             return 1;
         }

@@ -510,7 +510,6 @@ static ast_expr *mk_ref(parse_state *ps, char *name, parse_list *offsets, ast_lo
     e->u.ref.name = name;
     e->u.ref.offset_exprs = items;
     e->u.ref.noffsets = n;
-    e->u.ref.read_id = -1;
     return e;
 }
 

@@ -443,6 +443,10 @@ static tmpl *parse_text(const char *name, const char *text, FILE *err, int nesti
     int line = 1;
     for (;;) {
         const char *open = strstr(pos, "{{");
+        /* "{{{x}}}": a brace of the text, then the tag {{x}}, then a brace, so that a template
+         * can write a C initialiser such as {1, 2} from a value. */
+        while (open && open[2] == '{')
+            open++;
         const char *text_end = open ? open : pos + strlen(pos);
         const char *resume = NULL;
         const char *close = NULL;

@@ -133,9 +133,15 @@ static void test_reads_and_halos(void **state) {
     /* ((((x[-2,0] + x[1,3]) + x[-2,0]) + w) + i*nj): the two x[-2,0] share a read */
     const ast_expr *first = sum->u.binary.lhs->u.binary.lhs->u.binary.lhs->u.binary.lhs;
     const ast_expr *third = sum->u.binary.lhs->u.binary.lhs->u.binary.rhs;
-    assert_int_equal(first->u.ref.read_id, 0);
-    assert_int_equal(third->u.ref.read_id, 0);
     int x = km_find_array(&km, "x");
+    assert_int_equal(km_find_read(&km, x, first->u.ref.offset), 0);
+    assert_int_equal(km_find_read(&km, x, third->u.ref.offset), 0);
+    assert_int_equal(
+        km_find_read(&km, x,
+                     sum->u.binary.lhs->u.binary.lhs->u.binary.lhs->u.binary.rhs->u.ref.offset),
+        1);
+    const int nowhere[3] = {5, 5, 0};
+    assert_int_equal(km_find_read(&km, x, nowhere), -1);
     assert_int_equal(km.arrays[x].halo_lo[0], 2);
     assert_int_equal(km.arrays[x].halo_hi[0], 1);
     assert_int_equal(km.arrays[x].halo_lo[1], 0);
@@ -151,12 +157,33 @@ static void test_reads_and_halos(void **state) {
     fe_result_free(&r);
 }
 
+/* The reductions, by id in source order, with their operators: the launcher's results[]. */
+static void test_reductions_in_the_model(void **state) {
+    (void)state;
+    km_kernel km;
+    fe_result r = analyse("stencil s { dims 2; type double; input x; output y;\n"
+                          "y = x; reduce max big = x; reduce sum total = x * x;\n"
+                          "reduce min small = -x; }",
+                          AST_TYPE_NONE, &km);
+    assert_int_equal(km.nreduces, 3);
+    assert_string_equal(km.reduces[0].name, "big");
+    assert_int_equal(km.reduces[0].op, AST_REDUCE_MAX);
+    assert_string_equal(km.reduces[1].name, "total");
+    assert_int_equal(km.reduces[1].op, AST_REDUCE_SUM);
+    assert_string_equal(km.reduces[2].name, "small");
+    assert_int_equal(km.reduces[2].op, AST_REDUCE_MIN);
+    assert_ptr_equal(km.body, &r.file->stencils[0]->body);
+    analyze_free(&km);
+    fe_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flop_rules),
         cmocka_unit_test(test_heat3d),
         cmocka_unit_test(test_project_bytes),
         cmocka_unit_test(test_reads_and_halos),
+        cmocka_unit_test(test_reductions_in_the_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

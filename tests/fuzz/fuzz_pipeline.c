@@ -66,7 +66,7 @@ static void run(const char *text, size_t size, ast_type precision) {
         for (int s = 0; s < n; s++) {
             emit_options eo = {outdir, FUZZ_TEMPLATE_DIR, targets, precision != AST_TYPE_NONE,
                                "fuzz.stencil"};
-            if (emit_stencil(file->stencils[s], &kms[s], &eo, stderr) != 0) {
+            if (emit_stencil(&kms[s], &eo, stderr) != 0) {
                 fprintf(stderr, "stenc fuzz: stencil '%s' was accepted, but emission failed\n",
                         file->stencils[s]->name);
                 abort();

@@ -58,6 +58,8 @@ static void test_substitution(void **state) {
     expect_output("{{name}}", d, "replaced");
     /* A lone brace is text. */
     expect_output("{ a } {x} }}", d, "{ a } {x} }}");
+    /* Braces around a tag are text: a C initialiser from a value. */
+    expect_output("{{{name}}}, {{{{n}}}}", d, "{replaced}, {{42-x}}");
     tmpl_free(d);
 }
 
