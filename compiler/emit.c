@@ -31,15 +31,6 @@
 #endif
 #endif
 
-/* Tile sizes of the C target's OpenMP loops: the tunables of the CPU kernel. */
-typedef struct emit_c_policy {
-    int tile_i; /* 1-D: points per task */
-    int tile_j; /* 2-D and 3-D: rows per task */
-    int tile_k; /* 3-D: planes per task */
-} emit_c_policy;
-
-static const emit_c_policy c_policy = {.tile_i = 4096, .tile_j = 8, .tile_k = 4};
-
 /* Generated lines longer than this are wrapped where emit.c builds lists. */
 enum { WRAP_COLUMN = 100 };
 
@@ -930,12 +921,24 @@ static tmpl_value *build_data(emitter *e) {
     tmpl_set_str(d, "type", e->ctype);
     tmpl_set_str(d, "stenc_type", e->is_float ? "STENC_F32" : "STENC_F64");
     tmpl_set_bool(d, "line_directives", e->opt->line_directives && e->opt->source_path);
-    tmpl_set_str(d, "targets",
-                 (e->opt->targets & EMIT_TARGET_CUDA) ? "STENC_TARGET_C | STENC_TARGET_CUDA"
-                                                      : "STENC_TARGET_C");
-    tmpl_set_fmt(d, "tile_i", "%d", c_policy.tile_i);
-    tmpl_set_fmt(d, "tile_j", "%d", c_policy.tile_j);
-    tmpl_set_fmt(d, "tile_k", "%d", c_policy.tile_k);
+    /* The selected targets: the launch table's bits, the device targets the launcher
+     * dispatches to, and each target's tunables. */
+    tmpl_buf bits = {0};
+    tmpl_value *devices = tmpl_set_list(d, "device_targets");
+    for (int t = 0; t < emit_ntargets; t++) {
+        const emit_target_desc *target = &emit_targets[t];
+        if (!(e->opt->targets & emit_target_bit(target))) continue;
+        tmpl_buf_printf(&bits, "%s%s", bits.len ? " | " : "", target->launch_bit);
+        if (target->device) {
+            tmpl_value *dv = tmpl_append_map(devices);
+            tmpl_set_str(dv, "target", target->name);
+            tmpl_set_str(dv, "device", target->device);
+        }
+        for (const emit_param *p = target->params; p && p->key; p++)
+            tmpl_set_str(d, p->key, p->value);
+    }
+    tmpl_set_str(d, "targets", tmpl_buf_str(&bits));
+    tmpl_buf_free(&bits);
     int halo = 0;
     for (int dim = 0; dim < km->dims; dim++) {
         if (km->halo_lo[dim] > halo) halo = km->halo_lo[dim];
@@ -1056,7 +1059,7 @@ static tmpl_value *build_data(emitter *e) {
                               (const char *const *)e->reduce_name,
                               (const char *const *)e->reduce_acc};
     for (int t = 0; t < emit_ntargets; t++) {
-        const int selected = (e->opt->targets & emit_targets[t].bit) != 0;
+        const int selected = (e->opt->targets & emit_target_bit(&emit_targets[t])) != 0;
         tmpl_set_bool(d, emit_targets[t].name, selected);
         if (selected && emit_targets[t].add_data) emit_targets[t].add_data(km, &sym, d);
     }
@@ -1103,7 +1106,7 @@ static int render_file(emitter *e, const char *rel, const tmpl_value *data, tmpl
 static const emit_output *selected_output(unsigned targets, int index) {
     int seen = 0;
     for (int t = 0; t < emit_ntargets; t++) {
-        if (!(targets & emit_targets[t].bit)) continue;
+        if (!(targets & emit_target_bit(&emit_targets[t]))) continue;
         for (int f = 0; f < emit_targets[t].noutputs; f++)
             if (seen++ == index) return &emit_targets[t].outputs[f];
     }
@@ -1152,7 +1155,8 @@ static int set_digest(emitter *e, tmpl_value *data) {
     uint64_t h = 14695981039346656037u;
     int rc = 0, tuned = 0;
     for (int t = 0; t < emit_ntargets && !rc; t++) {
-        if (!(e->opt->targets & emit_targets[t].bit) || !emit_targets[t].tuned) continue;
+        if (!(e->opt->targets & emit_target_bit(&emit_targets[t])) || !emit_targets[t].tuned)
+            continue;
         tuned = 1;
         for (int f = 0; f < emit_targets[t].noutputs && !rc; f++) {
             tmpl_buf text = {0}, name = {0};
@@ -1205,17 +1209,15 @@ static int emit_files(emitter *e, tmpl_value *data) {
 }
 
 int emit_stencil(const km_kernel *km, const emit_options *opt, FILE *err) {
-    for (int t = 0; t < emit_ntargets; t++)
-        if ((opt->targets & emit_targets[t].bit) &&
-            (opt->targets & emit_targets[t].needs) != emit_targets[t].needs) {
-            fprintf(err, "stenc: error: the %s target needs ", emit_targets[t].name);
-            for (int u = 0, first = 1; u < emit_ntargets; u++)
-                if (emit_targets[t].needs & emit_targets[u].bit)
-                    fprintf(err, "%sthe %s target", first ? "" : " and ", emit_targets[u].name),
-                        first = 0;
-            fprintf(err, " (%s), stencil '%s'\n", emit_targets[t].needs_why, km->name);
+    for (int t = 0; t < emit_ntargets; t++) {
+        const unsigned needs = emit_target_closure(&emit_targets[t]);
+        if ((opt->targets & emit_target_bit(&emit_targets[t])) && (opt->targets & needs) != needs) {
+            fprintf(err, "stenc: error: the %s target needs the %s target (%s), stencil '%s'\n",
+                    emit_targets[t].name, emit_targets[t].needs, emit_targets[t].needs_why,
+                    km->name);
             return 1;
         }
+    }
     if (!opt->targets) {
         fprintf(err, "stenc: error: no target selected for stencil '%s'\n", km->name);
         return 1;

@@ -21,7 +21,7 @@
 typedef struct emit_options {
     const char *out_dir;      /* where the files go; must exist */
     const char *template_dir; /* the template root (holding c/, cuda/) */
-    unsigned targets;         /* EMIT_TARGET_* bits (targets.h) */
+    unsigned targets;         /* emit_target_bit()s of the selected targets (targets.h) */
     int line_directives;      /* 1: #line directives back to the .stencil file */
     const char *source_path;  /* the .stencil file as #line and comments name it; use a
                                  relative path for committed output */

@@ -71,7 +71,7 @@ static int parse_targets(const char *list, unsigned *targets) {
         size_t n = end ? (size_t)(end - p) : strlen(p);
         const emit_target_desc *t = emit_target_named(p, n);
         if (t) {
-            *targets |= t->bit | t->needs; /* cuda's launcher and host kernel are c's */
+            *targets |= emit_target_closure(t); /* cuda's launcher and host kernel are c's */
         } else {
             char name[64], known[160] = "";
             snprintf(name, sizeof name, "%.*s", (int)(n < 40 ? n : 40), p);
@@ -95,7 +95,7 @@ static int parse_targets(const char *list, unsigned *targets) {
 static int parse_args(int argc, char **argv, options *opt) {
     opt->out_dir = ".";
     opt->color = -1;
-    opt->targets = EMIT_TARGET_C;
+    opt->targets = emit_target_bit(emit_target_named("c", 1));
     opt->line_directives = 1;
     opt->files = calloc((size_t)argc, sizeof *opt->files);
     if (!opt->files) return 2;

@@ -10,14 +10,19 @@ static const emit_output c_outputs[] = {
     {"c/stencil_c.c.tmpl", "_c.c"},
 };
 
+/* Tile sizes of the OpenMP loops: points per task in 1-D, rows (j) per task in 2-D and 3-D,
+ * planes (k) per task in 3-D. */
+static const emit_param c_params[] = {
+    {"tile_i", "4096"}, {"tile_j", "8"}, {"tile_k", "4"}, {NULL, NULL}};
+
 static const emit_output cuda_outputs[] = {
     {"cuda/stencil_cuda.cu.tmpl", "_cuda.cu"},
 };
 
 const emit_target_desc emit_targets[] = {
-    {"c", EMIT_TARGET_C, 0, NULL, c_outputs, 2, 0, NULL},
-    {"cuda", EMIT_TARGET_CUDA, EMIT_TARGET_C, "its launcher and host kernel are the c target's",
-     cuda_outputs, 1, 1, emit_cuda_data},
+    {"c", NULL, NULL, c_outputs, 2, 0, "STENC_TARGET_C", NULL, c_params, NULL},
+    {"cuda", "c", "its launcher and host kernel are the c target's", cuda_outputs, 1, 1,
+     "STENC_TARGET_CUDA", "STENC_DEVICE_CUDA", NULL, emit_cuda_data},
 };
 const int emit_ntargets = sizeof emit_targets / sizeof emit_targets[0];
 
@@ -26,4 +31,18 @@ const emit_target_desc *emit_target_named(const char *name, size_t len) {
         if (strlen(emit_targets[t].name) == len && strncmp(emit_targets[t].name, name, len) == 0)
             return &emit_targets[t];
     return NULL;
+}
+
+unsigned emit_target_bit(const emit_target_desc *target) {
+    return 1u << (target - emit_targets);
+}
+
+unsigned emit_target_closure(const emit_target_desc *target) {
+    unsigned bits = 0;
+    for (int depth = 0; target && depth < emit_ntargets && !(bits & emit_target_bit(target));
+         depth++) {
+        bits |= emit_target_bit(target);
+        target = target->needs ? emit_target_named(target->needs, strlen(target->needs)) : NULL;
+    }
+    return bits;
 }

@@ -40,8 +40,8 @@ stenc_status dot3d(stenc_ctx *ctx, const stenc_field *x_, const stenc_field *y_,
 stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x_,
                            const stenc_field *y_, double *dot_, double *xmin_, double *xmax_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *dot3d_variant_name(int index);
 
 #ifdef __cplusplus

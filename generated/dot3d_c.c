@@ -108,7 +108,7 @@ static stenc_status dot3d_c(const stenc_launch_shape *shape, const stenc_launch_
     return STENC_OK;
 }
 
-/* The CUDA kernels' variants, defined in dot3d_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants dot3d_cuda_variants;
 
 stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x_,
@@ -134,9 +134,16 @@ stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const sten
                                          &stenc_terms);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &dot3d_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "dot3d: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         double stenc_results[3];
         const stenc_launch_op stenc_op = {0, stenc_results, stenc_terms};
-        status = stenc_launch_select(ctx, &dot3d_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      NULL, &stenc_op);
         if (stenc_terms)
             status = stenc_launch_reduce_finish(&dot3d_desc, ctx, fields, &shape, "snx",

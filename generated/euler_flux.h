@@ -43,8 +43,8 @@ stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, doubl
                                 stenc_field *dro_, stenc_field *drovx_, stenc_field *drovy_,
                                 stenc_field *droe_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *euler_flux_variant_name(int index);
 
 #ifdef __cplusplus

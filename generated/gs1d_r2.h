@@ -45,8 +45,8 @@ stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int colo
                              stenc_field *u_, const stenc_field *f_, double *change_,
                              double *change2_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *gs1d_r2_variant_name(int index);
 
 #ifdef __cplusplus

@@ -103,7 +103,7 @@ static stenc_status gs1d_r2_c(const stenc_launch_shape *shape, const stenc_launc
     return STENC_OK;
 }
 
-/* The CUDA kernels' variants, defined in gs1d_r2_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants gs1d_r2_cuda_variants;
 
 stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2_,
@@ -140,10 +140,17 @@ stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int colo
                                          &stenc_terms);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &gs1d_r2_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "gs1d_r2: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         double stenc_results[2];
         const stenc_launch_op stenc_op = {color, stenc_results, stenc_terms};
         const double stenc_scalars[] = {h2_};
-        status = stenc_launch_select(ctx, &gs1d_r2_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
         if (stenc_terms)
             status = stenc_launch_reduce_finish(&gs1d_r2_desc, ctx, fields, &shape, "xs",

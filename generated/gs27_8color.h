@@ -94,8 +94,8 @@ stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int 
                                  const stenc_field *c0pp_, const stenc_field *cppp_,
                                  const stenc_field *f_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *gs27_8color_variant_name(int index);
 
 #ifdef __cplusplus

@@ -300,7 +300,7 @@ static void gs27_8color_c(const stenc_launch_shape *shape, const stenc_launch_fi
     }
 }
 
-/* The CUDA kernels' variants, defined in gs27_8color_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants gs27_8color_cuda_variants;
 
 stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int color,
@@ -341,8 +341,15 @@ stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int 
     status = stenc_launch_color("gs27_8color", &gs27_8color_palette, &shape, color, &color);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &gs27_8color_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "gs27_8color: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         const stenc_launch_op stenc_op = {color, NULL, NULL};
-        status = stenc_launch_select(ctx, &gs27_8color_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      NULL, &stenc_op);
         return status;
     }

@@ -34,8 +34,8 @@ stenc_status gs7_backward(stenc_ctx *ctx, double h2_, const stenc_field *f_, ste
 stenc_status gs7_backward_variant(stenc_ctx *ctx, const char *stenc_variant, double h2_,
                                   const stenc_field *f_, stenc_field *u_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *gs7_backward_variant_name(int index);
 
 #ifdef __cplusplus

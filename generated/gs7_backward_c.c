@@ -110,7 +110,7 @@ static void gs7_backward_c(const stenc_launch_shape *shape, const stenc_launch_f
     }
 }
 
-/* The CUDA kernels' variants, defined in gs7_backward_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants gs7_backward_cuda_variants;
 
 stenc_status gs7_backward_variant(stenc_ctx *ctx, const char *stenc_variant, double h2_,
@@ -123,9 +123,16 @@ stenc_status gs7_backward_variant(stenc_ctx *ctx, const char *stenc_variant, dou
     status = stenc_launch_ordered_check(&gs7_backward_desc, fields, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &gs7_backward_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "gs7_backward: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         const stenc_launch_op stenc_op = {0, NULL, NULL};
         const double stenc_scalars[] = {h2_};
-        status = stenc_launch_select(ctx, &gs7_backward_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
         return status;
     }

@@ -73,7 +73,7 @@ static void gs_redblack_c(const stenc_launch_shape *shape, const stenc_launch_fi
     }
 }
 
-/* The CUDA kernels' variants, defined in gs_redblack_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants gs_redblack_cuda_variants;
 
 stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2_,
@@ -97,9 +97,16 @@ stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int 
     status = stenc_launch_color("gs_redblack", &gs_redblack_palette, &shape, color, &color);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &gs_redblack_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "gs_redblack: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         const stenc_launch_op stenc_op = {color, NULL, NULL};
         const double stenc_scalars[] = {h2_, omega_};
-        status = stenc_launch_select(ctx, &gs_redblack_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
         return status;
     }

@@ -33,8 +33,8 @@ stenc_status heat3d(stenc_ctx *ctx, double a_, double b_, const stenc_field *x_,
 stenc_status heat3d_variant(stenc_ctx *ctx, const char *stenc_variant, double a_, double b_,
                             const stenc_field *x_, stenc_field *y_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *heat3d_variant_name(int index);
 
 /* `step y -> x;`: nsteps steps (0 or more), each filling the halo

@@ -35,8 +35,8 @@ stenc_status jacobi2d(stenc_ctx *ctx, double h2_, const stenc_field *u_, const s
 stenc_status jacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double h2_,
                               const stenc_field *u_, const stenc_field *f_, stenc_field *u_new_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *jacobi2d_variant_name(int index);
 
 #ifdef __cplusplus

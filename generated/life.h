@@ -33,8 +33,8 @@ stenc_status life(stenc_ctx *ctx, const stenc_field *cell_, stenc_field *next_);
 stenc_status life_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *cell_,
                           stenc_field *next_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *life_variant_name(int index);
 
 #ifdef __cplusplus

@@ -90,7 +90,7 @@ static stenc_status limited_smooth_c(const stenc_launch_shape *shape,
     return STENC_OK;
 }
 
-/* The CUDA kernels' variants, defined in limited_smooth_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants limited_smooth_cuda_variants;
 
 stenc_status limited_smooth_variant(stenc_ctx *ctx, const char *stenc_variant, double nu_,
@@ -110,10 +110,17 @@ stenc_status limited_smooth_variant(stenc_ctx *ctx, const char *stenc_variant, d
                                          &stenc_terms);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &limited_smooth_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "limited_smooth: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         double stenc_results[1];
         const stenc_launch_op stenc_op = {0, stenc_results, stenc_terms};
         const double stenc_scalars[] = {nu_};
-        status = stenc_launch_select(ctx, &limited_smooth_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
         if (stenc_terms)
             status = stenc_launch_reduce_finish(&limited_smooth_desc, ctx, fields, &shape, "s",

@@ -90,7 +90,7 @@ static void planecoef3d_c(const stenc_launch_shape *shape, const stenc_launch_fi
     }
 }
 
-/* The CUDA kernels' variants, defined in planecoef3d_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants planecoef3d_cuda_variants;
 
 stenc_status planecoef3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x_,
@@ -101,8 +101,15 @@ stenc_status planecoef3d_variant(stenc_ctx *ctx, const char *stenc_variant, cons
     stenc_status status = stenc_launch_check(&planecoef3d_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &planecoef3d_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "planecoef3d: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         const stenc_launch_op stenc_op = {0, NULL, NULL};
-        status = stenc_launch_select(ctx, &planecoef3d_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      NULL, &stenc_op);
         return status;
     }

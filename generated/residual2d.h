@@ -35,8 +35,8 @@ stenc_status residual2d(stenc_ctx *ctx, double inv_h2_, const stenc_field *u_,
 stenc_status residual2d_variant(stenc_ctx *ctx, const char *stenc_variant, double inv_h2_,
                                 const stenc_field *u_, const stenc_field *f_, stenc_field *r_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *residual2d_variant_name(int index);
 
 #ifdef __cplusplus

@@ -40,8 +40,8 @@ stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, do
                                    const stenc_field *u_, const stenc_field *f_, stenc_field *r_,
                                    double *r2_, double *rmax_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *residual_norm_variant_name(int index);
 
 #ifdef __cplusplus

@@ -100,7 +100,7 @@ static stenc_status residual_norm_c(const stenc_launch_shape *shape,
     return STENC_OK;
 }
 
-/* The CUDA kernels' variants, defined in residual_norm_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants residual_norm_cuda_variants;
 
 stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, double inv_h2_,
@@ -124,10 +124,17 @@ stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, do
                                          &stenc_terms);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &residual_norm_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "residual_norm: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         double stenc_results[2];
         const stenc_launch_op stenc_op = {0, stenc_results, stenc_terms};
         const double stenc_scalars[] = {inv_h2_};
-        status = stenc_launch_select(ctx, &residual_norm_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
         if (stenc_terms)
             status = stenc_launch_reduce_finish(&residual_norm_desc, ctx, fields, &shape, "sx",

@@ -32,8 +32,8 @@ stenc_status seidel2d(stenc_ctx *ctx, stenc_field *a_);
  * or "c". An unknown name is STENC_ERR_INVALID_ARGUMENT. */
 stenc_status seidel2d_variant(stenc_ctx *ctx, const char *stenc_variant, stenc_field *a_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *seidel2d_variant_name(int index);
 
 #ifdef __cplusplus

@@ -94,7 +94,7 @@ static void seidel2d_c(const stenc_launch_shape *shape, const stenc_launch_field
     }
 }
 
-/* The CUDA kernels' variants, defined in seidel2d_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants seidel2d_cuda_variants;
 
 stenc_status seidel2d_variant(stenc_ctx *ctx, const char *stenc_variant, stenc_field *a_) {
@@ -106,8 +106,15 @@ stenc_status seidel2d_variant(stenc_ctx *ctx, const char *stenc_variant, stenc_f
     status = stenc_launch_ordered_check(&seidel2d_desc, fields, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &seidel2d_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "seidel2d: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         const stenc_launch_op stenc_op = {0, NULL, NULL};
-        status = stenc_launch_select(ctx, &seidel2d_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      NULL, &stenc_op);
         return status;
     }

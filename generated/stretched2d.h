@@ -37,8 +37,8 @@ stenc_status stretched2d_variant(stenc_ctx *ctx, const char *stenc_variant, doub
                                  double nu_, const stenc_field *u_, const stenc_field *dx_,
                                  const stenc_field *dy_, stenc_field *v_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *stretched2d_variant_name(int index);
 
 #ifdef __cplusplus

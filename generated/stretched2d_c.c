@@ -77,7 +77,7 @@ static void stretched2d_c(const stenc_launch_shape *shape, const stenc_launch_fi
     }
 }
 
-/* The CUDA kernels' variants, defined in stretched2d_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants stretched2d_cuda_variants;
 
 stenc_status stretched2d_variant(stenc_ctx *ctx, const char *stenc_variant, double dt_,
@@ -89,9 +89,16 @@ stenc_status stretched2d_variant(stenc_ctx *ctx, const char *stenc_variant, doub
     stenc_status status = stenc_launch_check(&stretched2d_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &stretched2d_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "stretched2d: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         const stenc_launch_op stenc_op = {0, NULL, NULL};
         const double stenc_scalars[] = {dt_, nu_};
-        status = stenc_launch_select(ctx, &stretched2d_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
         return status;
     }

@@ -36,8 +36,8 @@ stenc_status wave_r2_variant(stenc_ctx *ctx, const char *stenc_variant, double c
                              const stenc_field *u_, const stenc_field *u_prev_,
                              stenc_field *u_next_);
 
-/* The name of CUDA variant `index` (0 is the default); NULL past the last one, or for every
- * index when the stencil was generated without the cuda target. */
+/* The name of variant `index` (0 is the default) of the first device target generated
+ * (cuda); NULL past the last one, or for every index when there is none. */
 const char *wave_r2_variant_name(int index);
 
 #ifdef __cplusplus

@@ -88,7 +88,7 @@ static void wave_r2_c(const stenc_launch_shape *shape, const stenc_launch_field 
     }
 }
 
-/* The CUDA kernels' variants, defined in wave_r2_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants wave_r2_cuda_variants;
 
 stenc_status wave_r2_variant(stenc_ctx *ctx, const char *stenc_variant, double c2_,
@@ -100,9 +100,16 @@ stenc_status wave_r2_variant(stenc_ctx *ctx, const char *stenc_variant, double c
     stenc_status status = stenc_launch_check(&wave_r2_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &wave_r2_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "wave_r2: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         const stenc_launch_op stenc_op = {0, NULL, NULL};
         const double stenc_scalars[] = {c2_};
-        status = stenc_launch_select(ctx, &wave_r2_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
         return status;
     }

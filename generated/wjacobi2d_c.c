@@ -65,7 +65,7 @@ static void wjacobi2d_c(const stenc_launch_shape *shape, const stenc_launch_fiel
     }
 }
 
-/* The CUDA kernels' variants, defined in wjacobi2d_cuda.cu. */
+/* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants wjacobi2d_cuda_variants;
 
 stenc_status wjacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double h2_,
@@ -77,9 +77,16 @@ stenc_status wjacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double
     stenc_status status = stenc_launch_check(&wjacobi2d_desc, ctx, fields, views, &shape);
     if (status != STENC_OK) return status;
     if (shape.location == STENC_ON_DEVICE) {
+        /* the kernels of the context's device; stenc_launch_check made sure there are some */
+        const stenc_launch_variants *stenc_vs = NULL;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &wjacobi2d_cuda_variants;
+        if (!stenc_vs)
+            return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
+                                   "wjacobi2d: no kernel was generated for the device of '%s'",
+                                   stenc_ctx_device_name(ctx));
         const stenc_launch_op stenc_op = {0, NULL, NULL};
         const double stenc_scalars[] = {h2_, omega_};
-        status = stenc_launch_select(ctx, &wjacobi2d_cuda_variants, stenc_variant, &shape, views,
+        status = stenc_launch_select(ctx, stenc_vs, stenc_variant, &shape, views,
                                      stenc_scalars, &stenc_op);
         return status;
     }

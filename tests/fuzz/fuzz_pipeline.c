@@ -62,7 +62,7 @@ static void run(const char *text, size_t size, ast_type precision) {
         info_print_table(sink, kms, n);
         for (int s = 0; s < n; s++)
             info_print_kernel(sink, &kms[s]);
-        const unsigned targets = EMIT_TARGET_C | EMIT_TARGET_CUDA;
+        const unsigned targets = (1u << emit_ntargets) - 1; /* every target */
         for (int s = 0; s < n; s++) {
             emit_options eo = {outdir, FUZZ_TEMPLATE_DIR, targets, precision != AST_TYPE_NONE,
                                "fuzz.stencil"};
