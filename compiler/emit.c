@@ -116,13 +116,15 @@ typedef struct emitter {
     /* colours and reductions (see the section "colours and reductions" below) */
     const char **reduce_name, **reduce_acc, **reduce_out; /* by reduce id */
     const char *kernel_name, *args_name, *desc_name;
-    int presumed_line; /* the line the C compiler believes the next body line has; 0: unknown */
-    int bracket;       /* brackets open in the expression being printed */
-    tmpl_buf *hoist;   /* declarations of subexpressions taken out of it (see print_expr) */
-    int nhoisted;      /* stenc_h<N> temporaries declared so far */
-    int uses_real;     /* the body calls stenc_real() (templates define it only then) */
-    int failed;        /* an unsupported construct was met */
+    int presumed_line;   /* the line the C compiler believes the next body line has; 0: unknown */
+    int bracket;         /* brackets open in the expression being printed */
+    tmpl_buf *hoist;     /* declarations of subexpressions taken out of it (see print_expr) */
+    int nhoisted;        /* stenc_h<N> temporaries declared so far */
+    int line_directives; /* the body being printed has #line directives */
+    int uses_real;       /* the body calls stenc_real() (templates define it only then) */
+    int failed;          /* an unsupported construct was met */
     FILE *err;
+    int calls[AST_FUNC_COUNT]; /* the built-in functions the body calls */
 } emitter;
 
 static void emit_error(emitter *e, ast_loc loc, const char *what) {
@@ -437,6 +439,7 @@ static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec)
             break;
         }
         tmpl_buf_printf(b, "%s%s(", fn->c_name, e->is_float ? "f" : "");
+        e->calls[x->u.call.func] = 1;
         e->bracket++;
         for (int a = 0; a < x->u.call.nargs; a++) {
             if (a) tmpl_buf_puts(b, ", ");
@@ -459,7 +462,7 @@ static void indent(tmpl_buf *b, int depth) {
 
 /* Start a line of the body that comes from source line `line` (0: no source line). */
 static void begin_line(emitter *e, tmpl_buf *b, int depth, int line) {
-    if (line > 0 && e->opt->line_directives && e->presumed_line != line) {
+    if (line > 0 && e->line_directives && e->presumed_line != line) {
         tmpl_buf_printf(b, "#line %d \"%s\"\n", line, e->opt->source_path);
         e->presumed_line = line;
     }
@@ -1042,15 +1045,32 @@ static tmpl_value *build_data(emitter *e) {
         tmpl_buf_free(&b);
     }
 
-    tmpl_buf body = {0};
-    e->presumed_line = 0;
-    print_block(e, &body, e->km->body, 0);
-    if (e->opt->line_directives && e->opt->source_path) tmpl_buf_puts(&body, RESUME_MARKER "\n");
-    /* The body's last newline belongs to the template line holding {{body}}. */
-    if (body.len && body.data[body.len - 1] == '\n') body.data[--body.len] = '\0';
-    tmpl_set_str(d, "body", tmpl_buf_str(&body));
+    /* The body twice: with #line directives when they are on (`body`), and without, for code
+     * that a program builds from a string at run time (`body_plain`). */
+    for (int plain = 0; plain < 2; plain++) {
+        tmpl_buf body = {0};
+        const int lines = !plain && e->opt->line_directives && e->opt->source_path;
+        e->presumed_line = 0;
+        e->line_directives = lines;
+        e->nhoisted = 0;
+        print_block(e, &body, e->km->body, 0);
+        if (lines) tmpl_buf_puts(&body, RESUME_MARKER "\n");
+        /* The body's last newline belongs to the template line holding {{body}}. */
+        if (body.len && body.data[body.len - 1] == '\n') body.data[--body.len] = '\0';
+        tmpl_set_str(d, plain ? "body_plain" : "body", tmpl_buf_str(&body));
+        tmpl_buf_free(&body);
+    }
     tmpl_set_bool(d, "uses_real", e->uses_real);
-    tmpl_buf_free(&body);
+    /* The built-in functions called, as the body names them (`sqrtf` in float) and as the
+     * language does (`sqrt`). */
+    tmpl_value *calls = tmpl_set_list(d, "calls");
+    for (int f = 0; f < AST_FUNC_COUNT; f++) {
+        if (!e->calls[f]) continue;
+        const ast_func_info *fn = ast_func_get((ast_func)f);
+        tmpl_value *cv = tmpl_append_map(calls);
+        tmpl_set_fmt(cv, "c_name", "%s%s", fn->c_name, e->is_float ? "f" : "");
+        tmpl_set_str(cv, "base", fn->c_name);
+    }
 
     set_signatures(e, d);
     set_colors_and_reductions(e, d);

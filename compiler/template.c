@@ -211,6 +211,7 @@ struct node {
     node_list other; /* NODE_IF / NODE_UNLESS: the {{else}} part */
     int in_else;     /* while parsing: appending to `other` */
     tmpl *partial;   /* NODE_PARTIAL: the included template, parsed */
+    int quoted;      /* NODE_PARTIAL: put in as a C string literal ("as c-string") */
 };
 
 struct tmpl {
@@ -379,6 +380,16 @@ static int parse_tag(parser *p, tmpl *t, const char *s, size_t n, int line) {
         size_t an = n - 1;
         while (an && isspace((unsigned char)*arg))
             arg++, an--;
+        /* "NAME as c-string": the partial's text as the lines of a C string literal */
+        static const char as_string[] = " as c-string";
+        const size_t as_len = sizeof as_string - 1;
+        int quoted = 0;
+        if (an > as_len && memcmp(arg + an - as_len, as_string, as_len) == 0) {
+            quoted = 1;
+            an -= as_len;
+            while (an && isspace((unsigned char)arg[an - 1]))
+                an--;
+        }
         if (!is_name(arg, an) || memchr(arg, '.', an))
             return parse_error(p, line, "'{{%s}}' needs one template name", shown);
         if (p->nesting >= PARTIAL_NESTING)
@@ -393,6 +404,7 @@ static int parse_tag(parser *p, tmpl *t, const char *s, size_t n, int line) {
         if (!inc) return parse_error(p, line, "in the partial '{{%s}}'", shown);
         node *part = new_node(NODE_PARTIAL, line, arg, an);
         part->partial = inc;
+        part->quoted = quoted;
         list_push(current_list(p, t), part);
         return 0;
     }
@@ -620,6 +632,32 @@ static void put_indented(tmpl_buf *out, const char *s) {
 
 static int render_nodes(renderer *r, const node_list *nodes);
 
+/* `text` as a C string literal, one "line\n" per line (a program that builds code from a
+ * string at run time embeds it so): backslashes, quotes and control characters escaped. */
+static void quote_lines(tmpl_buf *out, const char *text) {
+    tmpl_buf_append(out, "", 0);
+    for (const char *p = text; *p;) {
+        tmpl_buf_puts(out, "\"");
+        for (; *p && *p != '\n'; p++) {
+            const unsigned char c = (unsigned char)*p;
+            if (c == '\\' || c == '"')
+                tmpl_buf_printf(out, "\\%c", c);
+            else if (c == '\t')
+                tmpl_buf_puts(out, "\\t");
+            else if (c < 0x20 || c == 0x7f)
+                tmpl_buf_printf(out, "\\%03o", c);
+            else
+                tmpl_buf_append(out, (const char *)p, 1);
+        }
+        tmpl_buf_puts(out, "\\n\"");
+        if (*p == '\n') {
+            p++;
+            if (*p) tmpl_buf_puts(out, "\n");
+        }
+    }
+    if (!*text) tmpl_buf_puts(out, "\"\"");
+}
+
 static int render_node(renderer *r, const node *n) {
     tmpl_value index_val;
     char index_buf[32];
@@ -638,6 +676,12 @@ static int render_node(renderer *r, const node *n) {
         int rc = render_nodes(&inner, &n->partial->root);
         if (!rc) {
             if (text.len && text.data[text.len - 1] == '\n') text.data[--text.len] = '\0';
+            if (n->quoted) {
+                tmpl_buf lit = {0};
+                quote_lines(&lit, text.data);
+                tmpl_buf_free(&text);
+                text = lit;
+            }
             put_indented(r->out, text.data);
         }
         tmpl_buf_free(&text);

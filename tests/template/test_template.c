@@ -255,6 +255,21 @@ static void test_partials(void **state) {
         got, "begin\n    row a of T:\n      cell 0\n    row b of T:\n      cell 1\nend T\n");
     free(got), free(diag);
 
+    /* "as c-string": the partial's lines as a C string literal, escaped, indented like the
+     * tag's line; compiled here by the C compiler that compiles this test. */
+    write_text(dir, "quoted.tmpl", "static const char s[] =\n    {{> src as c-string}};\n");
+    write_text(dir, "src.tmpl", "a \"{{title}}\" \\ b\n\n\tc\n");
+    diag = NULL;
+    got = load_render(dir, "quoted.tmpl", d, &diag);
+    if (!got) fail_msg("render failed: %s", diag);
+    assert_string_equal(got, "static const char s[] =\n    \"a \\\"T\\\" \\\\ b\\n\"\n    "
+                             "\"\\n\"\n    \"\\tc\\n\";\n");
+    static const char s[] = "a \"T\" \\ b\n"
+                            "\n"
+                            "\tc\n";
+    assert_string_equal(s, "a \"T\" \\ b\n\n\tc\n"); /* what the literal above means */
+    free(got), free(diag);
+
     /* A missing partial, an error inside one, a bad name, and a partial including itself. */
     write_text(dir, "missing.tmpl", "x\n{{> nowhere}}\n");
     write_text(dir, "broken.tmpl", "{{> bad}}");
@@ -276,8 +291,8 @@ static void test_partials(void **state) {
         free(diag);
     }
     tmpl_free(d);
-    const char *names[] = {"main",   "row", "cell", "tail", "missing",
-                           "broken", "bad", "name", "loop"};
+    const char *names[] = {"main", "row",  "cell", "tail",   "missing", "broken",
+                           "bad",  "name", "loop", "quoted", "src"};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s.tmpl", dir, names[n]);
