@@ -13,6 +13,7 @@
 
 #include "color.h"
 #include "func.h"
+#include "targets.h"
 
 /* A neighbour read (offset != 0) of an inout array, to be proven against the colouring. */
 typedef struct inout_read {
@@ -107,15 +108,6 @@ int check_reserved_name(const char *name) {
     return check_name_reserved(name) != NULL;
 }
 
-/* The identifiers a stencil named `name` declares in generated code besides `name` itself, as
- * printf patterns of the name (lower case) and of its upper-case form (macros). */
-static const char *const derived_lower[] = {
-    "%s_variant", "%s_variant_name", "%s_cuda_variants", "%s_c",     "%s_args",   "%s_desc",
-    "%s_colors",  "%s_direct",       "%s_stream",        "%s_sweep", "%s_combine"};
-static const char *const derived_upper[] = {"%s_HALO",     "%s_TILE_I",   "%s_TILE_J",
-                                            "%s_TILE_K",   "%s_COLORS",   "%s_PERIOD_I",
-                                            "%s_PERIOD_J", "%s_PERIOD_K", "STENC_GENERATED_%s_H"};
-
 const char *check_stencil_name_conflict(const char *name) {
     static char why[AST_MAX_NAME + 200];
     if (strlen(name) > AST_MAX_STENCIL_NAME) {
@@ -147,19 +139,24 @@ const char *check_stencil_name_conflict(const char *name) {
     if (n > AST_MAX_NAME) return NULL; /* reported as too long by the scanner */
     for (size_t k = 0; k <= n; k++)
         upper[k] = (char)toupper((unsigned char)name[k]);
-    for (size_t k = 0; k < COUNT(derived_lower) + COUNT(derived_upper); k++) {
-        char id[AST_MAX_NAME + 40];
-        int lower = k < COUNT(derived_lower);
-        snprintf(id, sizeof id, lower ? derived_lower[k] : derived_upper[k - COUNT(derived_lower)],
-                 lower ? name : upper);
-        if (in_sorted(id, reserved_header_identifiers, COUNT(reserved_header_identifiers))) {
-            snprintf(why, sizeof why,
-                     "generated code would declare '%s', which the headers it includes declare "
-                     "too",
-                     id);
-            return why;
+    /* every identifier a target's files declare from the name (targets.c) */
+    for (int t = 0; t < emit_ntargets; t++)
+        for (int upper_case = 0; upper_case < 2; upper_case++) {
+            const char *const *list =
+                upper_case ? emit_targets[t].declared_upper : emit_targets[t].declared;
+            for (int k = 0; list && list[k]; k++) {
+                char id[AST_MAX_NAME + 40];
+                snprintf(id, sizeof id, list[k], upper_case ? upper : name);
+                if (in_sorted(id, reserved_header_identifiers,
+                              COUNT(reserved_header_identifiers))) {
+                    snprintf(why, sizeof why,
+                             "generated code would declare '%s', which the headers it includes "
+                             "declare too",
+                             id);
+                    return why;
+                }
+            }
         }
-    }
     return NULL;
 }
 
@@ -223,8 +220,11 @@ static char *xstrdup(const char *text) {
 }
 
 void check_stencil_clashes(const char *const *names, int n, check_clash_fn report, void *ctx) {
-    enum { PER = sizeof derived_lower / sizeof derived_lower[0] + 4 };
-    claim *claims = calloc((size_t)n * PER + 1, sizeof *claims);
+    size_t per = 3; /* NAME_HALO, the file name, and the exported identifiers below */
+    for (int t = 0; t < emit_ntargets; t++)
+        for (int e = 0; emit_targets[t].exported && emit_targets[t].exported[e]; e++)
+            per++;
+    claim *claims = calloc((size_t)n * per + 1, sizeof *claims);
     if (!claims) {
         fputs("stenc: out of memory\n", stderr);
         abort();
@@ -240,11 +240,11 @@ void check_stencil_clashes(const char *const *names, int n, check_clash_fn repor
         }
         /* What a program sees of a stencil: its functions, its header's macros (the guard is
          * the upper-case name), and its file names (case-blind file systems exist). */
-        const char *const exported[] = {"%s", "%s_variant", "%s_variant_name", "%s_cuda_variants"};
-        for (size_t e = 0; e < sizeof exported / sizeof exported[0]; e++) {
-            snprintf(id, sizeof id, exported[e], names[k]);
-            claims[count++] = (claim){xstrdup(id), k, 0};
-        }
+        for (int t = 0; t < emit_ntargets; t++)
+            for (int e = 0; emit_targets[t].exported && emit_targets[t].exported[e]; e++) {
+                snprintf(id, sizeof id, emit_targets[t].exported[e], names[k]);
+                claims[count++] = (claim){xstrdup(id), k, 0};
+            }
         snprintf(id, sizeof id, "%s_HALO", upper);
         claims[count++] = (claim){xstrdup(id), k, 0};
         claims[count++] = (claim){xstrdup(lower), k, 1};

@@ -118,60 +118,57 @@ static void remap(const km_kernel *km, const km_offset *o, int out[3]) {
     out[2] = km->dims == 3 ? o->d[2] : km->dims == 2 ? o->d[1] : 0;
 }
 
-/* " + 2", " - 1", "" */
-static void plus_const(tmpl_buf *b, int d) {
-    if (d > 0)
-        tmpl_buf_printf(b, " + %d", d);
-    else if (d < 0)
-        tmpl_buf_printf(b, " - %d", -d);
-}
-
-/* " + 2 * stenc_a.sj[3]" etc. */
-static void plus_stride(tmpl_buf *b, int d, const char *stride, int field) {
+/* An offset as template data: under `key`, an empty list for 0, else one item with its sign
+ * ("+" or "-"), its magnitude `abs`, and `one` when that is 1; the templates print the terms
+ * (" - 1", " + 2 * stenc_a.sj[3]") with {{#each key}}. */
+static void set_term(tmpl_value *m, const char *key, int d) {
+    tmpl_value *list = tmpl_set_list(m, key);
     if (!d) return;
-    tmpl_buf_printf(b, " %c ", d < 0 ? '-' : '+');
-    if (abs(d) != 1) tmpl_buf_printf(b, "%d * ", abs(d));
-    tmpl_buf_printf(b, "stenc_a.%s[%d]", stride, field);
+    tmpl_value *t = tmpl_append_map(list);
+    tmpl_set_str(t, "sign", d < 0 ? "-" : "+");
+    tmpl_set_fmt(t, "abs", "%d", abs(d));
+    tmpl_set_bool(t, "one", abs(d) == 1);
 }
 
 /* A lower-dimensional input (`input dx[i];`) has stride 0 in the dimensions it does not span
  * (stenc_launch_check), so one that spans i is read like any array: its rows lie along i.
  * One that does not span i would need stride 0 along i, which the kernels' row, vector and
- * shared-plane paths do not have: it is read by a scalar load from the point's coordinates
- * in every kernel (stenc_pi, stenc_pm, stenc_po: i, mid, outer), "__ldg(stenc_a.f[2] +
- * (ptrdiff_t)(stenc_pm + 1) * stenc_a.sj[2])", the same element for a warp's threads. So is
- * an integer input (`input int32 mat;`), whose elements are not stenc_T: through a pointer of
- * its own type, converted to stenc_T. */
-/* 1 for the inputs read by one load per point (lower_load): those without i, and integers. */
+ * shared-plane paths do not have: it is read by one load per point from the point's
+ * coordinates in every kernel (templates/cuda/load_point.tmpl). So is an integer input
+ * (`input int32 mat;`), whose elements are not stenc_T. */
+/* 1 for the inputs read by one load per point: those without i, and integers. */
 static int read_by_point(const km_kernel *km, int array) {
     const km_array *a = &km->arrays[array];
     return (a->axes != 0 && !(a->axes & 1)) || a->elem != AST_ELEM_REAL;
 }
 
-static void lower_load(tmpl_buf *b, const km_kernel *km, const km_read *rd, int field) {
-    const unsigned axes = km->arrays[rd->array].axes;
-    const unsigned on = axes ? axes : (1u << km->dims) - 1; /* the dimensions spanned */
+/* What the load partials (templates/cuda/load*.tmpl) need of read `rd` of field `field`: the
+ * field, whether it is an inout, the offset in the kernels' frame (di, dj, dk), and for a read
+ * by point its element type and the frame's dimensions the array spans. */
+static void describe_read(tmpl_value *rv, const km_kernel *km, const km_read *rd, int field) {
+    const km_array *arr = &km->arrays[rd->array];
     int o[3];
     remap(km, &rd->offset, o);
-    /* the frame's dimensions the array spans */
-    const int spans[3] = {(int)(on & 1), km->dims == 3 ? (int)(on >> 1 & 1) : 0,
-                          km->dims == 3 ? (int)(on >> 2 & 1) : (int)(on >> 1 & 1)};
-    static const char *const coord[3] = {"stenc_pi", "stenc_pm", "stenc_po"};
-    static const char *const stride[3] = {NULL, "sj", "sk"};
-    const ast_elem elem = km->arrays[rd->array].elem;
-    if (elem == AST_ELEM_REAL)
-        tmpl_buf_printf(b, "__ldg(stenc_a.f[%d]", field);
-    else
-        tmpl_buf_printf(b, "(stenc_T)__ldg(reinterpret_cast<const %s *>(stenc_a.f[%d])",
-                        elem == AST_ELEM_I32 ? "int" : "unsigned char", field);
-    for (int d = 0; d < 3; d++) {
-        if (!spans[d]) continue;
-        tmpl_buf_printf(b, " + (ptrdiff_t)(%s", coord[d]);
-        plus_const(b, o[d]);
-        tmpl_buf_puts(b, ")");
-        if (stride[d]) tmpl_buf_printf(b, " * stenc_a.%s[%d]", stride[d], field);
-    }
-    tmpl_buf_puts(b, ")");
+    tmpl_set_fmt(rv, "field", "%d", field);
+    tmpl_set_bool(rv, "inout", arr->kind == KM_INOUT);
+    set_term(rv, "di", o[0]);
+    set_term(rv, "dj", o[1]);
+    set_term(rv, "dk", o[2]);
+    tmpl_set_bool(rv, "point", read_by_point(km, rd->array));
+    tmpl_set_bool(rv, "is_real", arr->elem == AST_ELEM_REAL);
+    tmpl_set_bool(rv, "is_i32", arr->elem == AST_ELEM_I32);
+    const unsigned on = arr->axes ? arr->axes : (1u << km->dims) - 1; /* the dimensions spanned */
+    tmpl_set_bool(rv, "span_i", on & 1);
+    tmpl_set_bool(rv, "span_m", km->dims == 3 && (on >> 1 & 1));
+    tmpl_set_bool(rv, "span_o", km->dims == 3 ? (on >> 2 & 1) : km->dims == 2 && (on >> 1 & 1));
+}
+
+/* The suffix of an offset in a buffer's name: "m1", "0", "p2". */
+static void set_suffix(tmpl_value *m, const char *key, int d) {
+    tmpl_buf b = {0};
+    emit_offset_suffix(&b, d);
+    tmpl_set_str(m, key, tmpl_buf_str(&b));
+    tmpl_buf_free(&b);
 }
 
 /* Per input: the row groups of the direct kernel's fast path, the column window and the
@@ -198,19 +195,6 @@ static void *xmalloc(size_t n) {
 
 /* ---- the sweep kernel's data (colours, inouts, reductions) -------------------------------- */
 
-/* "x[q] + 2 * stenc_a.sj[3]"-style load of read r at the point of stenc_q<field>: through the
- * read-only cache for inputs, plainly for an inout (the kernel writes it). */
-static void sweep_load(tmpl_buf *b, const km_kernel *km, const km_read *rd, int field) {
-    int o[3];
-    remap(km, &rd->offset, o);
-    int inout = km->arrays[rd->array].kind == KM_INOUT;
-    tmpl_buf_printf(b, "%s(stenc_a.f[%d] + stenc_q%d", inout ? "*" : "__ldg", field, field);
-    plus_const(b, o[0]);
-    plus_stride(b, o[1], "sj", field);
-    plus_stride(b, o[2], "sk", field);
-    tmpl_buf_puts(b, ")");
-}
-
 static void sweep_data(const km_kernel *km, const int *field_of, const char *const *read_name,
                        const char *const *value_name, const char *const *reduce_name,
                        const char *const *reduce_acc, tmpl_value *d) {
@@ -221,13 +205,7 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         if (km->arrays[rd->array].kind == KM_INOUT && centre) continue; /* cu_inouts */
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
-        tmpl_buf b = {0};
-        if (read_by_point(km, rd->array))
-            lower_load(&b, km, rd, field_of[rd->array]);
-        else
-            sweep_load(&b, km, rd, field_of[rd->array]);
-        tmpl_set_str(rv, "load", tmpl_buf_str(&b));
-        tmpl_buf_free(&b);
+        describe_read(rv, km, rd, field_of[rd->array]);
     }
     tmpl_value *inouts = tmpl_set_list(d, "cu_inouts");
     for (int a = 0; a < km->narrays; a++) {
@@ -265,11 +243,14 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
     int ncolors = km->ncolors ? km->ncolors : 1;
     tmpl_set_fmt(d, "cu_ncolors", "%d", ncolors);
     tmpl_value *cells = tmpl_set_list(d, "cu_cells");
-    tmpl_buf start = {0};
+    tmpl_value *start = tmpl_set_list(d, "cu_cell_start");
     int ncells = 0;
     for (int c = 0; c < ncolors; c++) {
-        tmpl_buf_printf(&start, "%d, ", ncells);
-        tmpl_buf row = {0};
+        char first[16];
+        snprintf(first, sizeof first, "%d", ncells);
+        tmpl_append_str(start, first);
+        tmpl_value *cv = tmpl_append_map(cells);
+        tmpl_value *members = tmpl_set_list(cv, "cells");
         for (int ck = 0; ck < p[2]; ck++)
             for (int cj = 0; cj < p[1]; cj++)
                 for (int ci = 0; ci < p[0]; ci++) {
@@ -279,17 +260,17 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
                                 km->dims == 3   ? ck
                                 : km->dims == 2 ? cj
                                                 : 0};
-                    tmpl_buf_printf(&row, "{%d, %d, %d}, ", f[0], f[1], f[2]);
+                    tmpl_value *cell = tmpl_append_map(members);
+                    tmpl_set_fmt(cell, "f0", "%d", f[0]);
+                    tmpl_set_fmt(cell, "f1", "%d", f[1]);
+                    tmpl_set_fmt(cell, "f2", "%d", f[2]);
                     ncells++;
                 }
-        tmpl_value *cv = tmpl_append_map(cells);
-        tmpl_set_str(cv, "cells", tmpl_buf_str(&row));
         tmpl_set_fmt(cv, "color", "%d", c);
-        tmpl_buf_free(&row);
     }
-    tmpl_buf_printf(&start, "%d", ncells);
-    tmpl_set_str(d, "cu_cell_start", tmpl_buf_str(&start));
-    tmpl_buf_free(&start);
+    char last[16];
+    snprintf(last, sizeof last, "%d", ncells);
+    tmpl_append_str(start, last);
     tmpl_set_fmt(d, "cu_ncells", "%d", ncells);
 }
 
@@ -371,7 +352,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
             tmpl_value *ov = tmpl_append_map(outs);
             tmpl_set_fmt(ov, "field", "%d", field_of[a]);
             tmpl_set_str(ov, "local", value_name[a]);
-            tmpl_set_fmt(ov, "w", "stenc_w%d", nout++);
+            tmpl_set_fmt(ov, "windex", "%d", nout++);
         }
     }
 
@@ -385,23 +366,13 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         for (int g = 0; g < in->nrows; g++) {
             row_group *rg = &in->rows[g];
             tmpl_value *rv = tmpl_append_map(rows);
-            tmpl_buf b = {0};
-            tmpl_buf_printf(&b, "stenc_r%d_", in->field);
-            emit_offset_suffix(&b, rg->dj);
-            tmpl_buf_puts(&b, "_");
-            emit_offset_suffix(&b, rg->dk);
-            tmpl_set_str(rv, "name", tmpl_buf_str(&b));
-            tmpl_buf_free(&b);
+            tmpl_set_fmt(rv, "field", "%d", in->field);
+            set_suffix(rv, "sfx_j", rg->dj);
+            set_suffix(rv, "sfx_k", rg->dk);
+            set_term(rv, "dj", rg->dj);
+            set_term(rv, "dk", rg->dk);
             tmpl_set_fmt(rv, "lo", "%d", rg->lo);
             tmpl_set_fmt(rv, "hi", "%d", rg->hi);
-            tmpl_set_fmt(rv, "field", "%d", in->field);
-            tmpl_buf_printf(&b, "stenc_o%d", in->field);
-            plus_stride(&b, rg->dj, "sj", in->field);
-            tmpl_buf_printf(&b, " + (ptrdiff_t)(stenc_kk");
-            plus_const(&b, rg->dk);
-            tmpl_buf_printf(&b, ") * stenc_a.sk[%d]", in->field);
-            tmpl_set_str(rv, "offset", tmpl_buf_str(&b));
-            tmpl_buf_free(&b);
         }
         if (in->has_column) {
             tmpl_value *cv = tmpl_append_map(cols);
@@ -433,69 +404,41 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         sweep_data(km, field_of, read_name, value_name, reduce_name, reduce_acc, d);
     tmpl_set_bool(d, "cu_has_planes", tmpl_list_len(planes) > 0);
 
-    /* Every read in its three forms. */
+    /* Every read, for its three forms: fast (an element of its row buffer), slow (a scalar
+     * load), stream (its column window or shared plane); by point, the same load in all. */
     tmpl_value *reads = tmpl_set_list(d, "cu_reads");
     for (int r = 0; r < km->nreads; r++) {
         const km_read *rd = &km->reads[r];
         const input_info *in = &info[rd->array];
-        int o[3], f = in->field;
+        int o[3];
         remap(km, &rd->offset, o);
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
-        tmpl_buf b = {0};
-        if (read_by_point(km, rd->array)) { /* the same scalar load in every kernel */
-            lower_load(&b, km, rd, f);
-            tmpl_set_str(rv, "fast", tmpl_buf_str(&b));
-            tmpl_set_str(rv, "slow", tmpl_buf_str(&b));
-            tmpl_set_str(rv, "stream", tmpl_buf_str(&b));
-            tmpl_buf_free(&b);
-            continue;
-        }
-        /* fast: an element of the row buffer */
+        describe_read(rv, km, rd, in->field);
+        if (read_by_point(km, rd->array)) continue;
         int lo = 0;
         for (int g = 0; g < in->nrows; g++)
             if (in->rows[g].dj == o[1] && in->rows[g].dk == o[2]) lo = in->rows[g].lo;
-        tmpl_buf_printf(&b, "stenc_r%d_", f);
-        emit_offset_suffix(&b, o[1]);
-        tmpl_buf_puts(&b, "_");
-        emit_offset_suffix(&b, o[2]);
-        tmpl_buf_puts(&b, "[stenc_e");
-        plus_const(&b, o[0] - lo);
-        tmpl_buf_puts(&b, "]");
-        tmpl_set_str(rv, "fast", tmpl_buf_str(&b));
-        tmpl_buf_free(&b);
-        /* slow: a scalar load */
-        tmpl_buf_printf(&b, "__ldg(stenc_a.f[%d] + stenc_q%d", f, f);
-        plus_const(&b, o[0]);
-        plus_stride(&b, o[1], "sj", f);
-        plus_stride(&b, o[2], "sk", f);
-        tmpl_buf_puts(&b, ")");
-        tmpl_set_str(rv, "slow", tmpl_buf_str(&b));
-        tmpl_buf_free(&b);
-        /* stream: the column window or the shared plane */
-        if (o[0] == 0 && o[1] == 0) {
-            tmpl_buf_printf(&b, "stenc_c%d[%d]", f, o[2] - in->klo);
-        } else {
-            tmpl_buf_printf(&b, "stenc_p%d[stenc_slot<%d>(stenc_k", f, in->phi - in->plo + 1);
-            plus_const(&b, o[2]);
-            tmpl_buf_printf(&b, ")][stenc_ty + %d][stenc_tx + %d]", in->ry + o[1], in->rx + o[0]);
-        }
-        tmpl_set_str(rv, "stream", tmpl_buf_str(&b));
-        tmpl_buf_free(&b);
+        set_suffix(rv, "sfx_j", o[1]);
+        set_suffix(rv, "sfx_k", o[2]);
+        set_term(rv, "eoff", o[0] - lo);
+        tmpl_set_bool(rv, "column", o[0] == 0 && o[1] == 0);
+        tmpl_set_fmt(rv, "cidx", "%d", o[2] - in->klo);
+        tmpl_set_fmt(rv, "np", "%d", in->phi - in->plo + 1);
+        tmpl_set_fmt(rv, "ty", "%d", in->ry + o[1]);
+        tmpl_set_fmt(rv, "tx", "%d", in->rx + o[0]);
     }
 
     /* Lower-dimensional inputs: the point's coordinates for their loads, and the fields left
      * out of the vector-alignment test (they are read element by element). */
-    tmpl_buf lower = {0};
+    tmpl_value *lower = tmpl_set_list(d, "cu_lower_fields");
     int any_lower = 0;
     for (int a = 0; a < km->narrays; a++) {
         if (field_of[a] < 0) continue;
-        tmpl_buf_printf(&lower, "%s%d", field_of[a] ? ", " : "", read_by_point(km, a));
+        tmpl_append_str(lower, read_by_point(km, a) ? "1" : "0");
         any_lower |= read_by_point(km, a);
     }
     tmpl_set_bool(d, "cu_lower", any_lower);
-    tmpl_set_str(d, "cu_lower_fields", tmpl_buf_str(&lower));
-    tmpl_buf_free(&lower);
 
     /* Index variables the body uses, in the kernels' frame. */
     tmpl_set_bool(d, "cu_use_i", km->uses_index[AST_INDEX_I]);
@@ -533,6 +476,16 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         const cuda_variant *cv = fitting[v];
         tmpl_value *vv = tmpl_append_map(vars);
         int minb = cv->minb > 1 ? cv->minb : 1;
+        tmpl_set_str(vv, "strategy",
+                     cv->strategy == 'd'   ? "direct"
+                     : cv->strategy == 'w' ? "sweep"
+                     : cv->strategy == 'f' ? "wave"
+                                           : "stream");
+        tmpl_set_fmt(vv, "v", "%d", cv->v);
+        tmpl_set_fmt(vv, "k", "%d", cv->k);
+        tmpl_set_fmt(vv, "bx", "%d", cv->bx);
+        tmpl_set_fmt(vv, "by", "%d", cv->by);
+        tmpl_set_fmt(vv, "minb", "%d", minb);
         tmpl_buf name = {0};
         if (cv->strategy == 'd')
             tmpl_buf_printf(&name, "direct_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
@@ -545,16 +498,9 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         if (minb > 1) tmpl_buf_printf(&name, "_o%d", minb);
         tmpl_set_str(vv, "name", tmpl_buf_str(&name));
         tmpl_buf_free(&name);
-        tmpl_set_fmt(vv, "fn", "%s<%d, %d, %d, %d, %d>",
-                     cv->strategy == 'd'   ? "stenc_run_direct"
-                     : cv->strategy == 'w' ? "stenc_run_sweep"
-                     : cv->strategy == 'f' ? "stenc_run_wave"
-                                           : "stenc_run_stream",
-                     cv->v, cv->k, cv->bx, cv->by, minb);
     }
     tmpl_set_fmt(d, "cu_nvariants", "%d", nfit);
     free(fitting);
-    tmpl_set_str(d, "cu_flags", needs_sweep(km) ? "STENC_VARIANTS_FIXED" : "0u");
 
     for (int a = 0; a < km->narrays; a++)
         free(info[a].rows);

@@ -15,14 +15,28 @@ static const emit_output c_outputs[] = {
 static const emit_param c_params[] = {
     {"tile_i", "4096"}, {"tile_j", "8"}, {"tile_k", "4"}, {NULL, NULL}};
 
+static const char *const c_declared[] = {"%s_variant", "%s_variant_name", "%s_c", "%s_args",
+                                         "%s_desc",    "%s_colors",       NULL};
+static const char *const c_declared_upper[] = {"%s_HALO",     "%s_TILE_I",   "%s_TILE_J",
+                                               "%s_TILE_K",   "%s_COLORS",   "%s_PERIOD_I",
+                                               "%s_PERIOD_J", "%s_PERIOD_K", "STENC_GENERATED_%s_H",
+                                               NULL};
+static const char *const c_exported[] = {"%s", "%s_variant", "%s_variant_name", NULL};
+
 static const emit_output cuda_outputs[] = {
     {"cuda/stencil_cuda.cu.tmpl", "_cuda.cu"},
 };
 
+static const char *const cuda_declared[] = {
+    "%s_cuda_variants", "%s_direct", "%s_stream", "%s_sweep", "%s_combine", "%s_wave", NULL};
+static const char *const cuda_exported[] = {"%s_cuda_variants", NULL};
+
 const emit_target_desc emit_targets[] = {
-    {"c", NULL, NULL, c_outputs, 2, 0, "STENC_TARGET_C", NULL, c_params, NULL},
+    {"c", NULL, NULL, c_outputs, 2, 0, "STENC_TARGET_C", NULL, c_params, c_declared,
+     c_declared_upper, c_exported, NULL},
     {"cuda", "c", "its launcher and host kernel are the c target's", cuda_outputs, 1, 1,
-     "STENC_TARGET_CUDA", "STENC_DEVICE_CUDA", NULL, emit_cuda_data},
+     "STENC_TARGET_CUDA", "STENC_DEVICE_CUDA", NULL, cuda_declared, NULL, cuda_exported,
+     emit_cuda_data},
 };
 const int emit_ntargets = sizeof emit_targets / sizeof emit_targets[0];
 

@@ -37,6 +37,13 @@ typedef struct emit_target_desc {
      * target's variants, NAME_<target>_variants. NULL for the host target. */
     const char *device;
     const emit_param *params; /* its tunables as data, ended by {NULL, NULL}; or NULL */
+    /* The identifiers its files declare from a stencil's name, as printf patterns of the name
+     * ("%s_args") and of its upper-case form ("%s_HALO"), each list ended by NULL: the checker
+     * refuses a stencil name whose identifiers the included headers declare too, and two
+     * stencils whose `exported` identifiers (external linkage) would be the same. */
+    const char *const *declared;
+    const char *const *declared_upper;
+    const char *const *exported;
     /* The keys its templates need beyond emit.c's common data; NULL when none. */
     void (*add_data)(const km_kernel *km, const emit_symbols *sym, tmpl_value *d);
 } emit_target_desc;
