@@ -34,9 +34,9 @@ static void usage(FILE *out) {
           "Compile .stencil files into C kernels and their launchers.\n"
           "\n"
           "  -o DIR, --output DIR write the generated files to DIR (default: .)\n"
-          "  --target LIST        targets, comma-separated: c, cuda (default: c)\n"
+          "  --target LIST        targets, comma-separated (default: c); the list is below\n"
           "  --precision TYPE     float or double, for every stencil (overrides 'type')\n"
-          "  --template-dir DIR   the template root holding c/ and cuda/\n"
+          "  --template-dir DIR   the template root, a folder per target\n"
           "  --info               print flops, bytes, intensity and access patterns; no output\n"
           "  --check              parse and check only; no output\n"
           "  --list-outputs       print the names of the files that would be written\n"
@@ -54,6 +54,12 @@ static void usage(FILE *out) {
           "\n"
           "Exit status: 0 success, 1 errors in the input, 2 bad command line.\n",
           out);
+    fputs("\nTargets:", out);
+    for (int t = 0; t < emit_ntargets; t++)
+        fprintf(out, " %s%s%s%s", emit_targets[t].name, emit_targets[t].needs ? " (with " : "",
+                emit_targets[t].needs ? emit_targets[t].needs : "",
+                emit_targets[t].needs ? ")" : "");
+    fputs("\n", out);
 }
 
 static int bad_usage(const char *fmt, const char *arg) {

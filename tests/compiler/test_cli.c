@@ -236,6 +236,7 @@ static void test_options(void **state) {
     r = run_stenc((const char *[]){"--help", NULL});
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "usage: stenc"));
+    assert_non_null(strstr(r.out, "Targets: c cuda (with c)")); /* from the table of targets */
     run_free(&r);
     r = run_stenc((const char *[]){"/nonexistent/x.stencil", NULL});
     assert_int_equal(r.status, 1);
