@@ -12,6 +12,8 @@ packages=(cmake gcc g++ make pkg-config flex bison libcmocka-dev libgsl-dev
           dpkg-dev
           # distributed fields (libstenc_mpi) and their tests under mpirun
           libopenmpi-dev openmpi-bin
+          # the OpenCL backend: headers, the ICD loader, and PoCL's CPU device for its tests
+          opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
           "$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -5,14 +5,15 @@
 
 #include "internal.h"
 
-static _Thread_local char last_error[1024];
+/* Room for an OpenCL build log's first 2000 characters (stenc_ocl_launch) besides the rest. */
+static _Thread_local char last_error[4096];
 
 static const char *const status_strings[STENC_STATUS_COUNT] = {
     [STENC_OK] = "success",
     [STENC_ERR_INVALID_ARGUMENT] = "invalid argument",
     [STENC_ERR_SHAPE] = "shape mismatch",
     [STENC_ERR_OUT_OF_MEMORY] = "out of memory",
-    [STENC_ERR_NO_DEVICE] = "no CUDA device",
+    [STENC_ERR_NO_DEVICE] = "no device",
     [STENC_ERR_CUDA] = "CUDA error",
     [STENC_ERR_LOCATION] = "data in the wrong place (host or device)",
     [STENC_ERR_SINGULAR] = "singular system",
@@ -21,6 +22,7 @@ static const char *const status_strings[STENC_STATUS_COUNT] = {
     [STENC_ERR_IO] = "input/output error",
     [STENC_ERR_UNSUPPORTED] = "unsupported",
     [STENC_ERR_INTERNAL] = "internal error",
+    [STENC_ERR_OPENCL] = "OpenCL error",
 };
 
 const char *stenc_status_string(stenc_status status) {

@@ -1,5 +1,5 @@
 /* Internals shared by all runtime modules: error reporting, the context's innards and the
- * bridge to the CUDA half of the core. Not installed. */
+ * bridges to the CUDA and OpenCL halves of the core. Not installed. */
 #ifndef STENC_CORE_INTERNAL_H
 #define STENC_CORE_INTERNAL_H
 
@@ -25,14 +25,17 @@ typedef struct stenc_cache_key {
 typedef void (*stenc_cache_release_fn)(stenc_ctx *ctx, void *state);
 
 struct stenc_ctx {
-    stenc_device device; /* CPU or CUDA, never AUTO */
+    stenc_device device; /* CPU, CUDA or OpenCL, never AUTO */
     int cuda_device;     /* ordinal, CUDA only */
     void *stream;        /* cudaStream_t, CUDA only */
     int sm_count;        /* CUDA only */
     size_t l2_bytes;     /* CUDA only */
     size_t smem_optin;   /* largest dynamic shared memory a block may opt in to, CUDA only */
     int cc_major, cc_minor;
+    void *ocl; /* the OpenCL half's state (runtime/opencl/ocl.c), OpenCL only */
     char name[320];
+    /* The device kind's half of the core: memory, timers, synchronisation. */
+    const struct stenc_device_ops *ops;
     int tune_mode; /* stenc_tune_mode; runtime/tune keeps the keys it saw in `cache` */
     struct {
         const stenc_cache_key *key; /* NULL: a free slot */
@@ -170,6 +173,39 @@ int stenc_ctx_live(const stenc_ctx *ctx);
 struct stenc_field;
 stenc_status stenc_field_check(const struct stenc_field *field, const char *fn, const char *what);
 
+/* ---- device kinds ---------------------------------------------------------------------------- */
+/* What the core does on one kind of device: a context's setup and release, and the raw memory
+ * and timer calls behind stenc_malloc, stenc_upload, stenc_timer_start and the rest. ctx.c
+ * keeps one table per kind and calls through the context's (ctx->ops) once it has checked the
+ * arguments, so no call chains ifs over the kinds. */
+typedef struct stenc_device_ops {
+    const char *kind; /* "CPU", "CUDA", "OpenCL": for messages */
+    /* Set up the kind's state and ctx->name; a failure leaves nothing to release. */
+    stenc_status (*init)(stenc_ctx *ctx);
+    void (*release)(stenc_ctx *ctx);
+    stenc_status (*synchronize)(stenc_ctx *ctx);
+    stenc_status (*alloc)(stenc_ctx *ctx, void **ptr, size_t bytes);
+    stenc_status (*free)(stenc_ctx *ctx, void *ptr);
+    /* bytes > 0 in the copies below; uploads and downloads block. */
+    stenc_status (*upload)(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+    stenc_status (*download)(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+    stenc_status (*copy)(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+    stenc_status (*zero)(stenc_ctx *ctx, void *ptr, size_t bytes);
+    /* Timers: two marks recorded in stream order, and the milliseconds between them. Destroy
+     * and elapsed need no context (a timer may outlive its context). */
+    stenc_status (*timer_create)(stenc_ctx *ctx, void **start, void **stop);
+    void (*timer_destroy)(void *start, void *stop);
+    stenc_status (*timer_record)(stenc_ctx *ctx, void *mark);
+    stenc_status (*timer_elapsed)(void *start, void *stop, double *ms);
+} stenc_device_ops;
+
+/* "CPU", "CUDA" or "OpenCL" (for AUTO: "AUTO"). */
+const char *stenc_device_kind_name(stenc_device device);
+
+/* STENC_OK on a CPU or CUDA context; STENC_ERR_UNSUPPORTED naming `fn` on another (OpenCL): for
+ * modules with CPU and CUDA kernels only, which would read the other kind's memory as theirs. */
+stenc_status stenc_ctx_require_cpu_or_cuda(const stenc_ctx *ctx, const char *fn);
+
 /* The CUDA half of the core (runtime/core/cuda.cu). In a build without CUDA these return
  * STENC_ERR_NO_DEVICE and stenc_cuda_count_devices() returns 0. */
 int stenc_cuda_count_devices(void);
@@ -188,6 +224,24 @@ stenc_status stenc_cuda_timer_create(stenc_ctx *ctx, void **start_event, void **
 void stenc_cuda_timer_destroy(void *start_event, void *stop_event);
 stenc_status stenc_cuda_timer_record(stenc_ctx *ctx, void *event);
 stenc_status stenc_cuda_timer_elapsed(void *start_event, void *stop_event, double *ms);
+
+/* The OpenCL half of the core (runtime/opencl/ocl.c; the entries of stenc_device_ops, with the
+ * same contracts). In a build without OpenCL (ocl_none.c) these return STENC_ERR_NO_DEVICE and
+ * stenc_ocl_count_devices() returns 0. */
+int stenc_ocl_count_devices(void);
+stenc_status stenc_ocl_ctx_init(stenc_ctx *ctx);
+void stenc_ocl_ctx_release(stenc_ctx *ctx);
+stenc_status stenc_ocl_synchronize(stenc_ctx *ctx);
+stenc_status stenc_ocl_malloc(stenc_ctx *ctx, void **ptr, size_t bytes);
+stenc_status stenc_ocl_free(stenc_ctx *ctx, void *ptr);
+stenc_status stenc_ocl_upload(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+stenc_status stenc_ocl_download(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+stenc_status stenc_ocl_memcpy(stenc_ctx *ctx, void *dst, const void *src, size_t bytes);
+stenc_status stenc_ocl_memzero(stenc_ctx *ctx, void *ptr, size_t bytes);
+stenc_status stenc_ocl_timer_create(stenc_ctx *ctx, void **start, void **stop);
+void stenc_ocl_timer_destroy(void *start, void *stop);
+stenc_status stenc_ocl_timer_record(stenc_ctx *ctx, void *mark);
+stenc_status stenc_ocl_timer_elapsed(void *start, void *stop, double *ms);
 
 #ifdef __cplusplus
 }

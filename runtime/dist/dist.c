@@ -88,11 +88,21 @@ static stenc_status create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device devi
     if (device == STENC_DEVICE_CUDA && devices == 0)
         return STENC_ERROR(STENC_ERR_NO_DEVICE,
                            "stenc_ctx_create_mpi: no CUDA device is present on this rank's node");
+    if (device == STENC_DEVICE_OPENCL)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "stenc_ctx_create_mpi: distributed fields run "
+                                                  "on CPU and CUDA contexts, not OpenCL ones");
     if (devices > 0 && device != STENC_DEVICE_CPU) {
         if (process_gpu < 0) process_gpu = local_rank % devices;
         STENC_TRY(stenc_cuda_select_device(process_gpu));
     }
-    return stenc_ctx_create(out, device);
+    STENC_TRY(stenc_ctx_create(out, device));
+    /* AUTO may have become OpenCL (STENC_DEVICE=opencl). */
+    const stenc_status status = stenc_ctx_require_cpu_or_cuda(*out, "stenc_ctx_create_mpi");
+    if (status != STENC_OK) {
+        stenc_ctx_destroy(*out);
+        *out = NULL;
+    }
+    return status;
 }
 
 stenc_status stenc_ctx_create_mpi(stenc_ctx **out, MPI_Comm comm, stenc_device device) {

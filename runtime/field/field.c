@@ -208,7 +208,7 @@ stenc_status stenc_field_free(stenc_field *field) {
     if (field->device) {
         /* Device memory is freed on its context's stream, so that context must be live. */
         if (stenc_ctx_live(field->ctx))
-            stenc_field_cuda_release(field);
+            status = stenc_free(field->ctx, field->device);
         else
             status = STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
                                  "stenc_field_free: the field's context was destroyed first, so "
@@ -261,14 +261,40 @@ void *stenc_field_device_origin(const stenc_field *field) {
 
 /* ---- residence --------------------------------------------------------------------------- */
 
+/* OpenCL: the device copy moves whole with the core's blocking copies. */
+static stenc_status plain_upload(stenc_field *field) {
+    return stenc_upload(field->ctx, field->device, field->host, stenc_field_bytes(field));
+}
+
+static stenc_status plain_download(stenc_field *field) {
+    return stenc_download(field->ctx, field->host, field->device, stenc_field_bytes(field));
+}
+
+static const stenc_field_device_ops cuda_half = {stenc_field_cuda_upload, stenc_field_cuda_download,
+                                                 stenc_field_cuda_fill_halo_dim};
+static const stenc_field_device_ops opencl_half = {plain_upload, plain_download,
+                                                   stenc_field_ocl_fill_halo_dim};
+
+const stenc_field_device_ops *stenc_field_device_ops_of(const stenc_field *field) {
+    switch (field->ctx->device) {
+    case STENC_DEVICE_CUDA:
+        return &cuda_half;
+    case STENC_DEVICE_OPENCL:
+        return &opencl_half;
+    default:
+        return NULL;
+    }
+}
+
 stenc_status stenc_field_upload(stenc_field *field) {
     STENC_TRY(stenc_field_check(field, "stenc_field_upload", "field"));
     STENC_TRY(stenc_field_require_owner(field, "stenc_field_upload"));
+    const stenc_field_device_ops *ops = stenc_field_device_ops_of(field);
     /* A CPU context has no device: the field stays where kernels will look for it. */
-    if (field->location == STENC_ON_DEVICE || stenc_ctx_device(field->ctx) != STENC_DEVICE_CUDA)
-        return STENC_OK;
-    if (!field->device) STENC_TRY(stenc_field_cuda_alloc(field));
-    STENC_TRY(stenc_field_cuda_upload(field));
+    if (field->location == STENC_ON_DEVICE || !ops) return STENC_OK;
+    if (!field->device)
+        STENC_TRY(stenc_malloc(field->ctx, &field->device, stenc_field_bytes(field)));
+    STENC_TRY(ops->upload(field));
     field->location = STENC_ON_DEVICE;
     return STENC_OK;
 }
@@ -278,7 +304,7 @@ stenc_status stenc_field_download(stenc_field *field) {
     STENC_TRY(stenc_field_require_owner(field, "stenc_field_download"));
     if (field->location == STENC_ON_HOST) return STENC_OK;
     /* On failure the host copy is undefined and the field stays on the device. */
-    STENC_TRY(stenc_field_cuda_download(field));
+    STENC_TRY(stenc_field_device_ops_of(field)->download(field));
     field->location = STENC_ON_HOST;
     return STENC_OK;
 }
@@ -444,8 +470,7 @@ static stenc_status download_span(const stenc_field *field, char **span, const c
     if (!*span)
         return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY,
                            "%s: no memory for a %zu-byte host copy of the device field", fn, bytes);
-    stenc_status status =
-        stenc_cuda_download(field->ctx, *span, origin_in(field, field->device), bytes);
+    stenc_status status = stenc_download(field->ctx, *span, origin_in(field, field->device), bytes);
     if (status != STENC_OK) {
         free(*span);
         *span = NULL;
@@ -480,8 +505,8 @@ stenc_status stenc_field_interior_put(stenc_field *field, const void *dense, con
     char *span;
     STENC_TRY(download_span(field, &span, fn));
     copy_interior(field, span, (void *)dense, 1);
-    stenc_status status = stenc_cuda_upload(field->ctx, origin_in(field, field->device), span,
-                                            interior_span_bytes(field));
+    stenc_status status =
+        stenc_upload(field->ctx, origin_in(field, field->device), span, interior_span_bytes(field));
     free(span);
     return status;
 }

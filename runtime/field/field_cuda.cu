@@ -1,20 +1,9 @@
-// The CUDA half of fields: the device copy, staged transfers, and halo fills on the device.
+// The CUDA half of fields: staged transfers of the device copy, and halo fills on the device.
 #include <cstring>
 #include <mutex>
 
 #include "cuda_check.h"
 #include "field_internal.h"
-
-// ---- device copy -----------------------------------------------------------------------------
-
-extern "C" stenc_status stenc_field_cuda_alloc(stenc_field *field) {
-    return stenc_cuda_malloc(field->ctx, &field->device, stenc_field_bytes(field));
-}
-
-extern "C" void stenc_field_cuda_release(stenc_field *field) {
-    stenc_cuda_free(field->ctx, field->device);
-    field->device = nullptr;
-}
 
 // ---- staged transfers ------------------------------------------------------------------------
 // Pageable memory cannot be copied asynchronously, so large transfers go through two pinned

@@ -1,6 +1,6 @@
 /* The inside of a stenc_field, and the bridge between the C half of the field module
- * (field.c, halo.c) and its CUDA half (field_cuda.cu, or field_no_cuda.c without CUDA).
- * Not installed. */
+ * (field.c, halo.c) and its device halves: CUDA (field_cuda.cu, or field_no_cuda.c without
+ * CUDA) and OpenCL (field_opencl.c, or field_no_opencl.c without OpenCL). Not installed. */
 #ifndef STENC_FIELD_INTERNAL_H
 #define STENC_FIELD_INTERNAL_H
 
@@ -54,16 +54,32 @@ stenc_status stenc_field_interior_put(stenc_field *field, const void *dense, con
 #define STENC_FIELD_STAGING_MIN ((size_t)1 << 20)
 #define STENC_FIELD_STAGING_CHUNK ((size_t)4 << 20)
 
-/* The CUDA half. Without CUDA these return STENC_ERR_NO_DEVICE. */
-stenc_status stenc_field_cuda_alloc(stenc_field *field);
-void stenc_field_cuda_release(stenc_field *field);
-/* Whole-allocation copies; blocking; large ones staged through pinned memory. */
+/* The device half of fields on one kind of device. The device copy itself is stenc_malloc'd
+ * and stenc_free'd on the field's context; these move it and fill its halos. */
+typedef struct stenc_field_device_ops {
+    /* Whole-allocation copies between field->host and field->device; blocking. */
+    stenc_status (*upload)(stenc_field *field);
+    stenc_status (*download)(stenc_field *field);
+    /* Fill the halos of dimension `dim` (0, 1, 2) on the device; the arguments are already
+     * checked. Ordered on the context's stream (queue), asynchronous. */
+    stenc_status (*fill_halo_dim)(stenc_field *field, int dim, const stenc_bc *lo,
+                                  const stenc_bc *hi);
+} stenc_field_device_ops;
+
+/* The device half of the field's context; NULL on a CPU context, which has no device. */
+const stenc_field_device_ops *stenc_field_device_ops_of(const stenc_field *field);
+
+/* The CUDA half. Without CUDA these return STENC_ERR_NO_DEVICE. Copies of 1 MiB or more are
+ * staged through pinned memory. */
 stenc_status stenc_field_cuda_upload(stenc_field *field);
 stenc_status stenc_field_cuda_download(stenc_field *field);
-/* Fill the halos of dimension `dim` (0, 1, 2) on the device; the arguments are already checked.
- * Ordered on the context's stream, asynchronous. */
 stenc_status stenc_field_cuda_fill_halo_dim(stenc_field *field, int dim, const stenc_bc *lo,
                                             const stenc_bc *hi);
+
+/* The OpenCL half's halo fill (its copies are plain stenc_upload/stenc_download). Without
+ * OpenCL it returns STENC_ERR_NO_DEVICE. */
+stenc_status stenc_field_ocl_fill_halo_dim(stenc_field *field, int dim, const stenc_bc *lo,
+                                           const stenc_bc *hi);
 
 #ifdef __cplusplus
 }

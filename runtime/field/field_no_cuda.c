@@ -4,13 +4,6 @@
 
 #define NO_CUDA(fn) STENC_ERROR(STENC_ERR_NO_DEVICE, "%s: this libstenc was built without CUDA", fn)
 
-stenc_status stenc_field_cuda_alloc(stenc_field *field) {
-    (void)field;
-    return NO_CUDA("stenc_field_upload");
-}
-void stenc_field_cuda_release(stenc_field *field) {
-    (void)field;
-}
 stenc_status stenc_field_cuda_upload(stenc_field *field) {
     (void)field;
     return NO_CUDA("stenc_field_upload");

@@ -87,7 +87,7 @@ stenc_status stenc_field_fill_halo(stenc_field *field, const stenc_bc bc[STENC_F
         const stenc_bc *lo = &bc[2 * d], *hi = &bc[2 * d + 1];
         if (lo->kind == STENC_BC_NONE && hi->kind == STENC_BC_NONE) continue;
         if (field->location == STENC_ON_DEVICE) {
-            STENC_TRY(stenc_field_cuda_fill_halo_dim(field, d, lo, hi));
+            STENC_TRY(stenc_field_device_ops_of(field)->fill_halo_dim(field, d, lo, hi));
         } else if (L->type == STENC_F32) {
             fill_dim_f32(L, stenc_field_host_origin(field), d, lo, hi);
         } else if (L->type == STENC_I32) {

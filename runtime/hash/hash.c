@@ -157,6 +157,7 @@ stenc_status stenc_hash_create(stenc_ctx *ctx, const stenc_hash_config *config,
     STENC_REQUIRE(table != NULL, "stenc_hash_create: table is NULL");
     *table = NULL;
     STENC_TRY(stenc_ctx_check(ctx, "stenc_hash_create"));
+    STENC_TRY(stenc_ctx_require_cpu_or_cuda(ctx, "stenc_hash_create"));
     stenc_hash_config cfg = config ? *config : stenc_hash_config_default(STENC_HASH_MAP);
     STENC_TRY(check_config(&cfg));
     const hash_backend *be =

@@ -148,11 +148,16 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
                                location_name(found.location));
     }
     STENC_TRY(check_aliasing(desc, fields));
-    if (found.location == STENC_ON_DEVICE && !(desc->targets & STENC_TARGET_CUDA))
-        return STENC_ERROR(STENC_ERR_LOCATION,
-                           "%s: the fields live on the device, but the stencil was generated "
-                           "without the cuda target (stenc --target cuda)",
-                           desc->name);
+    if (found.location == STENC_ON_DEVICE) {
+        const int opencl = stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL;
+        const unsigned needed = opencl ? STENC_TARGET_OPENCL : STENC_TARGET_CUDA;
+        if (!(desc->targets & needed))
+            return STENC_ERROR(STENC_ERR_LOCATION,
+                               "%s: the fields live on the %s device, but the stencil was "
+                               "generated without the %s target (stenc --target %s)",
+                               desc->name, opencl ? "OpenCL" : "CUDA", opencl ? "opencl" : "cuda",
+                               opencl ? "opencl" : "cuda");
+    }
     if (found.location == STENC_ON_HOST && !(desc->targets & STENC_TARGET_C))
         return STENC_ERROR(STENC_ERR_LOCATION,
                            "%s: the fields live on the host, but the stencil was generated "

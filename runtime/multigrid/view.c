@@ -8,8 +8,10 @@ stenc_status stenc_mg_view_of(const char *fn, const char *what, const stenc_fiel
     if (view->layout.type != STENC_F32 && view->layout.type != STENC_F64)
         return STENC_ERROR(STENC_ERR_UNSUPPORTED, "%s: %s has type %s; only float and double", fn,
                            what, stenc_type_name(view->layout.type));
-    view->origin = stenc_field_location(field) == STENC_ON_DEVICE ? stenc_field_device_origin(field)
-                                                                  : stenc_field_host_origin(field);
+    const int on_device = stenc_field_location(field) == STENC_ON_DEVICE;
+    /* The kernels are CPU and CUDA ones; another device's memory must not reach them. */
+    if (on_device) STENC_TRY(stenc_ctx_require_cpu_or_cuda(stenc_field_ctx(field), fn));
+    view->origin = on_device ? stenc_field_device_origin(field) : stenc_field_host_origin(field);
     if (view->origin == NULL)
         return STENC_ERROR(STENC_ERR_INTERNAL, "%s: %s has no storage where it lives", fn, what);
     return STENC_OK;

@@ -54,11 +54,11 @@ stenc_status stenc_nm_check(const stenc_ctx *ctx, stenc_device device, const ste
                             const stenc_nm_options *options, const char *caller) {
     if (!caller) caller = "stenc_nm";
     STENC_TRY(stenc_ctx_check(ctx, caller));
+    STENC_TRY(stenc_ctx_require_cpu_or_cuda(ctx, caller));
     STENC_REQUIRE(batch, "%s: batch is NULL", caller);
     if (ctx->device != device) {
         return STENC_ERROR(STENC_ERR_LOCATION, "%s: needs a %s context, got a %s one", caller,
-                           device == STENC_DEVICE_CUDA ? "CUDA" : "CPU",
-                           ctx->device == STENC_DEVICE_CUDA ? "CUDA" : "CPU");
+                           stenc_device_kind_name(device), stenc_device_kind_name(ctx->device));
     }
     if (options) STENC_TRY(check_options(options, caller));
     if (batch->count == 0) return STENC_OK;

@@ -547,6 +547,7 @@ stenc_status stenc_sort_segments_ex(stenc_ctx *ctx, stenc_type key_type, void *k
                                     size_t num_segments, stenc_sort_order order,
                                     const stenc_sort_policy *policy) {
     STENC_TRY(stenc_ctx_check(ctx, "stenc_sort"));
+    STENC_TRY(stenc_ctx_require_cpu_or_cuda(ctx, "stenc_sort"));
     STENC_REQUIRE(order == STENC_SORT_ASCENDING || order == STENC_SORT_DESCENDING,
                   "stenc_sort: invalid order %d", (int)order);
     stsort_kind kind = STSORT_UNSIGNED;

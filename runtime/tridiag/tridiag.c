@@ -34,6 +34,7 @@ static int ranges_overlap(const void *p, const void *q, size_t bytes) {
 static stenc_status solve(const char *fn, stenc_ctx *ctx, const tdg_problem *p,
                           const stenc_tridiag_options *options) {
     STENC_TRY(stenc_ctx_check(ctx, fn));
+    STENC_TRY(stenc_ctx_require_cpu_or_cuda(ctx, fn));
     STENC_REQUIRE(p->layout == STENC_TRIDIAG_CONTIGUOUS || p->layout == STENC_TRIDIAG_INTERLEAVED,
                   "%s: unknown layout %d", fn, (int)p->layout);
     STENC_REQUIRE((unsigned)p->algo < STENC_TRIDIAG_ALGO_COUNT, "%s: unknown algorithm %d", fn,

@@ -1,6 +1,7 @@
-/* Helpers shared by the CPU and GPU field tests: the halo box of a field as a dense array of
- * doubles, random contents, and the halo-fill rule written as a recursion (independently of
- * the library's dimension-by-dimension loops). */
+/* Helpers shared by the field tests on the CPU and on devices (CUDA, OpenCL): the halo box of
+ * a field as a dense array of doubles, random contents, the halo-fill rule written as a
+ * recursion (independently of the library's dimension-by-dimension loops), and the checks of
+ * device-resident fields that every device kind runs. */
 #ifndef STENC_FIELD_TEST_UTIL_H
 #define STENC_FIELD_TEST_UTIL_H
 
@@ -100,7 +101,7 @@ static inline void check_halo_fill(const stenc_field *field, const double *befor
                 long p[3] = {i, j, k};
                 double want = halo_expected(&box, before, bc, p, round);
                 double got = after[field_box_index(&box, i, j, k)];
-                if (got != want)
+                if (got != want && !(isnan(got) && isnan(want))) /* NaN: a copied one */
                     fail_msg("%s: %s %dD %ldx%ldx%ld halo %d: point (%ld,%ld,%ld) is %.17g, "
                              "expected %.17g",
                              what, stenc_type_name(L.type), L.dims, box.n[0], box.n[1], box.n[2],
@@ -136,6 +137,137 @@ static inline void halo_bc_set(int which, stenc_bc bc[STENC_FACE_COUNT]) {
         bc[f].kind = kinds[which][f];
         bc[f].value = 0.1 + 0.7 * f + 0.01 * which; /* distinct per face, not exact in float */
     }
+}
+
+/* ---- device-resident fields: the checks every device kind runs ------------------------------ */
+
+static inline size_t field_alloc_bytes(const stenc_field *f) {
+    stenc_field_layout L;
+    assert_stenc_ok(stenc_field_get_layout(f, &L));
+    return L.alloc_elems * stenc_type_size(L.type);
+}
+
+/* Start of the whole host (device) allocation, halo and padding included. */
+static inline char *field_host_base(const stenc_field *f) {
+    stenc_field_layout L;
+    assert_stenc_ok(stenc_field_get_layout(f, &L));
+    return (char *)stenc_field_host_origin(f) - L.origin_elems * stenc_type_size(L.type);
+}
+static inline char *field_device_base(const stenc_field *f) {
+    stenc_field_layout L;
+    assert_stenc_ok(stenc_field_get_layout(f, &L));
+    return (char *)stenc_field_device_origin(f) - L.origin_elems * stenc_type_size(L.type);
+}
+
+/* A round trip on ctx's device: what reaches the device is checked with a raw stenc_download
+ * (not the field's own path), then the host copy is poisoned and the field downloaded back. */
+static inline void field_device_round_trip(stenc_ctx *ctx, stenc_type type, int dims, size_t nx,
+                                           size_t ny, size_t nz, int halo, test_rng *rng) {
+    stenc_field *f;
+    assert_stenc_ok(stenc_field_create(ctx, &f, type, dims, nx, ny, nz, halo));
+    const size_t bytes = field_alloc_bytes(f);
+    char *base = field_host_base(f);
+    /* Random bytes over the whole allocation (a multiple of 128 bytes): halo and padding must
+     * travel too. */
+    for (size_t b = 0; b + 8 <= bytes; b += 8) {
+        const uint64_t x = test_rng_u64(rng);
+        memcpy(base + b, &x, 8);
+    }
+    char *saved = malloc(bytes), *raw = malloc(bytes);
+    assert_non_null(saved);
+    assert_non_null(raw);
+    memcpy(saved, base, bytes);
+    assert_null(stenc_field_device_origin(f)); /* no device copy before the first upload */
+    assert_stenc_ok(stenc_field_upload(f));
+    assert_int_equal(stenc_field_location(f), STENC_ON_DEVICE);
+    char *dbase = field_device_base(f);
+    assert_int_equal((uintptr_t)dbase % STENC_FIELD_ALIGN, 0);
+    memset(raw, 0, bytes);
+    assert_stenc_ok(stenc_download(ctx, raw, dbase, bytes));
+    if (memcmp(raw, saved, bytes) != 0)
+        fail_msg("upload of %zu bytes (%zux%zux%zu) differs", bytes, nx, ny, nz);
+    memset(base, 0xA5, bytes);
+    assert_stenc_ok(stenc_field_download(f));
+    if (memcmp(base, saved, bytes) != 0)
+        fail_msg("download of %zu bytes (%zux%zux%zu) differs", bytes, nx, ny, nz);
+    /* The device copy is allocated once. */
+    void *dorigin = stenc_field_device_origin(f);
+    assert_stenc_ok(stenc_field_upload(f));
+    assert_ptr_equal(stenc_field_device_origin(f), dorigin);
+    assert_stenc_ok(stenc_field_download(f));
+    free(saved);
+    free(raw);
+    assert_stenc_ok(stenc_field_free(f));
+}
+
+/* Values whose bits a fill must keep: signed zeros, subnormals, infinities, NaNs (one with a
+ * payload, written as bits). Float and double fields only. */
+static inline void field_plant_special_values(stenc_field *f) {
+    stenc_field_layout L;
+    assert_stenc_ok(stenc_field_get_layout(f, &L));
+    if (L.type != STENC_F32 && L.type != STENC_F64) return;
+    const double specials[] = {-0.0, 1e-310, -1e-40, NAN, -NAN, INFINITY, -INFINITY};
+    const long last[3] = {(long)L.n[0] - 1, (long)L.n[1] - 1, (long)L.n[2] - 1};
+    for (size_t s = 0; s < sizeof specials / sizeof *specials; s++)
+        assert_stenc_ok(stenc_field_set(f, s % 2 ? last[0] : 0, s % 3 ? last[1] : 0,
+                                        s % 2 ? 0 : last[2], specials[s]));
+    char *origin = stenc_field_host_origin(f);
+    if (L.type == STENC_F32) {
+        const uint32_t nan_bits = 0x7fc01234u;
+        memcpy(origin, &nan_bits, 4);
+    } else {
+        const uint64_t nan_bits = 0x7ff8000000abcdefull;
+        memcpy(origin, &nan_bits, 8);
+    }
+}
+
+/* Halo fills on ctx's device against the recursion and, bit for bit, against the host fill:
+ * every type, 1-3 dimensions, odd shapes (halo wider than the interior included), halos 1-3,
+ * every HALO_BC_SETS combination. With `specials`, float fields also hold special values. */
+static inline void field_device_halo_fills(stenc_ctx *ctx, int specials, const char *what) {
+    static const stenc_type types[] = {STENC_F32, STENC_F64, STENC_I32, STENC_U8};
+    static const size_t shapes[][3] = {{1, 1, 1}, {2, 3, 1}, {17, 2, 3}, {33, 7, 5}, {67, 13, 9}};
+    static const int halos[] = {1, 2, 3};
+    for (size_t t = 0; t < 4; t++)
+        for (int dims = 1; dims <= 3; dims++)
+            for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+                for (size_t h = 0; h < 3; h++)
+                    for (int set = 0; set < HALO_BC_SETS; set++) {
+                        const size_t n[3] = {shapes[s][0], dims >= 2 ? shapes[s][1] : 1,
+                                             dims >= 3 ? shapes[s][2] : 1};
+                        stenc_field *dev, *host;
+                        assert_stenc_ok(stenc_field_create(ctx, &dev, types[t], dims, n[0], n[1],
+                                                           n[2], halos[h]));
+                        assert_stenc_ok(stenc_field_create(ctx, &host, types[t], dims, n[0], n[1],
+                                                           n[2], halos[h]));
+                        test_rng r1 = test_rng_seeded(100 + set), r2 = r1;
+                        field_randomize(dev, &r1);
+                        field_randomize(host, &r2);
+                        if (specials) {
+                            field_plant_special_values(dev);
+                            field_plant_special_values(host);
+                        }
+                        field_box box = field_box_of(dev);
+                        double *before = field_box_read(dev, &box);
+                        stenc_bc bc[STENC_FACE_COUNT];
+                        halo_bc_set_for(types[t], set, bc);
+                        assert_stenc_ok(stenc_field_upload(dev));
+                        assert_int_equal(stenc_field_location(dev), STENC_ON_DEVICE);
+                        assert_stenc_ok(stenc_field_fill_halo(dev, bc));
+                        assert_stenc_ok(stenc_field_fill_halo(host, bc));
+                        assert_stenc_ok(stenc_field_download(dev));
+                        assert_int_equal(stenc_field_location(dev), STENC_ON_HOST);
+                        check_halo_fill(dev, before, bc, what);
+                        if (memcmp(field_host_base(dev), field_host_base(host),
+                                   field_alloc_bytes(dev)) != 0)
+                            fail_msg("%s: %s %dD %zux%zux%zu halo %d set %d: the bits differ from "
+                                     "the host fill's",
+                                     what, stenc_type_name(types[t]), dims, n[0], n[1], n[2],
+                                     halos[h], set);
+                        free(before);
+                        assert_stenc_ok(stenc_field_free(dev));
+                        assert_stenc_ok(stenc_field_free(host));
+                    }
 }
 
 #endif /* STENC_FIELD_TEST_UTIL_H */

@@ -36,7 +36,8 @@ typedef enum stenc_status {
     STENC_ERR_INVALID_ARGUMENT, /* NULL pointer, bad enum, negative count, ... */
     STENC_ERR_SHAPE,            /* shapes, types or halos of arguments do not fit together */
     STENC_ERR_OUT_OF_MEMORY,    /* host or device allocation failed */
-    STENC_ERR_NO_DEVICE,        /* a CUDA device was asked for, but none is present or built */
+    STENC_ERR_NO_DEVICE,        /* a CUDA or OpenCL device was asked for, but none is present or
+                                 * built */
     STENC_ERR_CUDA,             /* a CUDA runtime or library call failed */
     STENC_ERR_LOCATION,         /* data is on the host where the device was needed, or back */
     STENC_ERR_SINGULAR,         /* a zero pivot or singular system */
@@ -45,6 +46,7 @@ typedef enum stenc_status {
     STENC_ERR_IO,               /* a file could not be read or written */
     STENC_ERR_UNSUPPORTED,      /* a valid request that this build or type cannot do */
     STENC_ERR_INTERNAL,         /* a bug in stenc: please report it */
+    STENC_ERR_OPENCL,           /* an OpenCL call failed (appended: earlier values are kept) */
     STENC_STATUS_COUNT
 } stenc_status;
 
@@ -92,33 +94,38 @@ int stenc_type_is_real(stenc_type type);
 /* ---- context ----------------------------------------------------------------------------- */
 
 typedef enum stenc_device {
-    STENC_DEVICE_AUTO = 0, /* CUDA when a device is present, else CPU; env STENC_DEVICE=cpu|cuda */
+    STENC_DEVICE_AUTO = 0, /* CUDA when a device is present, else CPU; env
+                            * STENC_DEVICE=cpu|cuda|opencl */
     STENC_DEVICE_CPU,
-    STENC_DEVICE_CUDA
+    STENC_DEVICE_CUDA,
+    STENC_DEVICE_OPENCL /* an OpenCL device (stenc/opencl.h): env STENC_OPENCL_DEVICE=P:D picks
+                         * platform P's device D, else the first device found */
 } stenc_device;
 
 /* The device in use, its stream and its properties. Everything else hangs off a context.
  * A context is used by one host thread at a time. */
 typedef struct stenc_ctx stenc_ctx;
 
-/* Create a context. STENC_DEVICE_CUDA fails with STENC_ERR_NO_DEVICE when no CUDA device is
- * present or stenc was built without CUDA. */
+/* Create a context. STENC_DEVICE_CUDA (STENC_DEVICE_OPENCL) fails with STENC_ERR_NO_DEVICE when
+ * no CUDA (OpenCL) device is present or stenc was built without CUDA (OpenCL). A malformed or
+ * out-of-range STENC_OPENCL_DEVICE is STENC_ERR_INVALID_ARGUMENT. */
 stenc_status stenc_ctx_create(stenc_ctx **ctx, stenc_device device);
 
 /* Release a context and its stream. NULL is allowed; a context destroyed already is
  * STENC_ERR_INVALID_ARGUMENT. Destroy what belongs to the context first. */
 stenc_status stenc_ctx_destroy(stenc_ctx *ctx);
 
-/* STENC_DEVICE_CPU or STENC_DEVICE_CUDA: what the context actually uses. */
+/* STENC_DEVICE_CPU, STENC_DEVICE_CUDA or STENC_DEVICE_OPENCL: what the context actually uses. */
 stenc_device stenc_ctx_device(const stenc_ctx *ctx);
 
-/* A readable name: "CPU (16 threads)" or "NVIDIA H100 80GB HBM3 (sm_90)". */
+/* A readable name: "CPU (16 threads)", "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)" or
+ * "Portable Computing Language: pthread-skylake-avx512-AMD EPYC 9B14 (OpenCL)". */
 const char *stenc_ctx_device_name(const stenc_ctx *ctx);
 
 /* The cudaStream_t that launches on this context use (NULL on the CPU). */
 void *stenc_ctx_cuda_stream(const stenc_ctx *ctx);
 
-/* Wait for all work queued on the context; reports asynchronous CUDA errors. */
+/* Wait for all work queued on the context; reports asynchronous CUDA (OpenCL) errors. */
 stenc_status stenc_ctx_synchronize(stenc_ctx *ctx);
 
 /* Number of CUDA devices usable at run time; 0 when none or when built without CUDA. */
@@ -127,9 +134,19 @@ int stenc_cuda_device_count(void);
 /* 1 if this build of libstenc contains CUDA code. */
 int stenc_built_with_cuda(void);
 
+/* Number of OpenCL devices (of every platform) usable at run time; 0 when none or when built
+ * without OpenCL. */
+int stenc_opencl_device_count(void);
+
+/* 1 if this build of libstenc can use OpenCL. */
+int stenc_built_with_opencl(void);
+
 /* ---- raw memory on the context's device -------------------------------------------------- */
 /* On a CPU context "device memory" is ordinary, 128-byte-aligned host memory, so code written
- * against these calls runs unchanged on either device. */
+ * against these calls runs unchanged on either device. On an OpenCL context a pointer from
+ * stenc_malloc is an address in a reserved range that the host cannot read: it stands for a
+ * buffer, and pointers inside the range (allocation + offset) for places in it
+ * (stenc/opencl.h). */
 
 /* *ptr is NULL after a failure. More than PTRDIFF_MAX bytes is STENC_ERR_OUT_OF_MEMORY. */
 stenc_status stenc_malloc(stenc_ctx *ctx, void **ptr, size_t bytes);
@@ -139,11 +156,13 @@ stenc_status stenc_free(stenc_ctx *ctx, void *ptr);
  * (no object is larger) is STENC_ERR_INVALID_ARGUMENT. */
 stenc_status stenc_upload(stenc_ctx *ctx, void *dst_device, const void *src_host, size_t bytes);
 stenc_status stenc_download(stenc_ctx *ctx, void *dst_host, const void *src_device, size_t bytes);
-/* Copy within the context's memory. Ordered on the context's stream. */
+/* Copy within the context's memory. Ordered on the context's stream (queue). On an OpenCL
+ * context the two ranges may not overlap. */
 stenc_status stenc_memcpy(stenc_ctx *ctx, void *dst_device, const void *src_device, size_t bytes);
 
 /* ---- timers ------------------------------------------------------------------------------ */
-/* Device timing with CUDA events on a CUDA context, a monotonic clock on the CPU. */
+/* Device timing with CUDA events on a CUDA context, profiled markers on the queue of an OpenCL
+ * context, a monotonic clock on the CPU. */
 
 typedef struct stenc_timer stenc_timer;
 stenc_status stenc_timer_create(stenc_ctx *ctx, stenc_timer **timer);

@@ -19,6 +19,7 @@ extern "C" {
 /* Kernels that stenc_compiler can generate for a stencil (bits of stenc_launch_desc.targets). */
 #define STENC_TARGET_C 1u
 #define STENC_TARGET_CUDA 2u
+#define STENC_TARGET_OPENCL 4u
 
 /* Most field arguments one stencil may take. */
 #define STENC_LAUNCH_MAX_FIELDS 256
@@ -80,7 +81,8 @@ typedef struct stenc_launch_shape {
  * field's that spans every dimension, and out[].stride of a lower-dimensional input is 0 in
  * the dimensions it does not span; an output is also an input or another output
  * (STENC_ERR_INVALID_ARGUMENT); the fields do not all live in one place, or they live on the
- * device and no CUDA kernel was generated (STENC_ERR_LOCATION). Writes nothing on failure. */
+ * device and no kernel was generated for the context's device, CUDA or OpenCL
+ * (STENC_ERR_LOCATION). Writes nothing on failure. */
 stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *ctx,
                                 const stenc_field *const fields[], stenc_launch_field out[],
                                 stenc_launch_shape *shape);

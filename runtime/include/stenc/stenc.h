@@ -14,6 +14,7 @@
 #include "stenc/nelder_mead.h"
 #include "stenc/tridiag.h"
 #include "stenc/graph.h"
+#include "stenc/opencl.h"
 #include "stenc/io.h"
 #include "stenc/reftest.h"
 

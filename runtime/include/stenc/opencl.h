@@ -1,0 +1,71 @@
+/* stenc on OpenCL: what generated OpenCL launchers call, and the bridge from stenc's device
+ * pointers to OpenCL buffers.
+ *
+ * On an OpenCL context (STENC_DEVICE_OPENCL) stenc_malloc makes a cl_mem and returns an address
+ * in a reserved range of the same size that the host cannot read or write. The rest of stenc
+ * keeps treating device memory as a void * with pointer arithmetic (a field's interior origin
+ * is its allocation plus an offset); stenc_ocl_buffer turns any address inside such a range
+ * back into the buffer and a byte offset. No OpenCL header is needed to include this one:
+ * OpenCL objects are passed as void *.
+ */
+#ifndef STENC_OPENCL_H
+#define STENC_OPENCL_H
+
+#include <stddef.h>
+
+#include "stenc/core.h"
+#include "stenc/launch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The cl_mem that `ptr` (an address from stenc_malloc on ctx, or inside one of its
+ * allocations) lies in, and ptr's byte offset from the buffer's start. The buffer is
+ * borrowed: it stays valid until stenc_free of its allocation. ctx not an OpenCL context, or
+ * ptr outside every allocation of ctx: STENC_ERR_INVALID_ARGUMENT. */
+stenc_status stenc_ocl_buffer(stenc_ctx *ctx, const void *ptr, void **cl_mem_out,
+                              size_t *byte_offset);
+
+/* An OpenCL program of a generated stencil: its source, built once per context. The program's
+ * address identifies it, so it must outlive the contexts it runs on (a static constant). */
+typedef struct stenc_ocl_program {
+    const char *name;   /* the stencil's name, for messages */
+    const char *source; /* OpenCL C */
+} stenc_ocl_program;
+
+/* Run kernel `kernel` of `program` on ctx (an OpenCL context) over shape->n.
+ *
+ * Building. The program is built on first use and kept per context, with the options
+ * "-cl-std=CL1.2", plus " -cl-fp32-correctly-rounded-divide-sqrt" when the device supports it
+ * (so float division and sqrt round as in C), plus " -DSTENC_FP64" when type is STENC_F64.
+ * STENC_F64 on a device without double precision is STENC_ERR_UNSUPPORTED. A failed build is
+ * STENC_ERR_OPENCL with the stencil's name and the first 2000 characters of the build log.
+ *
+ * Kernel arguments, in this order:
+ *   per field f (0..nfields-1): __global uchar *base (the buffer of fields[f].origin),
+ *       long byte offset of fields[f].origin in it, long stride_j, long stride_k
+ *       (fields[f].stride[1] and stride[2], in elements);
+ *   per scalar s (0..nscalars-1): scalars[s] as float (type STENC_F32) or double (STENC_F64);
+ *   long n0, long n1, long n2 (shape->n), long o0, long o1, long o2 (shape->index_offset);
+ *   then extra[0..nextra) as int (a colour, ...).
+ *
+ * Work. `dims` (1..3) dimensions of work items; with `local` (local[d] > 0 items per group)
+ * global[d] is n[d] rounded up to a multiple of local[d], so the kernel checks its bounds;
+ * local == NULL lets the implementation choose and global[d] = n[d]. An empty interior (an
+ * n[d] of 0) launches nothing. Asynchronous, in order on the context's queue.
+ *
+ * Errors: a context that is not an OpenCL one, NULL arguments or bad counts are
+ * STENC_ERR_INVALID_ARGUMENT; fields on the host (shape->location) STENC_ERR_LOCATION; a kernel
+ * missing from the program, arguments it does not take, and failing OpenCL calls
+ * STENC_ERR_OPENCL with OpenCL's error name and number and the stencil's and kernel's names. */
+stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
+                              int dims, const size_t *local, const stenc_launch_shape *shape,
+                              const stenc_launch_field *fields, int nfields, const double *scalars,
+                              int nscalars, stenc_type type, const int *extra, int nextra);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STENC_OPENCL_H */
