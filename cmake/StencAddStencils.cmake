@@ -1,4 +1,5 @@
-# stenc_add_stencils(TARGET name FILES a.stencil ... [TARGETS c cuda] [PRECISION float|double]
+# stenc_add_stencils(TARGET name FILES a.stencil ... [TARGETS c cuda opencl]
+#                    [PRECISION float|double]
 #                    [OUTPUT_DIR dir] [CUDA_ARCHITECTURES archs...] [RUNTIME target])
 #
 # Compile .stencil files with the stenc compiler at build time and build the generated code
@@ -74,8 +75,9 @@ function(stenc_add_stencils)
     set(ARG_TARGETS c)
   endif()
   foreach(t IN LISTS ARG_TARGETS)
-    if(NOT t MATCHES "^(c|cuda)$")
-      message(FATAL_ERROR "stenc_add_stencils(${ARG_TARGET}): unknown target '${t}' (c, cuda)")
+    if(NOT t MATCHES "^(c|cuda|opencl)$")
+      message(FATAL_ERROR "stenc_add_stencils(${ARG_TARGET}): unknown target '${t}' (c, cuda, "
+                          "opencl)")
     endif()
   endforeach()
   # cuda needs nvcc in this project: a clear error rather than a library that cannot build.
@@ -89,6 +91,11 @@ function(stenc_add_stencils)
     if(NOT "c" IN_LIST ARG_TARGETS)
       list(APPEND ARG_TARGETS c) # the launcher and the host kernel live in NAME_c.c
     endif()
+  endif()
+  # opencl's files are C, built with any libstenc: they run where libstenc has OpenCL
+  # (STENC_DEVICE_OPENCL); elsewhere the context cannot be made (STENC_ERR_NO_DEVICE).
+  if("opencl" IN_LIST ARG_TARGETS AND NOT "c" IN_LIST ARG_TARGETS)
+    list(APPEND ARG_TARGETS c) # the launcher and the host kernel live in NAME_c.c
   endif()
   if(ARG_PRECISION AND NOT ARG_PRECISION MATCHES "^(float|double)$")
     message(FATAL_ERROR "stenc_add_stencils(${ARG_TARGET}): PRECISION must be float or double")
@@ -137,6 +144,10 @@ function(stenc_add_stencils)
       if("cuda" IN_LIST ARG_TARGETS)
         list(APPEND outputs "${ARG_OUTPUT_DIR}/${name}_cuda.cu")
         list(APPEND sources "${ARG_OUTPUT_DIR}/${name}_cuda.cu")
+      endif()
+      if("opencl" IN_LIST ARG_TARGETS)
+        list(APPEND outputs "${ARG_OUTPUT_DIR}/${name}_opencl.c")
+        list(APPEND sources "${ARG_OUTPUT_DIR}/${name}_opencl.c")
       endif()
     endforeach()
     get_filename_component(shown "${file}" NAME)

@@ -1,6 +1,6 @@
 # cmake -DCOMPILER=stenc -DSOURCE_DIR=<stenc source> -DOUT_DIR=dir -P stenc_generate_all.cmake
 #
-# Compile every stencils/*.stencil into OUT_DIR the way generated/ is made: the c and cuda targets, the
+# Compile every stencils/*.stencil into OUT_DIR the way generated/ is made: every target, the
 # source tree's templates, and #line paths relative to the source tree ("stencils/x.stencil")
 # so that the output does not depend on where the checkout lives. OUT_DIR is replaced whole,
 # so files of deleted stencils disappear. Used by the `regenerate` target and the golden test.
@@ -16,7 +16,7 @@ set(staging "${OUT_DIR}.staging")
 file(REMOVE_RECURSE "${staging}")
 file(MAKE_DIRECTORY "${staging}")
 execute_process(
-  COMMAND ${COMPILER} --target c,cuda --template-dir templates -o ${staging} ${files}
+  COMMAND ${COMPILER} --target c,cuda,opencl --template-dir templates -o ${staging} ${files}
   WORKING_DIRECTORY ${SOURCE_DIR}
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

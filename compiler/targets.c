@@ -31,12 +31,28 @@ static const char *const cuda_declared[] = {
     "%s_cuda_variants", "%s_direct", "%s_stream", "%s_sweep", "%s_combine", "%s_wave", NULL};
 static const char *const cuda_exported[] = {"%s_cuda_variants", NULL};
 
+static const emit_output opencl_outputs[] = {
+    {"opencl/stencil_opencl.c.tmpl", "_opencl.c"},
+};
+static const char *const opencl_declared[] = {"%s_program",           "%s_opencl_run",
+                                              "%s_opencl_auto",       "%s_opencl_wg_64",
+                                              "%s_opencl_wg_256",     "%s_opencl_wg_64x1",
+                                              "%s_opencl_wg_32x4",    "%s_opencl_wg_128x2",
+                                              "%s_opencl_wg_32x4x1",  "%s_opencl_wg_64x4x1",
+                                              "%s_opencl_wg_128x1x1", "%s_opencl_list",
+                                              "%s_opencl_variants",   NULL};
+static const char *const opencl_declared_upper[] = {"%s_OCL_SCALARS", "%s_OCL_VARIANT", NULL};
+static const char *const opencl_exported[] = {"%s_opencl_variants", NULL};
+
 const emit_target_desc emit_targets[] = {
     {"c", NULL, NULL, c_outputs, 2, 0, "STENC_TARGET_C", NULL, c_params, c_declared,
      c_declared_upper, c_exported, NULL},
     {"cuda", "c", "its launcher and host kernel are the c target's", cuda_outputs, 1, 1,
      "STENC_TARGET_CUDA", "STENC_DEVICE_CUDA", NULL, cuda_declared, NULL, cuda_exported,
      emit_cuda_data},
+    {"opencl", "c", "its launcher and host kernel are the c target's", opencl_outputs, 1, 1,
+     "STENC_TARGET_OPENCL", "STENC_DEVICE_OPENCL", NULL, opencl_declared, opencl_declared_upper,
+     opencl_exported, NULL},
 };
 const int emit_ntargets = sizeof emit_targets / sizeof emit_targets[0];
 

@@ -27,7 +27,7 @@ static const stenc_launch_arg dot3d_args[2] = {
 };
 
 static const stenc_launch_desc dot3d_desc = {
-    "dot3d", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA, 2, dot3d_args,
+    "dot3d", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 2, dot3d_args,
 };
 
 /* One sweep over the interior, on the host. Each tile
@@ -111,6 +111,9 @@ static stenc_status dot3d_c(const stenc_launch_shape *shape, const stenc_launch_
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants dot3d_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants dot3d_opencl_variants;
+
 stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x_,
                            const stenc_field *y_, double *dot_, double *xmin_, double *xmax_) {
     const stenc_field *const fields[2] = {x_, y_};
@@ -137,6 +140,7 @@ stenc_status dot3d_variant(stenc_ctx *ctx, const char *stenc_variant, const sten
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &dot3d_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &dot3d_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "dot3d: no kernel was generated for the device of '%s'",

@@ -32,7 +32,7 @@ static const stenc_launch_arg euler_flux_args[8] = {
 };
 
 static const stenc_launch_desc euler_flux_desc = {
-    "euler_flux", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA, 8, euler_flux_args,
+    "euler_flux", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 8, euler_flux_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -182,6 +182,9 @@ static void euler_flux_c(const stenc_launch_shape *shape, const stenc_launch_fie
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants euler_flux_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants euler_flux_opencl_variants;
+
 stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, double gm1_,
                                 double dt_dx_, double k2_, double sensor_min_,
                                 const stenc_field *ro_, const stenc_field *rovx_,
@@ -197,6 +200,7 @@ stenc_status euler_flux_variant(stenc_ctx *ctx, const char *stenc_variant, doubl
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &euler_flux_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &euler_flux_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "euler_flux: no kernel was generated for the device of '%s'",

@@ -34,7 +34,7 @@ static const stenc_launch_arg gs1d_r2_args[2] = {
 };
 
 static const stenc_launch_desc gs1d_r2_desc = {
-    "gs1d_r2", 1, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 2, gs1d_r2_args,
+    "gs1d_r2", 1, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 2, gs1d_r2_args,
 };
 
 /* One sweep over the interior (the points of one colour), on the host. Each tile
@@ -106,6 +106,9 @@ static stenc_status gs1d_r2_c(const stenc_launch_shape *shape, const stenc_launc
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants gs1d_r2_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants gs1d_r2_opencl_variants;
+
 stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2_,
                              stenc_field *u_, const stenc_field *f_, double *change_,
                              double *change2_) {
@@ -143,6 +146,7 @@ stenc_status gs1d_r2_variant(stenc_ctx *ctx, const char *stenc_variant, int colo
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &gs1d_r2_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &gs1d_r2_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "gs1d_r2: no kernel was generated for the device of '%s'",

@@ -65,7 +65,7 @@ static const stenc_launch_arg gs27_8color_args[29] = {
 };
 
 static const stenc_launch_desc gs27_8color_desc = {
-    "gs27_8color", 3, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 29, gs27_8color_args,
+    "gs27_8color", 3, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 29, gs27_8color_args,
 };
 
 /* One sweep over the interior (the points of one colour), on the host. */
@@ -303,6 +303,9 @@ static void gs27_8color_c(const stenc_launch_shape *shape, const stenc_launch_fi
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants gs27_8color_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants gs27_8color_opencl_variants;
+
 stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int color,
                                  stenc_field *u_, const stenc_field *cmmm_,
                                  const stenc_field *c0mm_, const stenc_field *cpmm_,
@@ -344,6 +347,7 @@ stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int 
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &gs27_8color_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &gs27_8color_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "gs27_8color: no kernel was generated for the device of '%s'",

@@ -29,7 +29,7 @@ static const stenc_launch_arg gs7_backward_args[2] = {
 };
 
 static const stenc_launch_desc gs7_backward_desc = {
-    "gs7_backward", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA, 2, gs7_backward_args,
+    "gs7_backward", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 2, gs7_backward_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -113,6 +113,9 @@ static void gs7_backward_c(const stenc_launch_shape *shape, const stenc_launch_f
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants gs7_backward_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants gs7_backward_opencl_variants;
+
 stenc_status gs7_backward_variant(stenc_ctx *ctx, const char *stenc_variant, double h2_,
                                   const stenc_field *f_, stenc_field *u_) {
     const stenc_field *const fields[2] = {f_, u_};
@@ -126,6 +129,7 @@ stenc_status gs7_backward_variant(stenc_ctx *ctx, const char *stenc_variant, dou
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &gs7_backward_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &gs7_backward_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "gs7_backward: no kernel was generated for the device of '%s'",

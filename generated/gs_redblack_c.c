@@ -34,7 +34,7 @@ static const stenc_launch_arg gs_redblack_args[2] = {
 };
 
 static const stenc_launch_desc gs_redblack_desc = {
-    "gs_redblack", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 2, gs_redblack_args,
+    "gs_redblack", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 2, gs_redblack_args,
 };
 
 /* One sweep over the interior (the points of one colour), on the host. */
@@ -76,6 +76,9 @@ static void gs_redblack_c(const stenc_launch_shape *shape, const stenc_launch_fi
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants gs_redblack_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants gs_redblack_opencl_variants;
+
 stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int color, double h2_,
                                  double omega_, stenc_field *u_, const stenc_field *f_) {
     const stenc_field *const fields[2] = {u_, f_};
@@ -100,6 +103,7 @@ stenc_status gs_redblack_variant(stenc_ctx *ctx, const char *stenc_variant, int 
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &gs_redblack_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &gs_redblack_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "gs_redblack: no kernel was generated for the device of '%s'",

@@ -26,7 +26,7 @@ static const stenc_launch_arg heat3d_args[2] = {
 };
 
 static const stenc_launch_desc heat3d_desc = {
-    "heat3d", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA, 2, heat3d_args,
+    "heat3d", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 2, heat3d_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -77,6 +77,9 @@ static void heat3d_c(const stenc_launch_shape *shape, const stenc_launch_field *
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants heat3d_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants heat3d_opencl_variants;
+
 stenc_status heat3d_variant(stenc_ctx *ctx, const char *stenc_variant, double a_, double b_,
                             const stenc_field *x_, stenc_field *y_) {
     const stenc_field *const fields[2] = {x_, y_};
@@ -88,6 +91,7 @@ stenc_status heat3d_variant(stenc_ctx *ctx, const char *stenc_variant, double a_
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &heat3d_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &heat3d_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "heat3d: no kernel was generated for the device of '%s'",

@@ -25,7 +25,7 @@ static const stenc_launch_arg jacobi2d_args[3] = {
 };
 
 static const stenc_launch_desc jacobi2d_desc = {
-    "jacobi2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 3, jacobi2d_args,
+    "jacobi2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 3, jacobi2d_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -67,6 +67,9 @@ static void jacobi2d_c(const stenc_launch_shape *shape, const stenc_launch_field
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants jacobi2d_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants jacobi2d_opencl_variants;
+
 stenc_status jacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double h2_,
                               const stenc_field *u_, const stenc_field *f_, stenc_field *u_new_) {
     const stenc_field *const fields[3] = {u_, f_, u_new_};
@@ -78,6 +81,7 @@ stenc_status jacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double 
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &jacobi2d_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &jacobi2d_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "jacobi2d: no kernel was generated for the device of '%s'",

@@ -24,7 +24,7 @@ static const stenc_launch_arg life_args[2] = {
 };
 
 static const stenc_launch_desc life_desc = {
-    "life", 2, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA, 2, life_args,
+    "life", 2, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 2, life_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -72,6 +72,9 @@ static void life_c(const stenc_launch_shape *shape, const stenc_launch_field *vi
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants life_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants life_opencl_variants;
+
 stenc_status life_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *cell_,
                           stenc_field *next_) {
     const stenc_field *const fields[2] = {cell_, next_};
@@ -83,6 +86,7 @@ stenc_status life_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &life_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &life_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "life: no kernel was generated for the device of '%s'",

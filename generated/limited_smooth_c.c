@@ -25,7 +25,7 @@ static const stenc_launch_arg limited_smooth_args[2] = {
 };
 
 static const stenc_launch_desc limited_smooth_desc = {
-    "limited_smooth", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 2, limited_smooth_args,
+    "limited_smooth", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 2, limited_smooth_args,
 };
 
 /* One sweep over the interior, on the host. Each tile
@@ -93,6 +93,9 @@ static stenc_status limited_smooth_c(const stenc_launch_shape *shape,
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants limited_smooth_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants limited_smooth_opencl_variants;
+
 stenc_status limited_smooth_variant(stenc_ctx *ctx, const char *stenc_variant, double nu_,
                                     const stenc_field *u_, stenc_field *v_, double *change_) {
     const stenc_field *const fields[2] = {u_, v_};
@@ -113,6 +116,7 @@ stenc_status limited_smooth_variant(stenc_ctx *ctx, const char *stenc_variant, d
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &limited_smooth_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &limited_smooth_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "limited_smooth: no kernel was generated for the device of '%s'",

@@ -28,7 +28,7 @@ static const stenc_launch_arg masked3d_args[4] = {
 };
 
 static const stenc_launch_desc masked3d_desc = {
-    "masked3d", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA, 4, masked3d_args,
+    "masked3d", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 4, masked3d_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -91,6 +91,9 @@ static void masked3d_c(const stenc_launch_shape *shape, const stenc_launch_field
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants masked3d_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants masked3d_opencl_variants;
+
 stenc_status masked3d_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *x_,
                               const stenc_field *mask_, const stenc_field *zone_, stenc_field *y_) {
     const stenc_field *const fields[4] = {x_, mask_, zone_, y_};
@@ -102,6 +105,7 @@ stenc_status masked3d_variant(stenc_ctx *ctx, const char *stenc_variant, const s
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &masked3d_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &masked3d_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "masked3d: no kernel was generated for the device of '%s'",

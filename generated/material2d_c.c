@@ -26,7 +26,7 @@ static const stenc_launch_arg material2d_args[4] = {
 };
 
 static const stenc_launch_desc material2d_desc = {
-    "material2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 4, material2d_args,
+    "material2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 4, material2d_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -88,6 +88,9 @@ static void material2d_c(const stenc_launch_shape *shape, const stenc_launch_fie
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants material2d_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants material2d_opencl_variants;
+
 stenc_status material2d_variant(stenc_ctx *ctx, const char *stenc_variant, double k0_, double k1_,
                                 double r_, const stenc_field *u_, const stenc_field *mat_,
                                 const stenc_field *frozen_, stenc_field *v_) {
@@ -100,6 +103,7 @@ stenc_status material2d_variant(stenc_ctx *ctx, const char *stenc_variant, doubl
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &material2d_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &material2d_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "material2d: no kernel was generated for the device of '%s'",

@@ -26,7 +26,7 @@ static const stenc_launch_arg residual_norm_args[3] = {
 };
 
 static const stenc_launch_desc residual_norm_desc = {
-    "residual_norm", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 3, residual_norm_args,
+    "residual_norm", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 3, residual_norm_args,
 };
 
 /* One sweep over the interior, on the host. Each tile
@@ -103,6 +103,9 @@ static stenc_status residual_norm_c(const stenc_launch_shape *shape,
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants residual_norm_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants residual_norm_opencl_variants;
+
 stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, double inv_h2_,
                                    const stenc_field *u_, const stenc_field *f_, stenc_field *r_,
                                    double *r2_, double *rmax_) {
@@ -127,6 +130,7 @@ stenc_status residual_norm_variant(stenc_ctx *ctx, const char *stenc_variant, do
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &residual_norm_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &residual_norm_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "residual_norm: no kernel was generated for the device of '%s'",

@@ -26,7 +26,7 @@ static const stenc_launch_arg seidel2d_args[1] = {
 };
 
 static const stenc_launch_desc seidel2d_desc = {
-    "seidel2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 1, seidel2d_args,
+    "seidel2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 1, seidel2d_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -97,6 +97,9 @@ static void seidel2d_c(const stenc_launch_shape *shape, const stenc_launch_field
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants seidel2d_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants seidel2d_opencl_variants;
+
 stenc_status seidel2d_variant(stenc_ctx *ctx, const char *stenc_variant, stenc_field *a_) {
     const stenc_field *const fields[1] = {a_};
     stenc_launch_field views[1];
@@ -109,6 +112,7 @@ stenc_status seidel2d_variant(stenc_ctx *ctx, const char *stenc_variant, stenc_f
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &seidel2d_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &seidel2d_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "seidel2d: no kernel was generated for the device of '%s'",

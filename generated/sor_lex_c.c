@@ -27,7 +27,7 @@ static const stenc_launch_arg sor_lex_args[2] = {
 };
 
 static const stenc_launch_desc sor_lex_desc = {
-    "sor_lex", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 2, sor_lex_args,
+    "sor_lex", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 2, sor_lex_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -97,6 +97,9 @@ static void sor_lex_c(const stenc_launch_shape *shape, const stenc_launch_field 
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants sor_lex_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants sor_lex_opencl_variants;
+
 stenc_status sor_lex_variant(stenc_ctx *ctx, const char *stenc_variant, double h2_, double omega_,
                              stenc_field *u_, const stenc_field *f_) {
     const stenc_field *const fields[2] = {u_, f_};
@@ -110,6 +113,7 @@ stenc_status sor_lex_variant(stenc_ctx *ctx, const char *stenc_variant, double h
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &sor_lex_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &sor_lex_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "sor_lex: no kernel was generated for the device of '%s'",

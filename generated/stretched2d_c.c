@@ -26,7 +26,7 @@ static const stenc_launch_arg stretched2d_args[4] = {
 };
 
 static const stenc_launch_desc stretched2d_desc = {
-    "stretched2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 4, stretched2d_args,
+    "stretched2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 4, stretched2d_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -80,6 +80,9 @@ static void stretched2d_c(const stenc_launch_shape *shape, const stenc_launch_fi
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants stretched2d_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants stretched2d_opencl_variants;
+
 stenc_status stretched2d_variant(stenc_ctx *ctx, const char *stenc_variant, double dt_,
                                  double nu_, const stenc_field *u_, const stenc_field *dx_,
                                  const stenc_field *dy_, stenc_field *v_) {
@@ -92,6 +95,7 @@ stenc_status stretched2d_variant(stenc_ctx *ctx, const char *stenc_variant, doub
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &stretched2d_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &stretched2d_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "stretched2d: no kernel was generated for the device of '%s'",

@@ -53,7 +53,7 @@ static const stenc_launch_arg varcoef27_args[29] = {
 };
 
 static const stenc_launch_desc varcoef27_desc = {
-    "varcoef27", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA, 29, varcoef27_args,
+    "varcoef27", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 29, varcoef27_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -285,6 +285,9 @@ static void varcoef27_c(const stenc_launch_shape *shape, const stenc_launch_fiel
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants varcoef27_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants varcoef27_opencl_variants;
+
 stenc_status varcoef27_variant(stenc_ctx *ctx, const char *stenc_variant, const stenc_field *u_,
                                const stenc_field *cmmm_, const stenc_field *c0mm_,
                                const stenc_field *cpmm_, const stenc_field *cm0m_,
@@ -312,6 +315,7 @@ stenc_status varcoef27_variant(stenc_ctx *ctx, const char *stenc_variant, const 
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &varcoef27_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &varcoef27_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "varcoef27: no kernel was generated for the device of '%s'",

@@ -27,7 +27,7 @@ static const stenc_launch_arg wave_r2_args[3] = {
 };
 
 static const stenc_launch_desc wave_r2_desc = {
-    "wave_r2", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA, 3, wave_r2_args,
+    "wave_r2", 3, STENC_F32, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 3, wave_r2_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -91,6 +91,9 @@ static void wave_r2_c(const stenc_launch_shape *shape, const stenc_launch_field 
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants wave_r2_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants wave_r2_opencl_variants;
+
 stenc_status wave_r2_variant(stenc_ctx *ctx, const char *stenc_variant, double c2_,
                              const stenc_field *u_, const stenc_field *u_prev_,
                              stenc_field *u_next_) {
@@ -103,6 +106,7 @@ stenc_status wave_r2_variant(stenc_ctx *ctx, const char *stenc_variant, double c
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &wave_r2_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &wave_r2_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "wave_r2: no kernel was generated for the device of '%s'",

@@ -25,7 +25,7 @@ static const stenc_launch_arg wjacobi2d_args[3] = {
 };
 
 static const stenc_launch_desc wjacobi2d_desc = {
-    "wjacobi2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA, 3, wjacobi2d_args,
+    "wjacobi2d", 2, STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL, 3, wjacobi2d_args,
 };
 
 /* One sweep over the interior, on the host. */
@@ -68,6 +68,9 @@ static void wjacobi2d_c(const stenc_launch_shape *shape, const stenc_launch_fiel
 /* The cuda target's kernels, defined in its file. */
 extern const stenc_launch_variants wjacobi2d_cuda_variants;
 
+/* The opencl target's kernels, defined in its file. */
+extern const stenc_launch_variants wjacobi2d_opencl_variants;
+
 stenc_status wjacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double h2_,
                                double omega_, const stenc_field *u_, const stenc_field *f_,
                                stenc_field *u_new_) {
@@ -80,6 +83,7 @@ stenc_status wjacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double
         /* the kernels of the context's device; stenc_launch_check made sure there are some */
         const stenc_launch_variants *stenc_vs = NULL;
         if (stenc_ctx_device(ctx) == STENC_DEVICE_CUDA) stenc_vs = &wjacobi2d_cuda_variants;
+        if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) stenc_vs = &wjacobi2d_opencl_variants;
         if (!stenc_vs)
             return stenc_set_error(STENC_ERR_LOCATION, __FILE__, __LINE__,
                                    "wjacobi2d: no kernel was generated for the device of '%s'",

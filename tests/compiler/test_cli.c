@@ -226,8 +226,15 @@ static void test_options(void **state) {
     assert_non_null(strstr(lr.out, "out/heat3d_c.c"));
     assert_non_null(strstr(lr.out, "out/heat3d_cuda.cu"));
     run_free(&lr);
-    expect_usage_error((const char *[]){"--target=c,opencl", heat, NULL},
-                       "unknown target 'opencl'");
+    expect_usage_error((const char *[]){"--target=c,hip", heat, NULL}, "unknown target 'hip'");
+    /* opencl implies c too */
+    lr = run_stenc(
+        (const char *[]){"--target", "opencl", "--list-outputs", "-o", "out", heat, NULL});
+    assert_int_equal(lr.status, 0);
+    assert_non_null(strstr(lr.out, "out/heat3d_c.c"));
+    assert_non_null(strstr(lr.out, "out/heat3d_opencl.c"));
+    assert_null(strstr(lr.out, "cuda"));
+    run_free(&lr);
     expect_usage_error((const char *[]){heat, "-o", NULL}, "option '-o' needs a value");
     run_result r = run_stenc((const char *[]){"--version", NULL});
     assert_int_equal(r.status, 0);
@@ -236,7 +243,7 @@ static void test_options(void **state) {
     r = run_stenc((const char *[]){"--help", NULL});
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "usage: stenc"));
-    assert_non_null(strstr(r.out, "Targets: c cuda (with c)")); /* from the table of targets */
+    assert_non_null(strstr(r.out, "Targets: c cuda (with c) opencl (with c)")); /* the table */
     run_free(&r);
     r = run_stenc((const char *[]){"/nonexistent/x.stencil", NULL});
     assert_int_equal(r.status, 1);

@@ -1,5 +1,5 @@
 # Generate .stencil files in float and in double and compile every kernel with warnings as
-# errors: each C kernel with each of C_COMPILERS (-Wall -Wextra -Werror -Wshadow -Wpedantic),
+# errors: each C kernel and OpenCL host file with each of C_COMPILERS (-Wall -Wextra -Werror -Wshadow -Wpedantic),
 # each CUDA file with CUDA_COMPILER when given (-Werror all-warnings). The generated code must
 # be clean whatever the precision and the compiler.
 #   -DCOMPILER=stenc -DSOURCE_DIR=... -DWORK_DIR=... -DFILES="glob;glob" -DC_COMPILERS="cc;..."
@@ -12,9 +12,9 @@ endforeach()
 if(NOT files)
   message(FATAL_ERROR "no .stencil files match ${FILES}")
 endif()
-set(targets c)
+set(targets c,opencl)
 if(CUDA_COMPILER)
-  set(targets c,cuda)
+  set(targets c,cuda,opencl)
 endif()
 if(NOT PRECISIONS)
   set(PRECISIONS float double)
@@ -33,7 +33,7 @@ foreach(precision IN LISTS PRECISIONS)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "stenc --precision ${precision} failed (${rc})")
   endif()
-  file(GLOB kernels "${out}/*_c.c")
+  file(GLOB kernels "${out}/*_c.c" "${out}/*_opencl.c")
   if(NOT kernels)
     message(FATAL_ERROR "no kernels generated in ${out}")
   endif()
@@ -41,7 +41,8 @@ foreach(precision IN LISTS PRECISIONS)
     foreach(kernel IN LISTS kernels)
       execute_process(
         COMMAND ${cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -fopenmp -Wall -Wextra -Werror
-                -Wshadow -Wpedantic -I${SOURCE_DIR}/runtime/include -c ${kernel} -o ${kernel}.o
+                -Wshadow -Wpedantic -I${SOURCE_DIR}/runtime/include -I${out} -c ${kernel}
+                -o ${kernel}.o
         RESULT_VARIABLE rc)
       if(NOT rc EQUAL 0)
         message(FATAL_ERROR "${kernel} (${precision}) does not compile cleanly with ${cc}")

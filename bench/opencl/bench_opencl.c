@@ -1,0 +1,178 @@
+/* bench_opencl: the opencl target against the c target on the same machine, and against the
+ * cuda target where a CUDA device is present (the H100 host, through NVIDIA's OpenCL). For
+ * each stencil: the generated C kernel on the host (OpenMP), every OpenCL variant and the
+ * automatic choice on the OpenCL device, and the CUDA launcher's automatic choice; medians of
+ * timed runs after a warm-up, timed with stenc timers (OpenCL profiling events, CUDA events,
+ * the host clock); the OpenCL and CUDA results checked bit for bit against the C kernel's on
+ * the benchmark data.
+ *
+ * Output: one key=value line per case, then a table. Options: --quick (tiny sizes, a smoke
+ * test), --n N (points per side in 3-D; 2-D uses N^1.5 per side), --reps R. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencil_cases.h"
+#include "variant_cases.h"
+
+extern const stenc_launch_variants heat3d_opencl_variants, wave_r2_opencl_variants,
+    jacobi2d_opencl_variants, varcoef27_opencl_variants;
+
+typedef struct bench_options {
+    int quick, reps;
+    size_t n;
+} bench_options;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        stenc_status check_status_ = (call);                                                       \
+        if (check_status_ != STENC_OK) {                                                           \
+            fprintf(stderr, "bench_opencl: %s failed: %s\n", #call, stenc_last_error());           \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* Median milliseconds of `reps` runs of variant `variant` (NULL: automatic) after a warm-up. */
+static double time_runs(stenc_ctx *ctx, int t, const char *variant, const stencil_case *c,
+                        stenc_field **f, int reps) {
+    stenc_timer *timer;
+    CHECK(stenc_timer_create(ctx, &timer));
+    CHECK(variant_table[t].run(ctx, variant, c->scalars, f));
+    double *ms = calloc((size_t)reps, sizeof *ms);
+    for (int r = 0; r < reps; r++) {
+        CHECK(stenc_timer_start(timer));
+        CHECK(variant_table[t].run(ctx, variant, c->scalars, f));
+        CHECK(stenc_timer_stop(timer, &ms[r]));
+    }
+    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+    const double median = ms[reps / 2];
+    free(ms);
+    stenc_timer_destroy(timer);
+    return median;
+}
+
+/* 1 when the outputs of `dev` (downloaded) equal the host's, bit for bit. */
+static int same_outputs(const stencil_case *c, stenc_field **dev, stenc_field **host) {
+    int same = 1;
+    for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
+        CHECK(stenc_field_download(dev[o]));
+        char msg[256];
+        same &= stencil_compare_interior(dev[o], host[o], 0, msg, sizeof msg) == 0;
+        CHECK(stenc_field_upload(dev[o]));
+    }
+    return same;
+}
+
+typedef struct row {
+    char stencil[32], backend[16], variant[32];
+    double ms, gpts, vs_c;
+    int same;
+} row;
+
+static void emit(row *rows, int *nrows, const char *stencil, const char *backend,
+                 const char *variant, double ms, double points, double c_ms, int same,
+                 const char *device) {
+    row *r = &rows[(*nrows)++];
+    snprintf(r->stencil, sizeof r->stencil, "%s", stencil);
+    snprintf(r->backend, sizeof r->backend, "%s", backend);
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    r->ms = ms;
+    r->gpts = points / (ms * 1e6);
+    r->vs_c = c_ms / ms;
+    r->same = same;
+    printf("bench=opencl stencil=%s backend=%s variant=%s device=\"%s\" points=%.0f ms=%.4f "
+           "gpts=%.3f speed_vs_c=%.3f bitwise_equal_to_c=%d\n",
+           stencil, backend, variant, device, points, ms, r->gpts, r->vs_c, same);
+}
+
+static void bench_stencil(const char *name, const bench_options *o, stenc_ctx *cpu,
+                          stenc_ctx *ocl, stenc_ctx *cuda, row *rows, int *nrows) {
+    const stencil_case *c = stencil_case_find(name);
+    const int t = find_table(name);
+    if (!c || t < 0) return;
+    size_t n[3] = {o->n, o->n, o->n};
+    if (c->dims == 2) n[0] = n[1] = (size_t)pow((double)o->n, 1.5), n[2] = 1;
+    const double points = (double)n[0] * (double)n[1] * (double)n[2];
+    stenc_field *host[STENCIL_CASE_MAX_FIELDS], *dev[STENCIL_CASE_MAX_FIELDS];
+    CHECK(stencil_case_create(cpu, c, n, c->halo, host));
+    c->randomize(host, c->ninputs, 42);
+    const double c_ms = time_runs(cpu, t, "c", c, host, o->reps);
+    emit(rows, nrows, name, "c", "c", c_ms, points, c_ms, 1, stenc_ctx_device_name(cpu));
+
+    const stenc_launch_variants *vs = !strcmp(name, "heat3d")      ? &heat3d_opencl_variants
+                                      : !strcmp(name, "wave_r2")   ? &wave_r2_opencl_variants
+                                      : !strcmp(name, "jacobi2d")  ? &jacobi2d_opencl_variants
+                                      : !strcmp(name, "varcoef27") ? &varcoef27_opencl_variants
+                                                                   : NULL;
+    if (ocl && vs) {
+        CHECK(stencil_case_create(ocl, c, n, c->halo, dev));
+        c->randomize(dev, c->ninputs, 42);
+        for (int a = 0; a < c->ninputs + c->noutputs; a++)
+            CHECK(stenc_field_upload(dev[a]));
+        for (int v = -1; v < vs->count; v++) {
+            const char *variant = v < 0 ? NULL : vs->list[v].name;
+            const double ms = time_runs(ocl, t, variant, c, dev, o->reps);
+            emit(rows, nrows, name, "opencl", variant ? variant : "auto", ms, points, c_ms,
+                 same_outputs(c, dev, host), stenc_ctx_device_name(ocl));
+        }
+        stencil_case_free(c, dev);
+    }
+    if (cuda) {
+        CHECK(stencil_case_create(cuda, c, n, c->halo, dev));
+        c->randomize(dev, c->ninputs, 42);
+        for (int a = 0; a < c->ninputs + c->noutputs; a++)
+            CHECK(stenc_field_upload(dev[a]));
+        const double ms = time_runs(cuda, t, NULL, c, dev, o->reps);
+        emit(rows, nrows, name, "cuda", "auto", ms, points, c_ms, same_outputs(c, dev, host),
+             stenc_ctx_device_name(cuda));
+        stencil_case_free(c, dev);
+    }
+    stencil_case_free(c, host);
+}
+
+int main(int argc, char **argv) {
+    bench_options o = {0, 9, 256};
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--quick"))
+            o.quick = 1, o.n = 24, o.reps = 3;
+        else if (!strcmp(argv[a], "--n") && a + 1 < argc)
+            o.n = (size_t)strtoul(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+            o.reps = atoi(argv[++a]);
+        else {
+            fprintf(stderr, "usage: bench_opencl [--quick] [--n N] [--reps R]\n");
+            return 2;
+        }
+    }
+    if (o.reps < 1 || o.n < 1) return 2;
+    stenc_ctx *cpu, *ocl = NULL, *cuda = NULL;
+    CHECK(stenc_ctx_create(&cpu, STENC_DEVICE_CPU));
+    if (stenc_opencl_device_count() > 0) CHECK(stenc_ctx_create(&ocl, STENC_DEVICE_OPENCL));
+    if (stenc_cuda_device_count() > 0) CHECK(stenc_ctx_create(&cuda, STENC_DEVICE_CUDA));
+    if (!ocl) printf("# no OpenCL device: the c (and cuda) rows only\n");
+    row rows[64];
+    int nrows = 0;
+    const char *names[] = {"heat3d", "wave_r2", "jacobi2d", "varcoef27"};
+    for (size_t s = 0; s < sizeof names / sizeof *names; s++)
+        bench_stencil(names[s], &o, cpu, ocl, cuda, rows, &nrows);
+
+    printf("\n%-10s %-7s %-11s %10s %9s %9s %6s\n", "stencil", "backend", "variant", "ms",
+           "Gpts/s", "vs c", "bits");
+    int all_same = 1;
+    for (int r = 0; r < nrows; r++) {
+        printf("%-10s %-7s %-11s %10.4f %9.3f %8.2fx %6s\n", rows[r].stencil, rows[r].backend,
+               rows[r].variant, rows[r].ms, rows[r].gpts, rows[r].vs_c,
+               rows[r].same ? "same" : "DIFFER");
+        all_same &= rows[r].same;
+    }
+    stenc_ctx_destroy(cuda);
+    stenc_ctx_destroy(ocl);
+    stenc_ctx_destroy(cpu);
+    return all_same ? 0 : 1;
+}

@@ -1,0 +1,293 @@
+/* Generated OpenCL kernels (every variant of the plain stencils in stencils/, and a colour
+ * sweep) against the generated C kernels and the hand-written references, on fields on an
+ * OpenCL device; the tuner on OpenCL; what the target does not generate yet. Skipped without
+ * an OpenCL device (CI runs it on PoCL, the CPU's OpenCL).
+ *
+ * Equality: bit for bit. The kernel source turns contraction off (FP_CONTRACT OFF) and the
+ * runtime builds it with correctly rounded single-precision division and square root, so the
+ * device rounds every + - * / sqrt like the C kernel, which is built without contraction
+ * (docs/templates.md, "The opencl target"). Outputs are poisoned with NaN before every run:
+ * a point left unwritten fails, and so does a written halo point. */
+#include <unistd.h>
+
+#include "test_util.h"
+
+#include "stencil_cases.h"
+#include "variant_cases.h"
+
+#include "gs_redblack.h"
+#include "residual_norm.h"
+#include "seidel2d.h"
+
+/* Defined by the generated OpenCL files: the variants of the target (the launchers'
+ * NAME_variant_name lists the first device target's, cuda's when that is built too). */
+extern const stenc_launch_variants heat3d_opencl_variants, jacobi2d_opencl_variants,
+    residual2d_opencl_variants, varcoef27_opencl_variants, life_opencl_variants,
+    euler_flux_opencl_variants, wave_r2_opencl_variants, gs_redblack_opencl_variants;
+
+static const stenc_launch_variants *opencl_variants(const char *name) {
+    const stenc_launch_variants *all[] = {
+        &heat3d_opencl_variants, &jacobi2d_opencl_variants,   &residual2d_opencl_variants,
+        &varcoef27_opencl_variants, &life_opencl_variants, &euler_flux_opencl_variants,
+        &wave_r2_opencl_variants};
+    for (size_t v = 0; v < sizeof all / sizeof *all; v++)
+        if (strcmp(all[v]->stencil, name) == 0) return all[v];
+    return NULL;
+}
+
+static stenc_ctx *ctx;
+
+static int setup(void **state) {
+    (void)state;
+    return stenc_ctx_create(&ctx, STENC_DEVICE_OPENCL) == STENC_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    stenc_ctx_destroy(ctx);
+    return 0;
+}
+
+/* Poison an output on the host (interior and halo), then move it to the device. */
+static void poison_on_device(stenc_field *f) {
+    if (stenc_field_location(f) == STENC_ON_DEVICE) assert_stenc_ok(stenc_field_download(f));
+    assert_stenc_ok(stenc_field_fill(f, NAN));
+    assert_stenc_ok(stenc_field_upload(f));
+}
+
+static void expect_equal(const char *stencil, const char *what, const size_t n[3],
+                         const stenc_field *got, const stenc_field *want, const char *output) {
+    char msg[256];
+    size_t bad = stencil_compare_interior(got, want, 0, msg, sizeof msg);
+    if (bad)
+        fail_msg("%s %s %zux%zux%zu, output %s: %zu point(s) differ, first %s", stencil, what,
+                 n[0], n[1], n[2], output, bad, msg);
+}
+
+/* Every OpenCL variant (and the launcher's own choice) on one shape, against the reference and
+ * the generated C kernel; output halos untouched. */
+static void compare_shape(const stencil_case *c, int t, const size_t n[3], int halo,
+                          uint64_t seed) {
+    stenc_field *dev[STENCIL_CASE_MAX_FIELDS], *ref[STENCIL_CASE_MAX_FIELDS],
+        *cgen[STENCIL_CASE_MAX_FIELDS];
+    assert_stenc_ok(stencil_case_create(ctx, c, n, halo, dev));
+    c->randomize(dev, c->ninputs, seed);
+    for (int a = 0; a < c->ninputs; a++)
+        ref[a] = cgen[a] = dev[a];
+    for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
+        assert_stenc_ok(stenc_field_create(ctx, &ref[o], c->type, c->dims, n[0], n[1], n[2], halo));
+        assert_stenc_ok(
+            stenc_field_create(ctx, &cgen[o], c->type, c->dims, n[0], n[1], n[2], halo));
+        assert_stenc_ok(stenc_field_fill(ref[o], NAN));
+        assert_stenc_ok(stenc_field_fill(cgen[o], NAN));
+    }
+    assert_stenc_ok(c->reference(ctx, c->scalars, ref));
+    assert_stenc_ok(variant_table[t].run(ctx, "c", c->scalars, cgen)); /* the C kernel */
+    for (int a = 0; a < c->ninputs; a++)
+        assert_stenc_ok(stenc_field_upload(dev[a]));
+
+    const stenc_launch_variants *vs = opencl_variants(c->name);
+    assert_non_null(vs);
+    for (int v = -1; v < vs->count; v++) {
+        const char *variant = v < 0 ? NULL : vs->list[v].name; /* NULL: the automatic choice */
+        for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++)
+            poison_on_device(dev[o]);
+        if (variant_table[t].run(ctx, variant, c->scalars, dev) != STENC_OK)
+            fail_msg("%s/%s %zux%zux%zu: %s", c->name, variant ? variant : "(auto)", n[0], n[1],
+                     n[2], stenc_last_error());
+        assert_stenc_ok(stenc_ctx_synchronize(ctx));
+        for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
+            assert_stenc_ok(stenc_field_download(dev[o]));
+            char what[160];
+            snprintf(what, sizeof what, "%s vs reference", variant ? variant : "(auto)");
+            expect_equal(c->name, what, n, dev[o], ref[o], c->field_names[o]);
+            snprintf(what, sizeof what, "%s vs generated C", variant ? variant : "(auto)");
+            expect_equal(c->name, what, n, dev[o], cgen[o], c->field_names[o]);
+            size_t written = stencil_count_written_halo(dev[o]);
+            if (written)
+                fail_msg("%s/%s %zux%zux%zu: %zu halo point(s) of output %s were written", c->name,
+                         variant ? variant : "(auto)", n[0], n[1], n[2], written,
+                         c->field_names[o]);
+        }
+    }
+    for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
+        stenc_field_free(ref[o]);
+        stenc_field_free(cgen[o]);
+    }
+    stencil_case_free(c, dev);
+}
+
+/* Odd sizes: 1, 2, primes, not multiples of a work group's sides, more than one group. */
+static const size_t shapes[][3] = {{1, 1, 1}, {2, 2, 2},  {17, 1, 3},
+                                   {33, 7, 5}, {5, 3, 19}, {131, 70, 3}};
+
+static void run_case(const char *name) {
+    const stencil_case *c = stencil_case_find(name);
+    assert_non_null(c);
+    int t = find_table(name);
+    assert_true(t >= 0);
+    uint64_t seed = 21;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int extra = 0; extra <= 1; extra++) {
+            size_t n[3] = {shapes[s][0], c->dims >= 2 ? shapes[s][1] : 1,
+                           c->dims >= 3 ? shapes[s][2] : 1};
+            compare_shape(c, t, n, c->halo + extra, seed++);
+        }
+}
+
+static void test_heat3d(void **state) {
+    (void)state, run_case("heat3d");
+}
+static void test_jacobi2d(void **state) {
+    (void)state, run_case("jacobi2d");
+}
+static void test_residual2d(void **state) {
+    (void)state, run_case("residual2d");
+}
+static void test_varcoef27(void **state) {
+    (void)state, run_case("varcoef27");
+}
+static void test_life(void **state) {
+    (void)state, run_case("life");
+}
+static void test_euler_flux(void **state) {
+    (void)state, run_case("euler_flux");
+}
+static void test_wave_r2(void **state) {
+    (void)state, run_case("wave_r2");
+}
+
+/* The whole allocations (interior, halo, padding) of two host fields of one layout. */
+static int same_box(const stenc_field *a, const stenc_field *b) {
+    stenc_field_layout la, lb;
+    assert_stenc_ok(stenc_field_get_layout(a, &la));
+    assert_stenc_ok(stenc_field_get_layout(b, &lb));
+    assert_int_equal(la.alloc_elems, lb.alloc_elems);
+    const size_t size = stenc_type_size(la.type);
+    const char *pa = (const char *)stenc_field_host_origin(a) - la.origin_elems * size;
+    const char *pb = (const char *)stenc_field_host_origin(b) - lb.origin_elems * size;
+    return memcmp(pa, pb, la.alloc_elems * size) == 0;
+}
+
+/* Red-black SOR, colour after colour, on the device and in the C kernel from the same data:
+ * the whole box (halo and the other colour's points too) bit for bit after every launch. */
+static void test_gs_redblack_colours(void **state) {
+    (void)state;
+    static const size_t sizes[][2] = {{1, 1}, {2, 3}, {17, 9}, {64, 33}, {131, 70}};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const size_t ni = sizes[s][0], nj = sizes[s][1];
+        stenc_field *u_dev, *u_host, *f_dev, *f_host;
+        assert_stenc_ok(stenc_field_create(ctx, &u_dev, STENC_F64, 2, ni, nj, 1, 1));
+        assert_stenc_ok(stenc_field_create(ctx, &u_host, STENC_F64, 2, ni, nj, 1, 1));
+        assert_stenc_ok(stenc_field_create(ctx, &f_dev, STENC_F64, 2, ni, nj, 1, 0));
+        assert_stenc_ok(stenc_field_create(ctx, &f_host, STENC_F64, 2, ni, nj, 1, 0));
+        stencil_fill_uniform(u_dev, 3 + s, -1, 1);
+        stencil_fill_uniform(u_host, 3 + s, -1, 1);
+        stencil_fill_uniform(f_dev, 7 + s, -2, 2);
+        stencil_fill_uniform(f_host, 7 + s, -2, 2);
+        assert_stenc_ok(stenc_field_upload(u_dev));
+        assert_stenc_ok(stenc_field_upload(f_dev));
+        const double h2 = 1.0 / ((double)(ni + 1) * (double)(ni + 1)), omega = 1.7;
+        for (int sweep = 0; sweep < 2; sweep++)
+            for (int color = 0; color < 2; color++) {
+                assert_stenc_ok(gs_redblack(ctx, color, h2, omega, u_dev, f_dev));
+                assert_stenc_ok(gs_redblack(ctx, color, h2, omega, u_host, f_host));
+                assert_stenc_ok(stenc_field_download(u_dev));
+                if (!same_box(u_dev, u_host))
+                    fail_msg("gs_redblack %zux%zu, sweep %d colour %d: the boxes differ", ni, nj,
+                             sweep, color);
+                assert_stenc_ok(stenc_field_upload(u_dev));
+            }
+        stenc_field_free(u_dev), stenc_field_free(u_host);
+        stenc_field_free(f_dev), stenc_field_free(f_host);
+    }
+}
+
+/* Reductions and ordered sweeps are not generated for OpenCL: UNSUPPORTED, with a message. */
+static void test_not_generated_yet(void **state) {
+    (void)state;
+    stenc_field *u, *f, *r;
+    assert_stenc_ok(stenc_field_create(ctx, &u, STENC_F64, 2, 9, 7, 1, 1));
+    assert_stenc_ok(stenc_field_create(ctx, &f, STENC_F64, 2, 9, 7, 1, 0));
+    assert_stenc_ok(stenc_field_create(ctx, &r, STENC_F64, 2, 9, 7, 1, 0));
+    assert_stenc_ok(stenc_field_upload(u));
+    assert_stenc_ok(stenc_field_upload(f));
+    assert_stenc_ok(stenc_field_upload(r));
+    double r2 = 0, rmax = 0;
+    assert_int_equal(residual_norm(ctx, 1.0, u, f, r, &r2, &rmax), STENC_ERR_UNSUPPORTED);
+    assert_non_null(strstr(stenc_last_error(), "reductions are not generated for OpenCL"));
+    stenc_field *a;
+    assert_stenc_ok(stenc_field_create(ctx, &a, STENC_F64, 2, 9, 7, 1, 1));
+    assert_stenc_ok(stenc_field_upload(a));
+    assert_int_equal(seidel2d(ctx, a), STENC_ERR_UNSUPPORTED);
+    assert_non_null(strstr(stenc_last_error(), "ordered sweeps are not generated for OpenCL"));
+    stenc_field_free(a);
+    stenc_field_free(u), stenc_field_free(f), stenc_field_free(r);
+}
+
+/* With tuning on, heat3d times its OpenCL variants, stores one in the cache and gives the
+ * right result. */
+static void test_tuner(void **state) {
+    (void)state;
+    char path[] = "/tmp/stenc_tune_ocl_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    remove(path);
+    assert_int_equal(setenv("STENC_TUNE_CACHE", path, 1), 0);
+    const stencil_case *c = stencil_case_find("heat3d");
+    const int t = find_table("heat3d");
+    const size_t n[3] = {67, 33, 19};
+    stenc_ctx *tctx;
+    assert_stenc_ok(stenc_ctx_create(&tctx, STENC_DEVICE_OPENCL));
+    assert_stenc_ok(stenc_tune(tctx, STENC_TUNE_ON));
+    stenc_field *dev[2], *ref[2];
+    assert_stenc_ok(stencil_case_create(tctx, c, n, 1, dev));
+    assert_stenc_ok(stencil_case_create(tctx, c, n, 1, ref));
+    c->randomize(dev, 1, 5);
+    c->randomize(ref, 1, 5);
+    assert_stenc_ok(stenc_field_fill(ref[1], NAN));
+    assert_stenc_ok(c->reference(tctx, c->scalars, ref));
+    assert_stenc_ok(stenc_field_upload(dev[0]));
+    poison_on_device(dev[1]);
+    assert_stenc_ok(variant_table[t].run(tctx, NULL, c->scalars, dev));
+    assert_stenc_ok(stenc_field_download(dev[1]));
+    expect_equal("heat3d", "tuned", n, dev[1], ref[1], "y");
+    char key[512], chosen[128];
+    int found = 0;
+    assert_stenc_ok(stenc_tune_key(tctx, "heat3d", heat3d_opencl_variants.digest, n, STENC_F32,
+                                   key, sizeof key));
+    assert_stenc_ok(stenc_tune_lookup(tctx, key, chosen, sizeof chosen, &found));
+    assert_int_equal(found, 1);
+    int known = 0;
+    for (int v = 0; v < heat3d_opencl_variants.count; v++)
+        known |= strcmp(heat3d_opencl_variants.list[v].name, chosen) == 0;
+    if (!known) fail_msg("the tuner stored '%s', which is not an OpenCL heat3d variant", chosen);
+    stencil_case_free(c, dev);
+    stencil_case_free(c, ref);
+    stenc_ctx_destroy(tctx);
+    remove(path);
+    unsetenv("STENC_TUNE_CACHE");
+}
+
+int main(int argc, char **argv) {
+    if (stenc_opencl_device_count() == 0) {
+        printf("SKIPPED: no OpenCL device (built with OpenCL: %s)\n",
+               stenc_built_with_opencl() ? "yes" : "no");
+        return STENC_TEST_SKIP;
+    }
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_heat3d),
+        cmocka_unit_test(test_jacobi2d),
+        cmocka_unit_test(test_residual2d),
+        cmocka_unit_test(test_varcoef27),
+        cmocka_unit_test(test_life),
+        cmocka_unit_test(test_euler_flux),
+        cmocka_unit_test(test_wave_r2),
+        cmocka_unit_test(test_gs_redblack_colours),
+        cmocka_unit_test(test_not_generated_yet),
+        cmocka_unit_test(test_tuner),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
