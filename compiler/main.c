@@ -69,8 +69,9 @@ static int bad_usage(const char *fmt, const char *arg) {
     return 2;
 }
 
+/* Add the targets of `list` (and those they need) to *targets: `--target c --target cuda`
+ * selects both, as `--target c,cuda` does. */
 static int parse_targets(const char *list, unsigned *targets) {
-    *targets = 0;
     const char *p = list;
     while (1) {
         const char *end = strchr(p, ',');
@@ -105,7 +106,7 @@ static int parse_args(int argc, char **argv, options *opt) {
     opt->line_directives = 1;
     opt->files = calloc((size_t)argc, sizeof *opt->files);
     if (!opt->files) return 2;
-    int only_files = 0;
+    int only_files = 0, targets_given = 0;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0) {
@@ -140,6 +141,8 @@ static int parse_args(int argc, char **argv, options *opt) {
             opt->out_dir = value;
             continue;
         case 2: {
+            if (!targets_given) opt->targets = 0; /* the first --target replaces the default */
+            targets_given = 1;
             int status = parse_targets(value, &opt->targets);
             if (status) return status;
             continue;

@@ -227,6 +227,14 @@ static void test_options(void **state) {
     assert_non_null(strstr(lr.out, "out/heat3d_cuda.cu"));
     run_free(&lr);
     expect_usage_error((const char *[]){"--target=c,hip", heat, NULL}, "unknown target 'hip'");
+    /* --target options add up (stenc_add_stencils passes one per target) */
+    lr = run_stenc((const char *[]){"--target", "c", "--target", "cuda", "--target=opencl",
+                                    "--list-outputs", "-o", "out", heat, NULL});
+    assert_int_equal(lr.status, 0);
+    assert_non_null(strstr(lr.out, "out/heat3d_c.c"));
+    assert_non_null(strstr(lr.out, "out/heat3d_cuda.cu"));
+    assert_non_null(strstr(lr.out, "out/heat3d_opencl.c"));
+    run_free(&lr);
     /* opencl implies c too */
     lr = run_stenc(
         (const char *[]){"--target", "opencl", "--list-outputs", "-o", "out", heat, NULL});
