@@ -11,48 +11,79 @@
 
 enum { SEIDEL2D_OCL_SCALARS = 0 };
 
-/* One launch over the interior with work groups of local[0..dims) items (NULL: the
- * implementation's choice). */
+/* One launch of kernel `kernel` (NAME_k: a point per work item; NAME_m: STENC_MARCH points
+ * along the outer dimension) over the interior, with work groups of local[0..dims) items (NULL:
+ * the implementation's choice), each item computing points[d] points along d. */
 static stenc_status seidel2d_opencl_run(stenc_ctx *ctx, const stenc_launch_shape *shape,
                                         const stenc_launch_field *f, const double *scalars,
-                                        const stenc_launch_op *op, const size_t *local) {
-    (void)shape, (void)f, (void)scalars, (void)op, (void)local;
+                                        const stenc_launch_op *op, const char *kernel,
+                                        const size_t *local, const size_t *points) {
+    (void)shape, (void)f, (void)scalars, (void)op, (void)kernel, (void)local, (void)points;
     return stenc_set_error(STENC_ERR_UNSUPPORTED, __FILE__, __LINE__,
                            "seidel2d: ordered sweeps are not generated for OpenCL yet (run it "
                            "on the host or on CUDA), on '%s'",
                            stenc_ctx_device_name(ctx));
 }
 
-/* The variants: the implementation's work-group shape first, then shapes whose rows of i
- * are contiguous in memory. */
-#define SEIDEL2D_OCL_VARIANT(vname, ...)                                                          \
+/* The variants: work groups of a point per item (wg_), of four or eight points along the
+ * outer dimension per item (m4_, m8_), whole rows of i per item (rows: a CPU's kernel
+ * compiler vectorises the loop over a row), and the implementation's choice of work group
+ * (wg_auto). The default (list[0]) is rows on a CPU device, else a GPU's best shape on the
+ * H100 (bench/RESULTS.md). */
+#define SEIDEL2D_OCL_VARIANT(vname, kernel, march, ...)                                           \
     static stenc_status seidel2d_opencl_##vname(stenc_ctx *ctx, const stenc_launch_shape *shape, \
                                                 const stenc_launch_field *f,                      \
                                                 const double *scalars,                            \
                                                 const stenc_launch_op *op) {                      \
         static const size_t stenc_local[3] = {__VA_ARGS__};                                      \
-        return seidel2d_opencl_run(ctx, shape, f, scalars, op, stenc_local);                     \
+        static const size_t stenc_points[3] = { 1, march, 1 }; \
+        return seidel2d_opencl_run(ctx, shape, f, scalars, op, kernel, stenc_local,              \
+                                   stenc_points);                                                 \
     }
 
-static stenc_status seidel2d_opencl_auto(stenc_ctx *ctx, const stenc_launch_shape *shape,
+static stenc_status seidel2d_opencl_wg_auto(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                            const stenc_launch_field *f, const double *scalars,
+                                            const stenc_launch_op *op) {
+    return seidel2d_opencl_run(ctx, shape, f, scalars, op, "seidel2d_k", NULL, NULL);
+}
+
+/* A work item per row of i (in 1-D, per 4096 points), the implementation's work groups. */
+static stenc_status seidel2d_opencl_rows(stenc_ctx *ctx, const stenc_launch_shape *shape,
                                          const stenc_launch_field *f, const double *scalars,
                                          const stenc_launch_op *op) {
-    return seidel2d_opencl_run(ctx, shape, f, scalars, op, NULL);
+    static const size_t stenc_points[3] = { (size_t)1 << 30, 1, 1};
+    return seidel2d_opencl_run(ctx, shape, f, scalars, op, "seidel2d_r", NULL, stenc_points);
 }
-SEIDEL2D_OCL_VARIANT(wg_64x1, 64, 1, 1)
-SEIDEL2D_OCL_VARIANT(wg_32x4, 32, 4, 1)
-SEIDEL2D_OCL_VARIANT(wg_128x2, 128, 2, 1)
+/* The default: rows on a CPU device, else the GPU shape named below. */
+static stenc_status seidel2d_opencl_default(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                            const stenc_launch_field *f, const double *scalars,
+                                            const stenc_launch_op *op);
+SEIDEL2D_OCL_VARIANT(wg_32x4, "seidel2d_k", 1, 32, 4, 1)
+SEIDEL2D_OCL_VARIANT(wg_128x2, "seidel2d_k", 1, 128, 2, 1)
+SEIDEL2D_OCL_VARIANT(m4_32x4, "seidel2d_m", 4, 32, 4, 1)
+SEIDEL2D_OCL_VARIANT(m4_256x1, "seidel2d_m", 4, 256, 1, 1)
+#define SEIDEL2D_OCL_GPU seidel2d_opencl_wg_32x4
 
 static const stenc_launch_variant seidel2d_opencl_list[] = {
-    {"wg_auto", seidel2d_opencl_auto},
-    {"wg_64x1", seidel2d_opencl_wg_64x1},
+    {"default", seidel2d_opencl_default},
     {"wg_32x4", seidel2d_opencl_wg_32x4},
     {"wg_128x2", seidel2d_opencl_wg_128x2},
+    {"m4_32x4", seidel2d_opencl_m4_32x4},
+    {"m4_256x1", seidel2d_opencl_m4_256x1},
+    {"rows", seidel2d_opencl_rows},
+    {"wg_auto", seidel2d_opencl_wg_auto},
 };
+
+static stenc_status seidel2d_opencl_default(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                            const stenc_launch_field *f, const double *scalars,
+                                            const stenc_launch_op *op) {
+    return stenc_ocl_device_is_cpu(ctx) ? seidel2d_opencl_rows(ctx, shape, f, scalars, op)
+                                        : SEIDEL2D_OCL_GPU(ctx, shape, f, scalars, op);
+}
 
 /* In-place sweeps (colours, inouts) and reductions use the default: timing a variant would
  * apply the sweep again. */
 const stenc_launch_variants seidel2d_opencl_variants = {
     "seidel2d", STENC_F64, (int)(sizeof seidel2d_opencl_list / sizeof seidel2d_opencl_list[0]),
-    seidel2d_opencl_list, STENC_VARIANTS_FIXED, "0ded1403d2df352c",
+    seidel2d_opencl_list, STENC_VARIANTS_FIXED, "138535f7e3112a2b",
 };

@@ -7,7 +7,8 @@
  * the benchmark data.
  *
  * Output: one key=value line per case, then a table. Options: --quick (tiny sizes, a smoke
- * test), --n N (points per side in 3-D; 2-D uses N^1.5 per side), --reps R. */
+ * test), --mb M (each stencil's fields take about M MB: 1074 by default, heat3d fp32 at 512^3;
+ * far beyond the H100's 50 MB L2), --reps R, --only NAME. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@ extern const stenc_launch_variants heat3d_opencl_variants, wave_r2_opencl_varian
 
 typedef struct bench_options {
     int quick, reps;
-    size_t n;
+    double mb;
+    const char *only;
 } bench_options;
 
 static int cmp_double(const void *a, const void *b) {
@@ -91,13 +93,16 @@ static void emit(row *rows, int *nrows, const char *stencil, const char *backend
            stencil, backend, variant, device, points, ms, r->gpts, r->vs_c, same);
 }
 
-static void bench_stencil(const char *name, const bench_options *o, stenc_ctx *cpu,
-                          stenc_ctx *ocl, stenc_ctx *cuda, row *rows, int *nrows) {
+static void bench_stencil(const char *name, const bench_options *o, stenc_ctx *cpu, stenc_ctx *ocl,
+                          stenc_ctx *cuda, row *rows, int *nrows) {
     const stencil_case *c = stencil_case_find(name);
     const int t = find_table(name);
-    if (!c || t < 0) return;
-    size_t n[3] = {o->n, o->n, o->n};
-    if (c->dims == 2) n[0] = n[1] = (size_t)pow((double)o->n, 1.5), n[2] = 1;
+    if (!c || t < 0 || (o->only && strcmp(o->only, name) != 0)) return;
+    /* the side of a cube (square) whose fields take o->mb MB */
+    const double point_bytes = (double)(c->ninputs + c->noutputs) * stenc_type_size(c->type);
+    const double side = pow(o->mb * 1e6 / point_bytes, 1.0 / c->dims);
+    const size_t edge = (size_t)llround(side);
+    size_t n[3] = {edge, edge, c->dims == 3 ? edge : 1};
     const double points = (double)n[0] * (double)n[1] * (double)n[2];
     stenc_field *host[STENCIL_CASE_MAX_FIELDS], *dev[STENCIL_CASE_MAX_FIELDS];
     CHECK(stencil_case_create(cpu, c, n, c->halo, host));
@@ -137,33 +142,35 @@ static void bench_stencil(const char *name, const bench_options *o, stenc_ctx *c
 }
 
 int main(int argc, char **argv) {
-    bench_options o = {0, 9, 256};
+    bench_options o = {0, 9, 1073.741824, NULL};
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick"))
-            o.quick = 1, o.n = 24, o.reps = 3;
-        else if (!strcmp(argv[a], "--n") && a + 1 < argc)
-            o.n = (size_t)strtoul(argv[++a], NULL, 10);
+            o.quick = 1, o.mb = 0.2, o.reps = 3;
+        else if (!strcmp(argv[a], "--mb") && a + 1 < argc)
+            o.mb = atof(argv[++a]);
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             o.reps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--only") && a + 1 < argc)
+            o.only = argv[++a];
         else {
-            fprintf(stderr, "usage: bench_opencl [--quick] [--n N] [--reps R]\n");
+            fprintf(stderr, "usage: bench_opencl [--quick] [--mb M] [--reps R] [--only NAME]\n");
             return 2;
         }
     }
-    if (o.reps < 1 || o.n < 1) return 2;
+    if (o.reps < 1 || !(o.mb > 0)) return 2;
     stenc_ctx *cpu, *ocl = NULL, *cuda = NULL;
     CHECK(stenc_ctx_create(&cpu, STENC_DEVICE_CPU));
     if (stenc_opencl_device_count() > 0) CHECK(stenc_ctx_create(&ocl, STENC_DEVICE_OPENCL));
     if (stenc_cuda_device_count() > 0) CHECK(stenc_ctx_create(&cuda, STENC_DEVICE_CUDA));
     if (!ocl) printf("# no OpenCL device: the c (and cuda) rows only\n");
-    row rows[64];
+    row rows[96];
     int nrows = 0;
     const char *names[] = {"heat3d", "wave_r2", "jacobi2d", "varcoef27"};
     for (size_t s = 0; s < sizeof names / sizeof *names; s++)
         bench_stencil(names[s], &o, cpu, ocl, cuda, rows, &nrows);
 
-    printf("\n%-10s %-7s %-11s %10s %9s %9s %6s\n", "stencil", "backend", "variant", "ms",
-           "Gpts/s", "vs c", "bits");
+    printf("\n%-10s %-7s %-11s %10s %9s %9s %6s\n", "stencil", "backend", "variant", "ms", "Gpts/s",
+           "vs c", "bits");
     int all_same = 1;
     for (int r = 0; r < nrows; r++) {
         printf("%-10s %-7s %-11s %10.4f %9.3f %8.2fx %6s\n", rows[r].stencil, rows[r].backend,

@@ -278,7 +278,15 @@ static stenc_status open_device(ocl_state *s) {
     s->fp32_exact_div = (fp_config(s->device, CL_DEVICE_SINGLE_FP_CONFIG) &
                          CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
     s->marker_profiling = markers_are_profiled(s);
+    cl_device_type type = 0;
+    OCL_TRY(fn, clGetDeviceInfo(s->device, CL_DEVICE_TYPE, sizeof type, &type, NULL));
+    s->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     return STENC_OK;
+}
+
+int stenc_ocl_device_is_cpu(const stenc_ctx *ctx) {
+    return stenc_ctx_live(ctx) && ctx->device == STENC_DEVICE_OPENCL && ctx->ocl &&
+           ocl_of(ctx)->is_cpu;
 }
 
 stenc_status stenc_ocl_ctx_init(stenc_ctx *ctx) {

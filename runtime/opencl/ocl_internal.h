@@ -27,6 +27,7 @@ typedef struct ocl_state {
     int fp64;               /* the device computes in double precision */
     int fp32_exact_div;     /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float */
     int marker_profiling;   /* markers carry profiling times (else timers use the host clock) */
+    int is_cpu;             /* CL_DEVICE_TYPE_CPU */
     cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     ocl_range *ranges;      /* sorted by base */
     size_t nranges, capacity;

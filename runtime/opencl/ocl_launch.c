@@ -61,10 +61,16 @@ static stenc_status programs_of(stenc_ctx *ctx, ocl_programs **out) {
 static stenc_status build(stenc_ctx *ctx, const stenc_ocl_program *program, int fp64,
                           const char *fn, cl_program *out) {
     const ocl_state *s = ocl_of(ctx);
-    char options[128];
-    snprintf(options, sizeof options, "-cl-std=CL1.2%s%s",
+    char options[512];
+    if (program->options && strlen(program->options) > 255)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "%s: stencil '%s': the program's build options are longer than 255 "
+                           "characters",
+                           fn, program->name);
+    snprintf(options, sizeof options, "-cl-std=CL1.2%s%s%s%s",
              s->fp32_exact_div ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
-             fp64 ? " -DSTENC_FP64" : "");
+             fp64 ? " -DSTENC_FP64" : "", program->options ? " " : "",
+             program->options ? program->options : "");
     cl_int err = CL_SUCCESS;
     const char *source = program->source;
     cl_program built = clCreateProgramWithSource(s->context, 1, &source, NULL, &err);
@@ -175,8 +181,9 @@ static stenc_status set_long(cl_kernel k, cl_uint *index, long long value,
 
 static stenc_status check_launch(stenc_ctx *ctx, const stenc_ocl_program *program,
                                  const char *kernel, int dims, const size_t *local,
-                                 const stenc_launch_shape *shape, const stenc_launch_field *fields,
-                                 int nfields, const double *scalars, int nscalars, stenc_type type,
+                                 const size_t *points, const stenc_launch_shape *shape,
+                                 const stenc_launch_field *fields, int nfields,
+                                 const double *scalars, int nscalars, stenc_type type,
                                  const int *extra, int nextra) {
     static const char fn[] = "stenc_ocl_launch";
     STENC_TRY(stenc_ctx_check(ctx, fn));
@@ -189,6 +196,8 @@ static stenc_status check_launch(stenc_ctx *ctx, const stenc_ocl_program *progra
                   program->name, dims);
     for (int d = 0; local && d < dims; d++)
         STENC_REQUIRE(local[d] > 0, "%s: stencil '%s': local[%d] is 0", fn, program->name, d);
+    for (int d = 0; points && d < dims; d++)
+        STENC_REQUIRE(points[d] > 0, "%s: stencil '%s': points[%d] is 0", fn, program->name, d);
     STENC_REQUIRE(nfields >= 0 && nfields <= STENC_LAUNCH_MAX_FIELDS && nscalars >= 0 &&
                       nextra >= 0,
                   "%s: stencil '%s': %d fields (0..%d), %d scalars, %d extra", fn, program->name,
@@ -211,12 +220,13 @@ static stenc_status check_launch(stenc_ctx *ctx, const stenc_ocl_program *progra
 }
 
 stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
-                              int dims, const size_t *local, const stenc_launch_shape *shape,
-                              const stenc_launch_field *fields, int nfields, const double *scalars,
-                              int nscalars, stenc_type type, const int *extra, int nextra) {
+                              int dims, const size_t *local, const size_t *points,
+                              const stenc_launch_shape *shape, const stenc_launch_field *fields,
+                              int nfields, const double *scalars, int nscalars, stenc_type type,
+                              const int *extra, int nextra) {
     static const char fn[] = "stenc_ocl_launch";
-    STENC_TRY(check_launch(ctx, program, kernel, dims, local, shape, fields, nfields, scalars,
-                           nscalars, type, extra, nextra));
+    STENC_TRY(check_launch(ctx, program, kernel, dims, local, points, shape, fields, nfields,
+                           scalars, nscalars, type, extra, nextra));
     if (shape->n[0] == 0 || shape->n[1] == 0 || shape->n[2] == 0) return STENC_OK;
     cl_kernel k;
     STENC_TRY(ocl_kernel(ctx, program, type == STENC_F64, kernel, fn, &k));
@@ -258,8 +268,10 @@ stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, 
         STENC_TRY(set_arg(k, a++, sizeof v, &v, program, kernel, "extra"));
     }
     size_t global[3];
-    for (int d = 0; d < dims; d++)
-        global[d] = local ? (shape->n[d] + local[d] - 1) / local[d] * local[d] : shape->n[d];
+    for (int d = 0; d < dims; d++) {
+        const size_t items = points ? (shape->n[d] + points[d] - 1) / points[d] : shape->n[d];
+        global[d] = local ? (items + local[d] - 1) / local[d] * local[d] : items;
+    }
     const cl_int err = clEnqueueNDRangeKernel(ocl_of(ctx)->queue, k, (cl_uint)dims, NULL, global,
                                               local, 0, NULL, NULL);
     if (err != CL_SUCCESS)

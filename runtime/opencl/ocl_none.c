@@ -69,11 +69,18 @@ stenc_status stenc_ocl_buffer(stenc_ctx *ctx, const void *ptr, void **cl_mem_out
 }
 
 stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
-                              int dims, const size_t *local, const stenc_launch_shape *shape,
-                              const stenc_launch_field *fields, int nfields, const double *scalars,
-                              int nscalars, stenc_type type, const int *extra, int nextra) {
-    (void)program, (void)kernel, (void)dims, (void)local, (void)shape, (void)fields;
+                              int dims, const size_t *local, const size_t *points,
+                              const stenc_launch_shape *shape, const stenc_launch_field *fields,
+                              int nfields, const double *scalars, int nscalars, stenc_type type,
+                              const int *extra, int nextra) {
+    (void)program, (void)kernel, (void)dims, (void)local, (void)points, (void)shape;
+    (void)fields;
     (void)nfields, (void)scalars, (void)nscalars, (void)type, (void)extra, (void)nextra;
     STENC_TRY(stenc_ctx_check(ctx, "stenc_ocl_launch"));
     return NO_OPENCL("stenc_ocl_launch");
+}
+
+int stenc_ocl_device_is_cpu(const stenc_ctx *ctx) {
+    (void)ctx;
+    return 0;
 }

@@ -82,10 +82,10 @@ static void test_opencl_calls_refuse_a_cpu_context(void **state) {
     size_t offset = 0;
     char host[8];
     assert_int_equal(stenc_ocl_buffer(cpu, host, &mem, &offset), want);
-    const stenc_ocl_program program = {"noop", "__kernel void noop(void) {}"};
+    const stenc_ocl_program program = {"noop", "__kernel void noop(void) {}", NULL};
     const stenc_launch_shape shape = {STENC_ON_DEVICE, {1, 1, 1}, {0, 0, 0}};
-    assert_int_equal(stenc_ocl_launch(cpu, &program, "noop", 1, NULL, &shape, NULL, 0, NULL, 0,
-                                      STENC_F32, NULL, 0),
+    assert_int_equal(stenc_ocl_launch(cpu, &program, "noop", 1, NULL, NULL, &shape, NULL, 0, NULL,
+                                      0, STENC_F32, NULL, 0),
                      want);
     assert_message_has("stenc_ocl_launch");
     assert_stenc_ok(stenc_ctx_destroy(cpu));
@@ -304,15 +304,17 @@ static double host_ms(void) {
 
 /* A kernel that takes a while: `rounds` dependent steps per work item. */
 static const stenc_ocl_program busy_program = {
-    "busy", "__kernel void busy(__global uchar *b, long o, long sj, long sk, long n0, long n1,\n"
-            "                   long n2, long o0, long o1, long o2, int rounds) {\n"
-            "    long i = get_global_id(0);\n"
-            "    if (i >= n0) return;\n"
-            "    __global uint *p = (__global uint *)(b + o);\n"
-            "    uint x = p[i];\n"
-            "    for (int r = 0; r < rounds; r++) x = x * 1664525u + 1013904223u;\n"
-            "    p[i] = x;\n"
-            "}\n"};
+    "busy",
+    "__kernel void busy(__global uchar *b, long o, long sj, long sk, long n0, long n1,\n"
+    "                   long n2, long o0, long o1, long o2, int rounds) {\n"
+    "    long i = get_global_id(0);\n"
+    "    if (i >= n0) return;\n"
+    "    __global uint *p = (__global uint *)(b + o);\n"
+    "    uint x = p[i];\n"
+    "    for (int r = 0; r < rounds; r++) x = x * 1664525u + 1013904223u;\n"
+    "    p[i] = x;\n"
+    "}\n",
+    NULL};
 
 static void test_timer_measures_queued_work(void **state) {
     (void)state;
@@ -325,15 +327,15 @@ static void test_timer_measures_queued_work(void **state) {
     const stenc_launch_shape shape = {STENC_ON_DEVICE, {n, 1, 1}, {0, 0, 0}};
     const int rounds = 2000;
     /* Build first, so that the timing is of the kernel. */
-    assert_stenc_ok(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, &shape, &f, 1, NULL, 0,
-                                     STENC_F32, &rounds, 1));
+    assert_stenc_ok(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, NULL, &shape, &f, 1, NULL,
+                                     0, STENC_F32, &rounds, 1));
     assert_stenc_ok(stenc_ctx_synchronize(ctx));
     stenc_timer *timer;
     assert_stenc_ok(stenc_timer_create(ctx, &timer));
     const double before = host_ms();
     assert_stenc_ok(stenc_timer_start(timer));
-    assert_stenc_ok(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, &shape, &f, 1, NULL, 0,
-                                     STENC_F32, &rounds, 1));
+    assert_stenc_ok(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, NULL, &shape, &f, 1, NULL,
+                                     0, STENC_F32, &rounds, 1));
     double ms = -1;
     assert_stenc_ok(stenc_timer_stop(timer, &ms));
     const double wall = host_ms() - before;
@@ -478,7 +480,8 @@ static const stenc_ocl_program axpb_program = {
     "    __global real *y = (__global real *)(yb + yo);\n"
     "    const long g = (i + o0) + 1000 * (j + o1) + 1000000 * (k + o2);\n"
     "    y[i + j * ysj + k * ysk] = a * x[i + j * xsj + k * xsk] + b * (real)g + (real)add;\n"
-    "}\n"};
+    "}\n",
+    NULL};
 
 /* The C reference of one point, in the precision of the type. */
 static double axpb_point(stenc_type type, double a, double b, double x, long g, int add) {
@@ -516,8 +519,8 @@ static void launch_axpb(stenc_ctx *ctx, stenc_type type, int dims, const size_t 
     const stenc_launch_shape shape = {STENC_ON_DEVICE, {m[0], m[1], m[2]}, {lo[0], lo[1], lo[2]}};
     const double scalars[2] = {test_rng_uniform(rng, -2, 2), 1.0 / 4096};
     const int add = 3;
-    assert_stenc_ok(stenc_ocl_launch(ctx, &axpb_program, "axpb", dims, local, &shape, f, 2, scalars,
-                                     2, type, &add, 1));
+    assert_stenc_ok(stenc_ocl_launch(ctx, &axpb_program, "axpb", dims, local, NULL, &shape, f, 2,
+                                     scalars, 2, type, &add, 1));
     assert_stenc_ok(stenc_field_download(y));
     double *after = field_box_read(y, &box);
     for (long k = -box.h[2]; k < box.n[2] + box.h[2]; k++)
@@ -566,21 +569,68 @@ static void test_launch_matches_c_loop(void **state) {
     assert_stenc_ok(stenc_ctx_destroy(ctx));
 }
 
+/* A program's own build options, and work items of several points: VALUE comes from the
+ * options (two programs of one source with other options are two programs), and with points
+ * = {3} each item covers three points, so there are fewer items than points (else 1 is
+ * written). */
+#define PUT3_SOURCE                                                                                \
+    "__kernel void put3(__global uchar *b, long o, long sj, long sk, long n0, long n1,\n"          \
+    "                   long n2, long o0, long o1, long o2) {\n"                                   \
+    "    for (long i = get_global_id(0) * 3; i < get_global_id(0) * 3 + 3; i++)\n"                 \
+    "        if (i < n0) ((__global uint *)(b + o))[i] = get_global_size(0) < n0 ? VALUE : 1u;\n"  \
+    "}\n"
+static void test_program_options_and_points(void **state) {
+    (void)state;
+    stenc_ctx *ctx = ocl_ctx();
+    static const stenc_ocl_program seven = {"seven", PUT3_SOURCE, "-DVALUE=7u"};
+    static const stenc_ocl_program nine = {"nine", PUT3_SOURCE, "-DVALUE=9u"};
+    enum { N = 1001 };
+    uint32_t host[N];
+    void *dev;
+    assert_stenc_ok(stenc_malloc(ctx, &dev, sizeof host));
+    const stenc_launch_field f = {dev, {1, 0, 0}};
+    const stenc_launch_shape shape = {STENC_ON_DEVICE, {N, 1, 1}, {0, 0, 0}};
+    const size_t three[1] = {3}, local[1] = {32};
+    const stenc_ocl_program *programs[2] = {&seven, &nine};
+    for (int p = 0; p < 2; p++)
+        for (int with_local = 0; with_local < 2; with_local++) {
+            assert_stenc_ok(stenc_memzero(ctx, dev, sizeof host));
+            assert_stenc_ok(stenc_ocl_launch(ctx, programs[p], "put3", 1, with_local ? local : NULL,
+                                             three, &shape, &f, 1, NULL, 0, STENC_F32, NULL, 0));
+            assert_stenc_ok(stenc_download(ctx, host, dev, sizeof host));
+            for (int i = 0; i < N; i++)
+                if (host[i] != (p ? 9u : 7u))
+                    fail_msg("%s, local %d: point %d is %u", programs[p]->name, with_local, i,
+                             host[i]);
+        }
+    char longer[300];
+    memset(longer, 'x', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    const stenc_ocl_program wordy = {"wordy", PUT3_SOURCE, longer};
+    assert_int_equal(stenc_ocl_launch(ctx, &wordy, "put3", 1, NULL, NULL, &shape, &f, 1, NULL, 0,
+                                      STENC_F32, NULL, 0),
+                     STENC_ERR_INVALID_ARGUMENT);
+    assert_message_has("longer than 255");
+    assert_stenc_ok(stenc_free(ctx, dev));
+    assert_stenc_ok(stenc_ctx_destroy(ctx));
+}
+
 static void test_build_error_reports_the_log(void **state) {
     (void)state;
     stenc_ctx *ctx = ocl_ctx();
     static const stenc_ocl_program broken = {"broken_stencil",
                                              "__kernel void broken(__global uchar *b, long o) {\n"
                                              "    int x = 1 +;\n"
-                                             "}\n"};
+                                             "}\n",
+                                             NULL};
     char host[16];
     void *dev;
     assert_stenc_ok(stenc_malloc(ctx, &dev, sizeof host));
     const stenc_launch_field f = {dev, {1, 0, 0}};
     const stenc_launch_shape shape = {STENC_ON_DEVICE, {4, 1, 1}, {0, 0, 0}};
     for (int again = 0; again < 2; again++) { /* a failed build is not kept */
-        assert_int_equal(stenc_ocl_launch(ctx, &broken, "broken", 1, NULL, &shape, &f, 1, NULL, 0,
-                                          STENC_F32, NULL, 0),
+        assert_int_equal(stenc_ocl_launch(ctx, &broken, "broken", 1, NULL, NULL, &shape, &f, 1,
+                                          NULL, 0, STENC_F32, NULL, 0),
                          STENC_ERR_OPENCL);
         assert_message_has("broken_stencil");
         assert_message_has("-cl-std=CL1.2");
@@ -612,45 +662,48 @@ static void test_launch_errors(void **state) {
     stenc_launch_shape shape = {STENC_ON_DEVICE, {n, 1, 1}, {0, 0, 0}};
     const int rounds = 3;
     /* A kernel the program does not have. */
-    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "lazy", 1, NULL, &shape, &f, 1, NULL, 0,
-                                      STENC_F32, &rounds, 1),
+    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "lazy", 1, NULL, NULL, &shape, &f, 1,
+                                      NULL, 0, STENC_F32, &rounds, 1),
                      STENC_ERR_OPENCL);
     assert_message_has("lazy");
     assert_message_has("CL_INVALID_KERNEL_NAME");
     /* Arguments the kernel does not take. */
-    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, &shape, &f, 1, NULL, 0,
-                                      STENC_F32, NULL, 0),
+    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, NULL, &shape, &f, 1,
+                                      NULL, 0, STENC_F32, NULL, 0),
                      STENC_ERR_OPENCL);
     assert_message_has("takes 11 arguments");
     /* Fields on the host, origins outside the context's memory, bad counts and sizes. */
     shape.location = STENC_ON_HOST;
-    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, &shape, &f, 1, NULL, 0,
-                                      STENC_F32, &rounds, 1),
+    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, NULL, &shape, &f, 1,
+                                      NULL, 0, STENC_F32, &rounds, 1),
                      STENC_ERR_LOCATION);
     shape.location = STENC_ON_DEVICE;
     const stenc_launch_field stray = {host, {1, 0, 0}};
-    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, &shape, &stray, 1, NULL,
-                                      0, STENC_F32, &rounds, 1),
-                     STENC_ERR_INVALID_ARGUMENT);
-    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 0, NULL, &shape, &f, 1, NULL, 0,
-                                      STENC_F32, &rounds, 1),
-                     STENC_ERR_INVALID_ARGUMENT);
-    const size_t zero_local[1] = {0};
-    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, zero_local, &shape, &f, 1,
+    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, NULL, &shape, &stray, 1,
                                       NULL, 0, STENC_F32, &rounds, 1),
                      STENC_ERR_INVALID_ARGUMENT);
-    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, &shape, &f, 1, NULL, 0,
-                                      STENC_I32, &rounds, 1),
+    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 0, NULL, NULL, &shape, &f, 1,
+                                      NULL, 0, STENC_F32, &rounds, 1),
                      STENC_ERR_INVALID_ARGUMENT);
-    assert_int_equal(
-        stenc_ocl_launch(ctx, NULL, "busy", 1, NULL, &shape, &f, 1, NULL, 0, STENC_F32, &rounds, 1),
-        STENC_ERR_INVALID_ARGUMENT);
+    const size_t zero_local[1] = {0};
+    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, zero_local, NULL, &shape, &f,
+                                      1, NULL, 0, STENC_F32, &rounds, 1),
+                     STENC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, zero_local, &shape, &f,
+                                      1, NULL, 0, STENC_F32, &rounds, 1),
+                     STENC_ERR_INVALID_ARGUMENT); /* zero points per work item */
+    assert_int_equal(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, NULL, &shape, &f, 1,
+                                      NULL, 0, STENC_I32, &rounds, 1),
+                     STENC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(stenc_ocl_launch(ctx, NULL, "busy", 1, NULL, NULL, &shape, &f, 1, NULL, 0,
+                                      STENC_F32, &rounds, 1),
+                     STENC_ERR_INVALID_ARGUMENT);
     /* An empty interior launches nothing, whichever extent is 0 (busy checks n0 alone). */
     for (int d = 0; d < 3; d++) {
         shape.n[0] = n, shape.n[1] = shape.n[2] = 1;
         shape.n[d] = 0;
-        assert_stenc_ok(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, &shape, &f, 1, NULL,
-                                         0, STENC_F32, &rounds, 1));
+        assert_stenc_ok(stenc_ocl_launch(ctx, &busy_program, "busy", 1, NULL, NULL, &shape, &f, 1,
+                                         NULL, 0, STENC_F32, &rounds, 1));
     }
     float back[10];
     assert_stenc_ok(stenc_download(ctx, back, dev, sizeof back));
@@ -708,6 +761,13 @@ static void test_tune_key_names_the_opencl_device(void **state) {
     assert_stenc_ok(stenc_tune_key(cpu, "heat", "d1", n, STENC_F32, cpu_key, sizeof cpu_key));
     assert_non_null(strstr(key, "(OpenCL)"));
     assert_string_not_equal(key, cpu_key);
+    /* The device type, for the generated kernels' default: PoCL's is a CPU, NVIDIA's is not. */
+    const int pocl = strstr(stenc_ctx_device_name(ctx), "Portable Computing Language") != NULL;
+    const int nvidia = strstr(stenc_ctx_device_name(ctx), "NVIDIA") != NULL;
+    if (pocl) assert_int_equal(stenc_ocl_device_is_cpu(ctx), 1);
+    if (nvidia) assert_int_equal(stenc_ocl_device_is_cpu(ctx), 0);
+    assert_int_equal(stenc_ocl_device_is_cpu(cpu), 0);
+    assert_int_equal(stenc_ocl_device_is_cpu(NULL), 0);
     assert_stenc_ok(stenc_ctx_destroy(cpu));
     assert_stenc_ok(stenc_ctx_destroy(ctx));
 }
@@ -735,6 +795,7 @@ int main(void) {
         cmocka_unit_test(test_device_halo_fill_matches_host),
         cmocka_unit_test(test_device_fields_swap_and_io),
         cmocka_unit_test(test_launch_matches_c_loop),
+        cmocka_unit_test(test_program_options_and_points),
         cmocka_unit_test(test_build_error_reports_the_log),
         cmocka_unit_test(test_launch_errors),
         cmocka_unit_test(test_cpu_and_cuda_modules_refuse),

@@ -27,11 +27,18 @@ extern "C" {
 stenc_status stenc_ocl_buffer(stenc_ctx *ctx, const void *ptr, void **cl_mem_out,
                               size_t *byte_offset);
 
+/* 1 when ctx is an OpenCL context on a CPU device (PoCL's, say), whose kernels run best as a
+ * loop over whole rows per work item; 0 for a GPU, any other context, or NULL. */
+int stenc_ocl_device_is_cpu(const stenc_ctx *ctx);
+
 /* An OpenCL program of a generated stencil: its source, built once per context. The program's
  * address identifies it, so it must outlive the contexts it runs on (a static constant). */
 typedef struct stenc_ocl_program {
-    const char *name;   /* the stencil's name, for messages */
-    const char *source; /* OpenCL C */
+    const char *name;    /* the stencil's name, for messages */
+    const char *source;  /* OpenCL C */
+    const char *options; /* build options added to the runtime's ("-DX=1"), at most 255
+                            characters; NULL: none. Two programs of one source with other
+                            options are two programs. */
 } stenc_ocl_program;
 
 /* Run kernel `kernel` of `program` on ctx (an OpenCL context) over shape->n.
@@ -50,9 +57,11 @@ typedef struct stenc_ocl_program {
  *   long n0, long n1, long n2 (shape->n), long o0, long o1, long o2 (shape->index_offset);
  *   then extra[0..nextra) as int (a colour, ...).
  *
- * Work. `dims` (1..3) dimensions of work items; with `local` (local[d] > 0 items per group)
- * global[d] is n[d] rounded up to a multiple of local[d], so the kernel checks its bounds;
- * local == NULL lets the implementation choose and global[d] = n[d]. An empty interior (an
+ * Work. `dims` (1..3) dimensions of work items. A work item computes points[d] > 0 points
+ * along d (points == NULL: one each), so there are ceil(n[d] / points[d]) items along d; with
+ * `local` (local[d] > 0 items per group) global[d] is that rounded up to a multiple of
+ * local[d], so the kernel checks its bounds; local == NULL lets the implementation choose and
+ * global[d] is the number of items. An empty interior (an
  * n[d] of 0) launches nothing. Asynchronous, in order on the context's queue.
  *
  * Errors: a context that is not an OpenCL one, NULL arguments or bad counts are
@@ -60,9 +69,10 @@ typedef struct stenc_ocl_program {
  * missing from the program, arguments it does not take, and failing OpenCL calls
  * STENC_ERR_OPENCL with OpenCL's error name and number and the stencil's and kernel's names. */
 stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
-                              int dims, const size_t *local, const stenc_launch_shape *shape,
-                              const stenc_launch_field *fields, int nfields, const double *scalars,
-                              int nscalars, stenc_type type, const int *extra, int nextra);
+                              int dims, const size_t *local, const size_t *points,
+                              const stenc_launch_shape *shape, const stenc_launch_field *fields,
+                              int nfields, const double *scalars, int nscalars, stenc_type type,
+                              const int *extra, int nextra);
 
 #ifdef __cplusplus
 }
