@@ -56,73 +56,19 @@ static int teardown(void **state) {
     return 0;
 }
 
-/* Poison an output (host side, interior and halo), then move it to the device. */
-static void poison_on_device(stenc_field *f) {
-    assert_stenc_ok(stenc_field_download(f));
-    assert_stenc_ok(stenc_field_fill(f, NAN));
-    assert_stenc_ok(stenc_field_upload(f));
+/* The names of the variants of stencil table entry t (its launcher's list: CUDA's). */
+static const char *cuda_variant_name(int index, const void *arg) {
+    return variant_table[*(const int *)arg].variant_name(index);
 }
 
 static void expect_equal(const stencil_case *c, const char *what, const size_t n[3],
                          stenc_field *got, stenc_field *want, const char *output) {
-    char msg[256];
-    size_t bad = stencil_compare_interior(got, want, CUDA_MAX_ULPS, msg, sizeof msg);
-    if (bad)
-        fail_msg("%s %s %zux%zux%zu, output %s: %zu point(s) differ, first %s", c->name, what, n[0],
-                 n[1], n[2], output, bad, msg);
+    variant_expect_equal(c->name, what, n, got, want, output);
 }
 
-/* Every variant on one shape: CUDA against the reference and against the generated C kernel;
- * output halos untouched. */
 static void compare_shape(const stencil_case *c, int t, const size_t n[3], int halo,
                           uint64_t seed) {
-    stenc_field *dev[STENCIL_CASE_MAX_FIELDS], *ref[STENCIL_CASE_MAX_FIELDS],
-        *cgen[STENCIL_CASE_MAX_FIELDS];
-    assert_stenc_ok(stencil_case_create(ctx, c, n, halo, dev));
-    c->randomize(dev, c->ninputs, seed);
-    for (int a = 0; a < c->ninputs; a++)
-        ref[a] = cgen[a] = dev[a];
-    for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
-        assert_stenc_ok(stenc_field_create(ctx, &ref[o], c->type, c->dims, n[0], n[1], n[2], halo));
-        assert_stenc_ok(
-            stenc_field_create(ctx, &cgen[o], c->type, c->dims, n[0], n[1], n[2], halo));
-        assert_stenc_ok(stenc_field_fill(ref[o], NAN));
-        assert_stenc_ok(stenc_field_fill(cgen[o], NAN));
-    }
-    assert_stenc_ok(c->reference(ctx, c->scalars, ref));
-    assert_stenc_ok(variant_table[t].run(ctx, "c", c->scalars, cgen)); /* the C kernel */
-    for (int a = 0; a < c->ninputs; a++)
-        assert_stenc_ok(stenc_field_upload(dev[a]));
-
-    const char *name;
-    for (int v = -1; v == -1 || (name = variant_table[t].variant_name(v)) != NULL; v++) {
-        const char *variant = v < 0 ? NULL : name; /* NULL: the launcher's own choice */
-        for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++)
-            poison_on_device(dev[o]);
-        stenc_status st = variant_table[t].run(ctx, variant, c->scalars, dev);
-        if (st != STENC_OK)
-            fail_msg("%s/%s %zux%zux%zu: %s", c->name, variant ? variant : "(auto)", n[0], n[1],
-                     n[2], stenc_last_error());
-        assert_stenc_ok(stenc_ctx_synchronize(ctx));
-        for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
-            assert_stenc_ok(stenc_field_download(dev[o]));
-            char what[160];
-            snprintf(what, sizeof what, "%s vs reference", variant ? variant : "(auto)");
-            expect_equal(c, what, n, dev[o], ref[o], c->field_names[o]);
-            snprintf(what, sizeof what, "%s vs generated C", variant ? variant : "(auto)");
-            expect_equal(c, what, n, dev[o], cgen[o], c->field_names[o]);
-            size_t written = stencil_count_written_halo(dev[o]);
-            if (written)
-                fail_msg("%s/%s %zux%zux%zu: %zu halo point(s) of output %s were written", c->name,
-                         variant ? variant : "(auto)", n[0], n[1], n[2], written,
-                         c->field_names[o]);
-        }
-    }
-    for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
-        stenc_field_free(ref[o]);
-        stenc_field_free(cgen[o]);
-    }
-    stencil_case_free(c, dev);
+    variant_compare_shape(ctx, c, t, n, halo, seed, cuda_variant_name, &t);
 }
 
 /* Odd sizes: 1, 2, primes, smaller than a tile, not multiples of V or K, more planes than a
@@ -131,40 +77,10 @@ static const size_t shapes[][3] = {{1, 1, 1},  {2, 2, 2},  {17, 1, 3}, {1, 17, 2
                                    {5, 3, 19}, {31, 9, 1}, {65, 2, 4}, {37, 11, 67}, {131, 70, 3}};
 
 static void run_case(const char *name) {
-    const stencil_case *c = stencil_case_find(name);
-    assert_non_null(c);
-    int t = find_table(name);
-    assert_true(t >= 0);
-    uint64_t seed = 11;
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
-        for (int extra = 0; extra <= 1; extra++) {
-            size_t n[3] = {shapes[s][0], c->dims >= 2 ? shapes[s][1] : 1,
-                           c->dims >= 3 ? shapes[s][2] : 1};
-            compare_shape(c, t, n, c->halo + extra, seed++);
-        }
+    variant_run_case(name, shapes, sizeof shapes / sizeof *shapes, 11, compare_shape);
 }
 
-static void test_heat3d(void **state) {
-    (void)state, run_case("heat3d");
-}
-static void test_jacobi2d(void **state) {
-    (void)state, run_case("jacobi2d");
-}
-static void test_residual2d(void **state) {
-    (void)state, run_case("residual2d");
-}
-static void test_varcoef27(void **state) {
-    (void)state, run_case("varcoef27");
-}
-static void test_life(void **state) {
-    (void)state, run_case("life");
-}
-static void test_euler_flux(void **state) {
-    (void)state, run_case("euler_flux");
-}
-static void test_wave_r2(void **state) {
-    (void)state, run_case("wave_r2");
-}
+VARIANT_CASE_TESTS(run_case)
 
 /* Every stencil lists at least one direct and one streaming variant, names unique. */
 static void test_variant_names(void **state) {
@@ -223,7 +139,7 @@ static void test_tuner(void **state) {
     assert_stenc_ok(stenc_field_fill(ref[1], NAN));
     assert_stenc_ok(c->reference(tctx, c->scalars, ref));
     assert_stenc_ok(stenc_field_upload(dev[0]));
-    poison_on_device(dev[1]);
+    variant_poison_on_device(dev[1]);
     assert_stenc_ok(variant_table[t].run(tctx, NULL, c->scalars, dev));
     assert_stenc_ok(stenc_field_download(dev[1]));
     expect_equal(c, "tuned", n, dev[1], ref[1], "y");
@@ -248,7 +164,7 @@ static void test_tuner(void **state) {
     /* a stale entry: still a correct result */
     assert_stenc_ok(stenc_tune(tctx, STENC_TUNE_OFF));
     assert_stenc_ok(stenc_tune_store(tctx, key, "direct_v9_k9_1x1", 1.0));
-    poison_on_device(dev[1]);
+    variant_poison_on_device(dev[1]);
     assert_stenc_ok(variant_table[t].run(tctx, NULL, c->scalars, dev));
     assert_stenc_ok(stenc_field_download(dev[1]));
     expect_equal(c, "stale cache entry", n, dev[1], ref[1], "y");
@@ -580,7 +496,7 @@ static void solver_run(const solver_case *sc, const char *variant, const size_t 
             assert_stenc_ok(stenc_field_copy_from(before, buf));
             free(buf);
         }
-        if (sc->output >= 0) poison_on_device(F->d[sc->output]);
+        if (sc->output >= 0) variant_poison_on_device(F->d[sc->output]);
         double cres[SOLVER_MAX_REDUCES] = {0}, *dres = results[step];
         long double rres[SOLVER_MAX_REDUCES] = {0};
         for (int r = 0; r < SOLVER_MAX_REDUCES; r++)

@@ -26,10 +26,10 @@ extern const stenc_launch_variants heat3d_opencl_variants, jacobi2d_opencl_varia
     euler_flux_opencl_variants, wave_r2_opencl_variants, gs_redblack_opencl_variants;
 
 static const stenc_launch_variants *opencl_variants(const char *name) {
-    const stenc_launch_variants *all[] = {
-        &heat3d_opencl_variants, &jacobi2d_opencl_variants,   &residual2d_opencl_variants,
-        &varcoef27_opencl_variants, &life_opencl_variants, &euler_flux_opencl_variants,
-        &wave_r2_opencl_variants};
+    const stenc_launch_variants *all[] = {&heat3d_opencl_variants,     &jacobi2d_opencl_variants,
+                                          &residual2d_opencl_variants, &varcoef27_opencl_variants,
+                                          &life_opencl_variants,       &euler_flux_opencl_variants,
+                                          &wave_r2_opencl_variants};
     for (size_t v = 0; v < sizeof all / sizeof *all; v++)
         if (strcmp(all[v]->stencil, name) == 0) return all[v];
     return NULL;
@@ -48,114 +48,33 @@ static int teardown(void **state) {
     return 0;
 }
 
-/* Poison an output on the host (interior and halo), then move it to the device. */
-static void poison_on_device(stenc_field *f) {
-    if (stenc_field_location(f) == STENC_ON_DEVICE) assert_stenc_ok(stenc_field_download(f));
-    assert_stenc_ok(stenc_field_fill(f, NAN));
-    assert_stenc_ok(stenc_field_upload(f));
+/* The names of the OpenCL variants of the stencil (arg: its stenc_launch_variants). */
+static const char *opencl_variant_name(int index, const void *arg) {
+    const stenc_launch_variants *vs = arg;
+    return index < vs->count ? vs->list[index].name : NULL;
 }
 
-static void expect_equal(const char *stencil, const char *what, const size_t n[3],
-                         const stenc_field *got, const stenc_field *want, const char *output) {
-    char msg[256];
-    size_t bad = stencil_compare_interior(got, want, 0, msg, sizeof msg);
-    if (bad)
-        fail_msg("%s %s %zux%zux%zu, output %s: %zu point(s) differ, first %s", stencil, what,
-                 n[0], n[1], n[2], output, bad, msg);
+static void expect_equal(const char *stencil, const char *what, const size_t n[3], stenc_field *got,
+                         stenc_field *want, const char *output) {
+    variant_expect_equal(stencil, what, n, got, want, output);
 }
 
-/* Every OpenCL variant (and the launcher's own choice) on one shape, against the reference and
- * the generated C kernel; output halos untouched. */
 static void compare_shape(const stencil_case *c, int t, const size_t n[3], int halo,
                           uint64_t seed) {
-    stenc_field *dev[STENCIL_CASE_MAX_FIELDS], *ref[STENCIL_CASE_MAX_FIELDS],
-        *cgen[STENCIL_CASE_MAX_FIELDS];
-    assert_stenc_ok(stencil_case_create(ctx, c, n, halo, dev));
-    c->randomize(dev, c->ninputs, seed);
-    for (int a = 0; a < c->ninputs; a++)
-        ref[a] = cgen[a] = dev[a];
-    for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
-        assert_stenc_ok(stenc_field_create(ctx, &ref[o], c->type, c->dims, n[0], n[1], n[2], halo));
-        assert_stenc_ok(
-            stenc_field_create(ctx, &cgen[o], c->type, c->dims, n[0], n[1], n[2], halo));
-        assert_stenc_ok(stenc_field_fill(ref[o], NAN));
-        assert_stenc_ok(stenc_field_fill(cgen[o], NAN));
-    }
-    assert_stenc_ok(c->reference(ctx, c->scalars, ref));
-    assert_stenc_ok(variant_table[t].run(ctx, "c", c->scalars, cgen)); /* the C kernel */
-    for (int a = 0; a < c->ninputs; a++)
-        assert_stenc_ok(stenc_field_upload(dev[a]));
-
     const stenc_launch_variants *vs = opencl_variants(c->name);
     assert_non_null(vs);
-    for (int v = -1; v < vs->count; v++) {
-        const char *variant = v < 0 ? NULL : vs->list[v].name; /* NULL: the automatic choice */
-        for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++)
-            poison_on_device(dev[o]);
-        if (variant_table[t].run(ctx, variant, c->scalars, dev) != STENC_OK)
-            fail_msg("%s/%s %zux%zux%zu: %s", c->name, variant ? variant : "(auto)", n[0], n[1],
-                     n[2], stenc_last_error());
-        assert_stenc_ok(stenc_ctx_synchronize(ctx));
-        for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
-            assert_stenc_ok(stenc_field_download(dev[o]));
-            char what[160];
-            snprintf(what, sizeof what, "%s vs reference", variant ? variant : "(auto)");
-            expect_equal(c->name, what, n, dev[o], ref[o], c->field_names[o]);
-            snprintf(what, sizeof what, "%s vs generated C", variant ? variant : "(auto)");
-            expect_equal(c->name, what, n, dev[o], cgen[o], c->field_names[o]);
-            size_t written = stencil_count_written_halo(dev[o]);
-            if (written)
-                fail_msg("%s/%s %zux%zux%zu: %zu halo point(s) of output %s were written", c->name,
-                         variant ? variant : "(auto)", n[0], n[1], n[2], written,
-                         c->field_names[o]);
-        }
-    }
-    for (int o = c->ninputs; o < c->ninputs + c->noutputs; o++) {
-        stenc_field_free(ref[o]);
-        stenc_field_free(cgen[o]);
-    }
-    stencil_case_free(c, dev);
+    variant_compare_shape(ctx, c, t, n, halo, seed, opencl_variant_name, vs);
 }
 
 /* Odd sizes: 1, 2, primes, not multiples of a work group's sides, more than one group. */
-static const size_t shapes[][3] = {{1, 1, 1}, {2, 2, 2},  {17, 1, 3},
+static const size_t shapes[][3] = {{1, 1, 1},  {2, 2, 2},  {17, 1, 3},
                                    {33, 7, 5}, {5, 3, 19}, {131, 70, 3}};
 
 static void run_case(const char *name) {
-    const stencil_case *c = stencil_case_find(name);
-    assert_non_null(c);
-    int t = find_table(name);
-    assert_true(t >= 0);
-    uint64_t seed = 21;
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
-        for (int extra = 0; extra <= 1; extra++) {
-            size_t n[3] = {shapes[s][0], c->dims >= 2 ? shapes[s][1] : 1,
-                           c->dims >= 3 ? shapes[s][2] : 1};
-            compare_shape(c, t, n, c->halo + extra, seed++);
-        }
+    variant_run_case(name, shapes, sizeof shapes / sizeof *shapes, 21, compare_shape);
 }
 
-static void test_heat3d(void **state) {
-    (void)state, run_case("heat3d");
-}
-static void test_jacobi2d(void **state) {
-    (void)state, run_case("jacobi2d");
-}
-static void test_residual2d(void **state) {
-    (void)state, run_case("residual2d");
-}
-static void test_varcoef27(void **state) {
-    (void)state, run_case("varcoef27");
-}
-static void test_life(void **state) {
-    (void)state, run_case("life");
-}
-static void test_euler_flux(void **state) {
-    (void)state, run_case("euler_flux");
-}
-static void test_wave_r2(void **state) {
-    (void)state, run_case("wave_r2");
-}
+VARIANT_CASE_TESTS(run_case)
 
 /* The whole allocations (interior, halo, padding) of two host fields of one layout. */
 static int same_box(const stenc_field *a, const stenc_field *b) {
@@ -249,14 +168,14 @@ static void test_tuner(void **state) {
     assert_stenc_ok(stenc_field_fill(ref[1], NAN));
     assert_stenc_ok(c->reference(tctx, c->scalars, ref));
     assert_stenc_ok(stenc_field_upload(dev[0]));
-    poison_on_device(dev[1]);
+    variant_poison_on_device(dev[1]);
     assert_stenc_ok(variant_table[t].run(tctx, NULL, c->scalars, dev));
     assert_stenc_ok(stenc_field_download(dev[1]));
     expect_equal("heat3d", "tuned", n, dev[1], ref[1], "y");
     char key[512], chosen[128];
     int found = 0;
-    assert_stenc_ok(stenc_tune_key(tctx, "heat3d", heat3d_opencl_variants.digest, n, STENC_F32,
-                                   key, sizeof key));
+    assert_stenc_ok(stenc_tune_key(tctx, "heat3d", heat3d_opencl_variants.digest, n, STENC_F32, key,
+                                   sizeof key));
     assert_stenc_ok(stenc_tune_lookup(tctx, key, chosen, sizeof chosen, &found));
     assert_int_equal(found, 1);
     int known = 0;
