@@ -5,14 +5,16 @@
  *   dx[i] and dy[j] are 1-D fields, and planecoef3d, with a plane a[i,k] and a line b[j];
  * - integer inputs (stencils/int_inputs.stencil): material2d (an int32 material id, a uint8
  *   frozen mask) and masked3d (a uint8 mask, an int32 zone per plane k).
- * With argument "gpu": every CUDA variant against the same loops (exit 77 without a device). */
+ * With argument "gpu": every CUDA variant against the same loops (exit 77 without a device);
+ * with "opencl": the OpenCL kernels' default (exit 77 without an OpenCL device). */
 #include "masked3d.h"
 #include "material2d.h"
 #include "planecoef3d.h"
 #include "stretched2d.h"
 #include "point_check.h"
 
-static int on_gpu;
+static int on_gpu;  /* the fields live on a device: CUDA's or OpenCL's */
+static int on_cuda; /* ... CUDA's, whose variants the launchers list */
 
 /* Element (i, j, k) of a host field, halo indices allowed. */
 /* The interior of `got` (moved to the host) against `want`, every point. */
@@ -23,7 +25,9 @@ static int same_interior(stenc_field *got, const stenc_field *want, const char *
 
 static stenc_ctx *make_ctx(void) {
     stenc_ctx *ctx = NULL;
-    assert_int_equal(stenc_ctx_create(&ctx, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU),
+    assert_int_equal(stenc_ctx_create(&ctx, on_cuda  ? STENC_DEVICE_CUDA
+                                            : on_gpu ? STENC_DEVICE_OPENCL
+                                                     : STENC_DEVICE_CPU),
                      STENC_OK);
     return ctx;
 }
@@ -33,12 +37,13 @@ static void upload(stenc_field *const *f, int n) {
         assert_int_equal(stenc_field_upload(f[a]), STENC_OK);
 }
 
-/* The variants to run: every CUDA one, or the one C kernel (NULL). */
+/* The variants to run: every CUDA one, or the automatic choice (NULL: the C kernel, or the
+ * OpenCL default). */
 static int variant_count(const char *(*name)(int)) {
     int n = 0;
-    while (on_gpu && name(n))
+    while (on_cuda && name(n))
         n++;
-    return on_gpu ? n : 1;
+    return on_cuda ? n : 1;
 }
 
 static void test_stretched2d(void **state) {
@@ -76,7 +81,7 @@ static void test_stretched2d(void **state) {
         stenc_field *const all[4] = {u, dx, dy, v};
         upload(all, 4);
         for (int vi = 0; vi < variant_count(stretched2d_variant_name); vi++) {
-            const char *name = on_gpu ? stretched2d_variant_name(vi) : NULL;
+            const char *name = on_cuda ? stretched2d_variant_name(vi) : NULL;
             assert_int_equal(stenc_field_download(v), STENC_OK); /* fill works on the host */
             assert_int_equal(stenc_field_fill(v, 7.0), STENC_OK);
             upload(&v, 1);
@@ -127,7 +132,7 @@ static void test_planecoef3d(void **state) {
         stenc_field *const all[4] = {x, a, b, y};
         upload(all, 4);
         for (int vi = 0; vi < variant_count(planecoef3d_variant_name); vi++) {
-            const char *name = on_gpu ? planecoef3d_variant_name(vi) : NULL;
+            const char *name = on_cuda ? planecoef3d_variant_name(vi) : NULL;
             assert_int_equal(stenc_field_download(y), STENC_OK);
             assert_int_equal(stenc_field_fill(y, 7.0), STENC_OK);
             upload(&y, 1);
@@ -218,7 +223,7 @@ static void test_material2d(void **state) {
         stenc_field *const all[4] = {u, mat, frozen, v};
         upload(all, 4);
         for (int vi = 0; vi < variant_count(material2d_variant_name); vi++) {
-            const char *name = on_gpu ? material2d_variant_name(vi) : NULL;
+            const char *name = on_cuda ? material2d_variant_name(vi) : NULL;
             assert_int_equal(stenc_field_download(v), STENC_OK);
             assert_int_equal(stenc_field_fill(v, 7.0), STENC_OK);
             upload(&v, 1);
@@ -267,7 +272,7 @@ static void test_masked3d(void **state) {
         stenc_field *const all[4] = {x, mask, zone, y};
         upload(all, 4);
         for (int vi = 0; vi < variant_count(masked3d_variant_name); vi++) {
-            const char *name = on_gpu ? masked3d_variant_name(vi) : NULL;
+            const char *name = on_cuda ? masked3d_variant_name(vi) : NULL;
             assert_int_equal(stenc_field_download(y), STENC_OK);
             assert_int_equal(stenc_field_fill(y, 7.0), STENC_OK);
             upload(&y, 1);
@@ -293,9 +298,14 @@ static void test_masked3d(void **state) {
 }
 
 int main(int argc, char **argv) {
-    on_gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
-    if (on_gpu && stenc_cuda_device_count() == 0) {
+    on_cuda = argc > 1 && strcmp(argv[1], "gpu") == 0;
+    on_gpu = on_cuda || (argc > 1 && strcmp(argv[1], "opencl") == 0);
+    if (on_cuda && stenc_cuda_device_count() == 0) {
         printf("no CUDA device: skipped\n");
+        return STENC_TEST_SKIP;
+    }
+    if (on_gpu && !on_cuda && stenc_opencl_device_count() == 0) {
+        printf("no OpenCL device: skipped\n");
         return STENC_TEST_SKIP;
     }
     const struct CMUnitTest tests[] = {
