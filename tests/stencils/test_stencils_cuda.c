@@ -21,7 +21,7 @@
 #include "test_util.h"
 
 #include "stencil_cases.h"
-#include "variant_cases.h"
+#include "variant_compare.h"
 
 #include "dot3d.h"
 #include "euler_flux.h"

@@ -13,7 +13,7 @@
 #include "test_util.h"
 
 #include "stencil_cases.h"
-#include "variant_cases.h"
+#include "variant_compare.h"
 
 #include "gs_redblack.h"
 #include "residual_norm.h"
