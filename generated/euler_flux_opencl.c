@@ -21,8 +21,11 @@ static const char euler_flux_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
     "#define fabsf fabs\n"
     "#define fmaxf fmax\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -577,5 +580,5 @@ static stenc_status euler_flux_opencl_default(stenc_ctx *ctx, const stenc_launch
  * apply the sweep again. */
 const stenc_launch_variants euler_flux_opencl_variants = {
     "euler_flux", STENC_F32, (int)(sizeof euler_flux_opencl_list / sizeof euler_flux_opencl_list[0]),
-    euler_flux_opencl_list, 0u, "3e45c1d9e1cf4cc1",
+    euler_flux_opencl_list, 0u, "ef59c8888cfa0c89",
 };

@@ -21,6 +21,9 @@ static const char gs27_8color_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "__constant uchar gs27_8color_colors[2 * 2][2] = {\n"
     "    {0, 1},\n"
@@ -761,5 +764,5 @@ static stenc_status gs27_8color_opencl_default(stenc_ctx *ctx, const stenc_launc
  * apply the sweep again. */
 const stenc_launch_variants gs27_8color_opencl_variants = {
     "gs27_8color", STENC_F64, (int)(sizeof gs27_8color_opencl_list / sizeof gs27_8color_opencl_list[0]),
-    gs27_8color_opencl_list, STENC_VARIANTS_FIXED, "9ef8f602925ddf47",
+    gs27_8color_opencl_list, STENC_VARIANTS_FIXED, "474eba9d2684165f",
 };

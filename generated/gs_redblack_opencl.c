@@ -21,6 +21,9 @@ static const char gs_redblack_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "__constant uchar gs_redblack_colors[2 * 1][2] = {\n"
     "    {0, 1},\n"
@@ -260,5 +263,5 @@ static stenc_status gs_redblack_opencl_default(stenc_ctx *ctx, const stenc_launc
  * apply the sweep again. */
 const stenc_launch_variants gs_redblack_opencl_variants = {
     "gs_redblack", STENC_F64, (int)(sizeof gs_redblack_opencl_list / sizeof gs_redblack_opencl_list[0]),
-    gs_redblack_opencl_list, STENC_VARIANTS_FIXED, "001a735b4989d8b5",
+    gs_redblack_opencl_list, STENC_VARIANTS_FIXED, "e4f18ec4fb356935",
 };

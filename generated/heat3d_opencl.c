@@ -21,6 +21,9 @@ static const char heat3d_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -259,5 +262,5 @@ static stenc_status heat3d_opencl_default(stenc_ctx *ctx, const stenc_launch_sha
  * apply the sweep again. */
 const stenc_launch_variants heat3d_opencl_variants = {
     "heat3d", STENC_F32, (int)(sizeof heat3d_opencl_list / sizeof heat3d_opencl_list[0]),
-    heat3d_opencl_list, 0u, "159245e9c4457335",
+    heat3d_opencl_list, 0u, "cd7aaccd31c152f3",
 };

@@ -21,6 +21,9 @@ static const char jacobi2d_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -257,5 +260,5 @@ static stenc_status jacobi2d_opencl_default(stenc_ctx *ctx, const stenc_launch_s
  * apply the sweep again. */
 const stenc_launch_variants jacobi2d_opencl_variants = {
     "jacobi2d", STENC_F64, (int)(sizeof jacobi2d_opencl_list / sizeof jacobi2d_opencl_list[0]),
-    jacobi2d_opencl_list, 0u, "b69be8c7829b973b",
+    jacobi2d_opencl_list, 0u, "8d9491af063e4c25",
 };

@@ -21,6 +21,9 @@ static const char life_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -281,5 +284,5 @@ static stenc_status life_opencl_default(stenc_ctx *ctx, const stenc_launch_shape
  * apply the sweep again. */
 const stenc_launch_variants life_opencl_variants = {
     "life", STENC_F32, (int)(sizeof life_opencl_list / sizeof life_opencl_list[0]),
-    life_opencl_list, 0u, "24457fb5c94ac4c8",
+    life_opencl_list, 0u, "cea720c733b45702",
 };

@@ -21,6 +21,9 @@ static const char masked3d_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -291,5 +294,5 @@ static stenc_status masked3d_opencl_default(stenc_ctx *ctx, const stenc_launch_s
  * apply the sweep again. */
 const stenc_launch_variants masked3d_opencl_variants = {
     "masked3d", STENC_F32, (int)(sizeof masked3d_opencl_list / sizeof masked3d_opencl_list[0]),
-    masked3d_opencl_list, 0u, "dfd621bf21e1dc68",
+    masked3d_opencl_list, 0u, "3e50f90be227d588",
 };

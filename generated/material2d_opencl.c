@@ -21,6 +21,9 @@ static const char material2d_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -334,5 +337,5 @@ static stenc_status material2d_opencl_default(stenc_ctx *ctx, const stenc_launch
  * apply the sweep again. */
 const stenc_launch_variants material2d_opencl_variants = {
     "material2d", STENC_F64, (int)(sizeof material2d_opencl_list / sizeof material2d_opencl_list[0]),
-    material2d_opencl_list, 0u, "e295aacf1c3b0d01",
+    material2d_opencl_list, 0u, "544079fda3607681",
 };

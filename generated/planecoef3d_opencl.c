@@ -21,6 +21,9 @@ static const char planecoef3d_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -299,5 +302,5 @@ static stenc_status planecoef3d_opencl_default(stenc_ctx *ctx, const stenc_launc
  * apply the sweep again. */
 const stenc_launch_variants planecoef3d_opencl_variants = {
     "planecoef3d", STENC_F32, (int)(sizeof planecoef3d_opencl_list / sizeof planecoef3d_opencl_list[0]),
-    planecoef3d_opencl_list, 0u, "f3693ca393a6e0cb",
+    planecoef3d_opencl_list, 0u, "8801776d8ac67031",
 };

@@ -21,6 +21,9 @@ static const char residual2d_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -261,5 +264,5 @@ static stenc_status residual2d_opencl_default(stenc_ctx *ctx, const stenc_launch
  * apply the sweep again. */
 const stenc_launch_variants residual2d_opencl_variants = {
     "residual2d", STENC_F64, (int)(sizeof residual2d_opencl_list / sizeof residual2d_opencl_list[0]),
-    residual2d_opencl_list, 0u, "9c998cc2d96f65d0",
+    residual2d_opencl_list, 0u, "e2824200ce190e1e",
 };

@@ -21,6 +21,9 @@ static const char stretched2d_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -305,5 +308,5 @@ static stenc_status stretched2d_opencl_default(stenc_ctx *ctx, const stenc_launc
  * apply the sweep again. */
 const stenc_launch_variants stretched2d_opencl_variants = {
     "stretched2d", STENC_F64, (int)(sizeof stretched2d_opencl_list / sizeof stretched2d_opencl_list[0]),
-    stretched2d_opencl_list, 0u, "f49674c1e2e2e135",
+    stretched2d_opencl_list, 0u, "bce6a6feb7fc4fdd",
 };

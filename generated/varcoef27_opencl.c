@@ -21,6 +21,9 @@ static const char varcoef27_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -742,5 +745,5 @@ static stenc_status varcoef27_opencl_default(stenc_ctx *ctx, const stenc_launch_
  * apply the sweep again. */
 const stenc_launch_variants varcoef27_opencl_variants = {
     "varcoef27", STENC_F32, (int)(sizeof varcoef27_opencl_list / sizeof varcoef27_opencl_list[0]),
-    varcoef27_opencl_list, 0u, "08e82c2372928386",
+    varcoef27_opencl_list, 0u, "386842a3bb1bad1c",
 };

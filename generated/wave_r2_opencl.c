@@ -21,6 +21,9 @@ static const char wave_r2_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -301,5 +304,5 @@ static stenc_status wave_r2_opencl_default(stenc_ctx *ctx, const stenc_launch_sh
  * apply the sweep again. */
 const stenc_launch_variants wave_r2_opencl_variants = {
     "wave_r2", STENC_F32, (int)(sizeof wave_r2_opencl_list / sizeof wave_r2_opencl_list[0]),
-    wave_r2_opencl_list, 0u, "775dc854b0a91bf3",
+    wave_r2_opencl_list, 0u, "372957d8ade9da23",
 };

@@ -21,6 +21,9 @@ static const char wjacobi2d_ocl_source[] =
     "#endif\n"
     "typedef int int32_t;\n"
     "typedef uchar uint8_t;\n"
+    "#ifndef STENC_FP64\n"
+    "/* a float stencil's sqrtf, fminf, ...: OpenCL's overloads of sqrt, fmin, ... */\n"
+    "#endif\n"
     "\n"
     "/* Indices and strides: long, or int where the runtime builds the program with\n"
     " * -DSTENC_INDEX=int because every field's reach fits (the launcher checks). */\n"
@@ -262,5 +265,5 @@ static stenc_status wjacobi2d_opencl_default(stenc_ctx *ctx, const stenc_launch_
  * apply the sweep again. */
 const stenc_launch_variants wjacobi2d_opencl_variants = {
     "wjacobi2d", STENC_F64, (int)(sizeof wjacobi2d_opencl_list / sizeof wjacobi2d_opencl_list[0]),
-    wjacobi2d_opencl_list, 0u, "0f9d9b6ae43e946e",
+    wjacobi2d_opencl_list, 0u, "b3dcbc60eaba23bc",
 };

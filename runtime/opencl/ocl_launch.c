@@ -3,6 +3,7 @@
  * launchers call with the argument convention of stenc/opencl.h. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ocl_internal.h"
@@ -14,6 +15,7 @@
  * separately with and without -DSTENC_FP64. */
 typedef struct ocl_built {
     const stenc_ocl_program *program;
+    uint64_t digest; /* of the program's name, source and options (program_digest) */
     int fp64;
     cl_program built;
     size_t nkernels;
@@ -102,13 +104,29 @@ static stenc_status build(stenc_ctx *ctx, const stenc_ocl_program *program, int 
                        fn, program->name, options, ocl_error_name(err), (int)err, log);
 }
 
+/* FNV-1a 64 of the program's name, source and options. A program is found by its address
+ * and this: a library unloaded and another loaded may put another program at the same address
+ * (the differential test does), which must not find the first one's build. */
+static uint64_t program_digest(const stenc_ocl_program *program) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    const char *parts[3] = {program->name, program->source, program->options};
+    for (int k = 0; k < 3; k++) {
+        for (const char *c = parts[k]; c && *c; c++)
+            h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+        h = (h ^ 0xffu) * 0x100000001b3ull; /* a separator */
+    }
+    return h;
+}
+
 /* The program's entry for ctx, built on first use. */
 static stenc_status built_of(stenc_ctx *ctx, const stenc_ocl_program *program, int fp64,
                              const char *fn, ocl_built **out) {
     ocl_programs *p;
     STENC_TRY(programs_of(ctx, &p));
+    const uint64_t digest = program_digest(program);
     for (size_t i = 0; i < p->count; i++)
-        if (p->list[i].program == program && p->list[i].fp64 == fp64) {
+        if (p->list[i].program == program && p->list[i].fp64 == fp64 &&
+            p->list[i].digest == digest) {
             *out = &p->list[i];
             return STENC_OK;
         }
@@ -119,6 +137,7 @@ static stenc_status built_of(stenc_ctx *ctx, const stenc_ocl_program *program, i
     memset(b, 0, sizeof *b);
     STENC_TRY(build(ctx, program, fp64, fn, &b->built));
     b->program = program;
+    b->digest = digest;
     b->fp64 = fp64;
     p->count++;
     *out = b;

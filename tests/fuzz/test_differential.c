@@ -1,8 +1,10 @@
 /* Differential test of the whole compiler: random valid stencils (gen_stencil.c) go through the
- * stenc program (--target c,cuda), their C files through gcc and clang and their CUDA files
- * through nvcc with strict warnings, and the gcc objects are loaded (one shared object per
- * batch) and launched on random fields at awkward sizes, colour by colour. Every point of every
- * field, and every reduction, must equal what the generator's own interpreter computes:
+ * stenc program (--target c,cuda,opencl), their C files (and the opencl target's host files)
+ * through gcc and clang and their CUDA files through nvcc with strict warnings, and the gcc
+ * objects are loaded (one shared object per batch) and launched on random fields at awkward
+ * sizes, colour by colour, on the host, and where there is an OpenCL device (PoCL in CI) once
+ * more on it (stencils without reductions: OpenCL does not generate them). Every point of
+ * every field, and every reduction, must equal what the generator's own interpreter computes:
  * bitwise (NaN equals NaN), sums within a tolerance.
  *
  * Environment: STENC_RANDOM_STENCILS (200), STENC_RANDOM_SEED (1), STENC_RANDOM_FLAGS
@@ -13,6 +15,7 @@
  * .stencil, .h and _cuda.cu files there with nvcc's command line, for nvcc on a machine with
  * more cores: tests/fuzz/nvcc_export.sh).
  * A failure prints the seed and the stencil; `stenc_gen -f FLAGS SEED` prints it again. */
+#include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,6 +37,7 @@
 
 #include "check.h"
 #include "gen_stencil.h"
+#include "stenc/opencl.h"
 #include "stenc/stenc.h"
 
 /* -fno-builtin: gcc folds a math call whose argument is a constant after propagation with MPFR,
@@ -56,6 +60,7 @@ typedef struct config {
 
 typedef struct totals {
     long generated, accepted, gcc_ok, clang_ok, nvcc_ok, nvcc_tried, compared, launches;
+    long ocl_launched, ocl_compared; /* stencils run, and compared, on the OpenCL device */
     long failures, clang_failures, nvcc_failures;
 } totals;
 
@@ -182,7 +187,7 @@ static void write_file(const char *path, const char *text) {
 }
 
 static void run_stenc(item *items, int n, const char *dir) {
-    char *all = xasprintf("cd %s && %s --target c,cuda -o . ", dir, STENC_EXE);
+    char *all = xasprintf("cd %s && %s --target c,cuda,opencl -o . ", dir, STENC_EXE);
     for (int s = 0; s < n; s++) {
         char *more = xasprintf("%s %s.stencil", all, gs_get_info(items[s].st)->name);
         free(all);
@@ -198,8 +203,9 @@ static void run_stenc(item *items, int n, const char *dir) {
     /* Some stencil is refused (or the program died): find which, one at a time. */
     for (int s = 0; s < n; s++) {
         const char *name = gs_get_info(items[s].st)->name;
-        char *one = xasprintf("cd %s && %s --target c,cuda -o . %s.stencil > %s.stenc.log 2>&1",
-                              dir, STENC_EXE, name, name);
+        char *one =
+            xasprintf("cd %s && %s --target c,cuda,opencl -o . %s.stencil > %s.stenc.log 2>&1", dir,
+                      STENC_EXE, name, name);
         int st = run1(one);
         free(one);
         if (st) {
@@ -221,9 +227,13 @@ static void compile_c(item *items, int n, const char *dir, const char *cc, const
     for (int s = 0; s < n; s++) {
         if (!items[s].ok) continue;
         const char *name = gs_get_info(items[s].st)->name;
+        /* the C file, and the opencl target's host file (its kernel is a string in it) */
         cmds[m] = xasprintf("cd %s && %s " STRICT_C " %s -I %s/runtime/include -c %s_c.c -o "
-                            "%s_c%s.o > %s_c%s.log 2>&1",
-                            dir, cc, extra, STENC_SOURCE_DIR, name, name, suffix, name, suffix);
+                            "%s_c%s.o > %s_c%s.log 2>&1 && %s " STRICT_C " %s -I "
+                            "%s/runtime/include -I . -c %s_opencl.c -o %s_opencl%s.o >> "
+                            "%s_c%s.log 2>&1",
+                            dir, cc, extra, STENC_SOURCE_DIR, name, name, suffix, name, suffix, cc,
+                            extra, STENC_SOURCE_DIR, name, name, suffix, name, suffix);
         idx[m++] = s;
     }
     run_all(cmds, m, status);
@@ -347,7 +357,7 @@ static void *build_batch(item *items, int n, const char *dir) {
             fprintf(f, ", &stenc_r[%d]", k);
         fprintf(f, ");\n");
         size_t len = strlen(objs);
-        snprintf(objs + len, sizeof objs - len, " %s_c.o", in->name);
+        snprintf(objs + len, sizeof objs - len, " %s_c.o %s_opencl.o", in->name, in->name);
     }
     fprintf(f, "    }\n    return STENC_ERR_INVALID_ARGUMENT;\n}\n");
     fclose(f);
@@ -420,7 +430,8 @@ static int same_reduction(gs_reduce_op op, double got, double want, double abs_s
 
 /* One case: fields of extents n, every colour in turn, compared after each launch. Returns 0
  * or 1 after recording a failure. */
-static int run_case(item *it, dispatch_fn fn, int index, stenc_ctx *ctx, const long n[3], rng *r) {
+static int run_case(item *it, dispatch_fn fn, int index, stenc_ctx *ctx, const long n[3], rng *r,
+                    int on_device, int compare) {
     const gs_info *in = gs_get_info(it->st);
     gs_field mine[GS_MAX_FIELDS];
     stenc_field *theirs[GS_MAX_FIELDS] = {0};
@@ -453,14 +464,20 @@ static int run_case(item *it, dispatch_fn fn, int index, stenc_ctx *ctx, const l
     int colors = in->ncolors ? in->ncolors : 1;
     for (int c = 0; c < colors && !failed; c++) {
         double red[GS_MAX_REDUCES] = {0}, want_red[GS_MAX_REDUCES], abs_sum[GS_MAX_REDUCES];
+        for (int f = 0; on_device && f < in->nfields; f++)
+            assert_int_equal(stenc_field_upload(theirs[f]), STENC_OK);
         stenc_status st = fn(index, ctx, c, scalars, theirs, red);
+        for (int f = 0; on_device && st == STENC_OK && f < in->nfields; f++)
+            st = stenc_field_download(theirs[f]);
         tot.launches++;
         if (st != STENC_OK) {
-            fail_item(it, "launch", "extents %ld x %ld x %ld, colour %d: status %d (%s)", n[0],
-                      n[1], n[2], c, (int)st, stenc_last_error());
+            fail_item(it, on_device ? "OpenCL launch" : "launch",
+                      "extents %ld x %ld x %ld, colour %d: status %d (%s)", n[0], n[1], n[2], c,
+                      (int)st, stenc_last_error());
             failed = 1;
             break;
         }
+        if (!compare) continue; /* launched (so built) only */
         gs_eval_launch(it->st, n, c, scalars, mine, want_red, abs_sum);
         long bad = 0;
         char first[512] = "";
@@ -494,7 +511,7 @@ static int run_case(item *it, dispatch_fn fn, int index, stenc_ctx *ctx, const l
         if (bad) {
             double sc[4] = {0};
             memcpy(sc, scalars, (size_t)in->nscalars * sizeof *sc);
-            fail_item(it, "values",
+            fail_item(it, on_device ? "OpenCL values" : "values",
                       "extents %ld x %ld x %ld, colour %d of %d: %ld wrong values; first: %s; "
                       "scalars %.17g %.17g %.17g %.17g (data: seed %llu)",
                       n[0], n[1], n[2], c, colors, bad, first, sc[0], sc[1], sc[2], sc[3],
@@ -524,8 +541,43 @@ void (*const fuzz_keep_symbols[])(void) = {
     (void (*)(void))stenc_launch_check,        (void (*)(void))stenc_launch_select,
     (void (*)(void))stenc_launch_variant_name, (void (*)(void))stenc_set_error,
     (void (*)(void))stenc_last_error,          (void (*)(void))stenc_tune,
-    (void (*)(void))stenc_launch_scratch,
+    (void (*)(void))stenc_launch_scratch,      (void (*)(void))stenc_ocl_launch,
+    (void (*)(void))stenc_ocl_device_is_cpu,   (void (*)(void))stenc_ctx_device,
+    (void (*)(void))stenc_ctx_device_name,
 };
+
+/* 1 when the stencil calls none of exp, log, sin, cos, tan and pow, whose results differ
+ * by an ulp between the C library and an OpenCL device (the others round exactly alike, so
+ * the OpenCL kernel's values are compared bit for bit). */
+static int exact_functions_only(const char *text) {
+    static const char *const inexact[] = {"exp", "log", "sin", "cos", "tan", "pow"};
+    for (const char *p = text; *p; p++) {
+        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        for (size_t f = 0; f < sizeof inexact / sizeof inexact[0]; f++) {
+            const size_t n = strlen(inexact[f]);
+            if (strncmp(p, inexact[f], n) != 0) continue;
+            const char *q = p + n;
+            while (*q == ' ' || *q == '\t' || *q == '\n')
+                q++;
+            if (*q == '(') return 0;
+        }
+    }
+    return 1;
+}
+
+/* An OpenCL context for the opencl target's kernels, made on first use; NULL without an
+ * OpenCL device. */
+static stenc_ctx *ocl_ctx(void) {
+    static stenc_ctx *ctx;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        if (stenc_opencl_device_count() > 0 &&
+            stenc_ctx_create(&ctx, STENC_DEVICE_OPENCL) != STENC_OK)
+            ctx = NULL;
+    }
+    return ctx;
+}
 
 /* ---- the test ---------------------------------------------------------------------------- */
 
@@ -631,9 +683,21 @@ static void run_batch(uint64_t first, int n, void *state) {
         for (int c = 0; c < 3 && !bad; c++) {
             long ext[3];
             random_extents(in, &r, c == 0, ext);
-            bad = run_case(&items[s], fn, s, ctx, ext, &r);
+            bad = run_case(&items[s], fn, s, ctx, ext, &r, 0, 1);
         }
         if (!bad) tot.compared++;
+        /* The opencl target, where there is an OpenCL device (PoCL in CI): built and launched
+         * for every stencil without reductions (not generated for it), its values compared
+         * where the stencil calls no function that is not bitwise the C library's. */
+        if (!bad && ocl_ctx() && in->nreduces == 0) {
+            long ext[3];
+            random_extents(in, &r, 0, ext);
+            const int exact = exact_functions_only(gs_text(items[s].st));
+            if (!run_case(&items[s], fn, s, ocl_ctx(), ext, &r, 1, exact)) {
+                tot.ocl_launched++;
+                tot.ocl_compared += exact;
+            }
+        }
     }
     if (h) dlclose(h);
     for (int s = 0; s < n; s++)
@@ -652,11 +716,12 @@ static void test_random_stencils(void **state) {
         run_batch(cfg.seed + (uint64_t)done, n, *state);
     }
     printf("random stencils: seed %llu, flags %s: %ld generated, %ld accepted by stenc, %ld "
-           "compiled by gcc, %ld by clang, %ld of %ld by nvcc; %ld compared on %ld launches; "
-           "%ld failures (%ld clang, %ld nvcc); %lds\n",
+           "compiled by gcc, %ld by clang, %ld of %ld by nvcc; %ld compared on %ld launches, "
+           "%ld run on OpenCL too (%ld compared); %ld failures (%ld clang, %ld nvcc); %lds\n",
            (unsigned long long)cfg.seed, gs_flags_text(cfg.flags), tot.generated, tot.accepted,
            tot.gcc_ok, tot.clang_ok, tot.nvcc_ok, tot.nvcc_tried, tot.compared, tot.launches,
-           tot.failures, tot.clang_failures, tot.nvcc_failures, (long)(time(NULL) - t0));
+           tot.ocl_launched, tot.ocl_compared, tot.failures, tot.clang_failures, tot.nvcc_failures,
+           (long)(time(NULL) - t0));
     long host_failures = tot.failures - tot.clang_failures - tot.nvcc_failures;
     if (host_failures)
         fail_msg("%ld random stencils failed (stenc, gcc or values); cases in %s", host_failures,
