@@ -603,6 +603,16 @@ static void test_program_options_and_points(void **state) {
                     fail_msg("%s, local %d: point %d is %u", programs[p]->name, with_local, i,
                              host[i]);
         }
+    /* Another program at the same address (a library unloaded and another loaded there):
+     * found by its name, source and options too, not by the address alone. */
+    stenc_ocl_program moved = seven;
+    assert_stenc_ok(stenc_ocl_launch(ctx, &moved, "put3", 1, NULL, three, &shape, &f, 1, NULL, 0,
+                                     STENC_F32, NULL, 0));
+    moved.options = "-DVALUE=9u";
+    assert_stenc_ok(stenc_ocl_launch(ctx, &moved, "put3", 1, NULL, three, &shape, &f, 1, NULL, 0,
+                                     STENC_F32, NULL, 0));
+    assert_stenc_ok(stenc_download(ctx, host, dev, sizeof host));
+    assert_int_equal(host[N - 1], 9u);
     char longer[300];
     memset(longer, 'x', sizeof longer - 1);
     longer[sizeof longer - 1] = '\0';
