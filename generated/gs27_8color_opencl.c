@@ -348,9 +348,10 @@ static const char gs27_8color_ocl_source[] =
 #pragma GCC diagnostic pop
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
-static const stenc_ocl_program gs27_8color_program = { "gs27_8color", gs27_8color_ocl_source, NULL};
+static const stenc_ocl_program gs27_8color_program = { "gs27_8color", gs27_8color_ocl_source, NULL,
+                                                    "b27b80d25fb786c1"};
 static const stenc_ocl_program gs27_8color_program32 = { "gs27_8color", gs27_8color_ocl_source,
-                                                      "-DSTENC_INDEX=int"};
+                                                      "-DSTENC_INDEX=int", "b27b80d25fb786c1"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -443,5 +444,5 @@ static stenc_status gs27_8color_opencl_default(stenc_ctx *ctx, const stenc_launc
  * apply the sweep again. */
 const stenc_launch_variants gs27_8color_opencl_variants = {
     "gs27_8color", STENC_F64, (int)(sizeof gs27_8color_opencl_list / sizeof gs27_8color_opencl_list[0]),
-    gs27_8color_opencl_list, STENC_VARIANTS_FIXED, "7d3e8f58e9bd8567",
+    gs27_8color_opencl_list, STENC_VARIANTS_FIXED, "b27b80d25fb786c1",
 };

@@ -136,9 +136,10 @@ static const char gs_redblack_ocl_source[] =
 #pragma GCC diagnostic pop
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
-static const stenc_ocl_program gs_redblack_program = { "gs_redblack", gs_redblack_ocl_source, NULL};
+static const stenc_ocl_program gs_redblack_program = { "gs_redblack", gs_redblack_ocl_source, NULL,
+                                                    "de2a7c5d6edf855b"};
 static const stenc_ocl_program gs_redblack_program32 = { "gs_redblack", gs_redblack_ocl_source,
-                                                      "-DSTENC_INDEX=int"};
+                                                      "-DSTENC_INDEX=int", "de2a7c5d6edf855b"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -229,5 +230,5 @@ static stenc_status gs_redblack_opencl_default(stenc_ctx *ctx, const stenc_launc
  * apply the sweep again. */
 const stenc_launch_variants gs_redblack_opencl_variants = {
     "gs_redblack", STENC_F64, (int)(sizeof gs_redblack_opencl_list / sizeof gs_redblack_opencl_list[0]),
-    gs_redblack_opencl_list, STENC_VARIANTS_FIXED, "19a423098de3d0a5",
+    gs_redblack_opencl_list, STENC_VARIANTS_FIXED, "de2a7c5d6edf855b",
 };

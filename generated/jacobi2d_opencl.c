@@ -133,9 +133,10 @@ static const char jacobi2d_ocl_source[] =
 #pragma GCC diagnostic pop
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
-static const stenc_ocl_program jacobi2d_program = { "jacobi2d", jacobi2d_ocl_source, NULL};
+static const stenc_ocl_program jacobi2d_program = { "jacobi2d", jacobi2d_ocl_source, NULL,
+                                                    "519bc427b784d36b"};
 static const stenc_ocl_program jacobi2d_program32 = { "jacobi2d", jacobi2d_ocl_source,
-                                                      "-DSTENC_INDEX=int"};
+                                                      "-DSTENC_INDEX=int", "519bc427b784d36b"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -226,5 +227,5 @@ static stenc_status jacobi2d_opencl_default(stenc_ctx *ctx, const stenc_launch_s
  * apply the sweep again. */
 const stenc_launch_variants jacobi2d_opencl_variants = {
     "jacobi2d", STENC_F64, (int)(sizeof jacobi2d_opencl_list / sizeof jacobi2d_opencl_list[0]),
-    jacobi2d_opencl_list, 0u, "cadc6f21a72a1ef5",
+    jacobi2d_opencl_list, 0u, "519bc427b784d36b",
 };

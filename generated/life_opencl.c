@@ -134,9 +134,10 @@ static const char life_ocl_source[] =
 #pragma GCC diagnostic pop
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
-static const stenc_ocl_program life_program = { "life", life_ocl_source, NULL};
+static const stenc_ocl_program life_program = { "life", life_ocl_source, NULL,
+                                                    "39793eb24bfd7888"};
 static const stenc_ocl_program life_program32 = { "life", life_ocl_source,
-                                                      "-DSTENC_INDEX=int"};
+                                                      "-DSTENC_INDEX=int", "39793eb24bfd7888"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -227,5 +228,5 @@ static stenc_status life_opencl_default(stenc_ctx *ctx, const stenc_launch_shape
  * apply the sweep again. */
 const stenc_launch_variants life_opencl_variants = {
     "life", STENC_F32, (int)(sizeof life_opencl_list / sizeof life_opencl_list[0]),
-    life_opencl_list, 0u, "ca21bbb68ed64782",
+    life_opencl_list, 0u, "39793eb24bfd7888",
 };

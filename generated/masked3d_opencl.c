@@ -144,9 +144,10 @@ static const char masked3d_ocl_source[] =
 #pragma GCC diagnostic pop
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
-static const stenc_ocl_program masked3d_program = { "masked3d", masked3d_ocl_source, NULL};
+static const stenc_ocl_program masked3d_program = { "masked3d", masked3d_ocl_source, NULL,
+                                                    "1fe9e73922a5b232"};
 static const stenc_ocl_program masked3d_program32 = { "masked3d", masked3d_ocl_source,
-                                                      "-DSTENC_INDEX=int"};
+                                                      "-DSTENC_INDEX=int", "1fe9e73922a5b232"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -239,5 +240,5 @@ static stenc_status masked3d_opencl_default(stenc_ctx *ctx, const stenc_launch_s
  * apply the sweep again. */
 const stenc_launch_variants masked3d_opencl_variants = {
     "masked3d", STENC_F32, (int)(sizeof masked3d_opencl_list / sizeof masked3d_opencl_list[0]),
-    masked3d_opencl_list, 0u, "a5bf49c1f12dbbc0",
+    masked3d_opencl_list, 0u, "1fe9e73922a5b232",
 };

@@ -159,9 +159,10 @@ static const char material2d_ocl_source[] =
 #pragma GCC diagnostic pop
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
-static const stenc_ocl_program material2d_program = { "material2d", material2d_ocl_source, NULL};
+static const stenc_ocl_program material2d_program = { "material2d", material2d_ocl_source, NULL,
+                                                    "d42bbde1f6922d0d"};
 static const stenc_ocl_program material2d_program32 = { "material2d", material2d_ocl_source,
-                                                      "-DSTENC_INDEX=int"};
+                                                      "-DSTENC_INDEX=int", "d42bbde1f6922d0d"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -252,5 +253,5 @@ static stenc_status material2d_opencl_default(stenc_ctx *ctx, const stenc_launch
  * apply the sweep again. */
 const stenc_launch_variants material2d_opencl_variants = {
     "material2d", STENC_F64, (int)(sizeof material2d_opencl_list / sizeof material2d_opencl_list[0]),
-    material2d_opencl_list, 0u, "e5e8670167935ee7",
+    material2d_opencl_list, 0u, "d42bbde1f6922d0d",
 };

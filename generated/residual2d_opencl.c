@@ -134,9 +134,10 @@ static const char residual2d_ocl_source[] =
 #pragma GCC diagnostic pop
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
-static const stenc_ocl_program residual2d_program = { "residual2d", residual2d_ocl_source, NULL};
+static const stenc_ocl_program residual2d_program = { "residual2d", residual2d_ocl_source, NULL,
+                                                    "c7192346145ae47c"};
 static const stenc_ocl_program residual2d_program32 = { "residual2d", residual2d_ocl_source,
-                                                      "-DSTENC_INDEX=int"};
+                                                      "-DSTENC_INDEX=int", "c7192346145ae47c"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -227,5 +228,5 @@ static stenc_status residual2d_opencl_default(stenc_ctx *ctx, const stenc_launch
  * apply the sweep again. */
 const stenc_launch_variants residual2d_opencl_variants = {
     "residual2d", STENC_F64, (int)(sizeof residual2d_opencl_list / sizeof residual2d_opencl_list[0]),
-    residual2d_opencl_list, 0u, "f4425dd20758ff46",
+    residual2d_opencl_list, 0u, "c7192346145ae47c",
 };

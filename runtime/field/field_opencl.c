@@ -48,7 +48,8 @@ static void value_bits(stenc_type type, double value, cl_ulong *bits) {
 stenc_status stenc_field_ocl_fill_halo_dim(stenc_field *field, int d, const stenc_bc *lo,
                                            const stenc_bc *hi) {
     static const char fn[] = "stenc_field_fill_halo";
-    static const stenc_ocl_program program = {"stenc_field_fill_halo", field_halo_fill_cl, NULL};
+    static const stenc_ocl_program program = {"stenc_field_fill_halo", field_halo_fill_cl, NULL,
+                                              NULL};
     static const char *const kernels[9] = {
         [1] = "fill_halo_dim_1", [4] = "fill_halo_dim_4", [8] = "fill_halo_dim_8"};
     stenc_ctx *ctx = field->ctx;

@@ -104,12 +104,14 @@ static stenc_status build(stenc_ctx *ctx, const stenc_ocl_program *program, int 
                        fn, program->name, options, ocl_error_name(err), (int)err, log);
 }
 
-/* FNV-1a 64 of the program's name, source and options. A program is found by its address
- * and this: a library unloaded and another loaded may put another program at the same address
- * (the differential test does), which must not find the first one's build. */
+/* FNV-1a 64 of the program's name, digest (else its source) and options. A program is found
+ * by its address and this: a library unloaded and another loaded may put another program at
+ * the same address (the differential test does), which must not find the first one's build.
+ * Generated programs carry a digest, so that a launch hashes a few bytes, not the source. */
 static uint64_t program_digest(const stenc_ocl_program *program) {
     uint64_t h = 0xcbf29ce484222325ull;
-    const char *parts[3] = {program->name, program->source, program->options};
+    const char *parts[3] = {program->name, program->digest ? program->digest : program->source,
+                            program->options};
     for (int k = 0; k < 3; k++) {
         for (const char *c = parts[k]; c && *c; c++)
             h = (h ^ (unsigned char)*c) * 0x100000001b3ull;

@@ -82,7 +82,7 @@ static void test_opencl_calls_refuse_a_cpu_context(void **state) {
     size_t offset = 0;
     char host[8];
     assert_int_equal(stenc_ocl_buffer(cpu, host, &mem, &offset), want);
-    const stenc_ocl_program program = {"noop", "__kernel void noop(void) {}", NULL};
+    const stenc_ocl_program program = {"noop", "__kernel void noop(void) {}", NULL, NULL};
     const stenc_launch_shape shape = {STENC_ON_DEVICE, {1, 1, 1}, {0, 0, 0}};
     assert_int_equal(stenc_ocl_launch(cpu, &program, "noop", 1, NULL, NULL, &shape, NULL, 0, NULL,
                                       0, STENC_F32, NULL, 0),
@@ -314,7 +314,7 @@ static const stenc_ocl_program busy_program = {
     "    for (int r = 0; r < rounds; r++) x = x * 1664525u + 1013904223u;\n"
     "    p[i] = x;\n"
     "}\n",
-    NULL};
+    NULL, NULL};
 
 static void test_timer_measures_queued_work(void **state) {
     (void)state;
@@ -481,7 +481,7 @@ static const stenc_ocl_program axpb_program = {
     "    const long g = (i + o0) + 1000 * (j + o1) + 1000000 * (k + o2);\n"
     "    y[i + j * ysj + k * ysk] = a * x[i + j * xsj + k * xsk] + b * (real)g + (real)add;\n"
     "}\n",
-    NULL};
+    NULL, NULL};
 
 /* The C reference of one point, in the precision of the type. */
 static double axpb_point(stenc_type type, double a, double b, double x, long g, int add) {
@@ -582,8 +582,8 @@ static void test_launch_matches_c_loop(void **state) {
 static void test_program_options_and_points(void **state) {
     (void)state;
     stenc_ctx *ctx = ocl_ctx();
-    static const stenc_ocl_program seven = {"seven", PUT3_SOURCE, "-DVALUE=7u"};
-    static const stenc_ocl_program nine = {"nine", PUT3_SOURCE, "-DVALUE=9u"};
+    static const stenc_ocl_program seven = {"seven", PUT3_SOURCE, "-DVALUE=7u", NULL};
+    static const stenc_ocl_program nine = {"nine", PUT3_SOURCE, "-DVALUE=9u", NULL};
     enum { N = 1001 };
     uint32_t host[N];
     void *dev;
@@ -613,10 +613,19 @@ static void test_program_options_and_points(void **state) {
                                      STENC_F32, NULL, 0));
     assert_stenc_ok(stenc_download(ctx, host, dev, sizeof host));
     assert_int_equal(host[N - 1], 9u);
+    /* ... and by its digest, where the program gives one (generated programs do) */
+    moved.digest = "d1";
+    assert_stenc_ok(stenc_ocl_launch(ctx, &moved, "put3", 1, NULL, three, &shape, &f, 1, NULL, 0,
+                                     STENC_F32, NULL, 0));
+    moved.options = "-DVALUE=7u", moved.digest = "d2";
+    assert_stenc_ok(stenc_ocl_launch(ctx, &moved, "put3", 1, NULL, three, &shape, &f, 1, NULL, 0,
+                                     STENC_F32, NULL, 0));
+    assert_stenc_ok(stenc_download(ctx, host, dev, sizeof host));
+    assert_int_equal(host[N - 1], 7u);
     char longer[300];
     memset(longer, 'x', sizeof longer - 1);
     longer[sizeof longer - 1] = '\0';
-    const stenc_ocl_program wordy = {"wordy", PUT3_SOURCE, longer};
+    const stenc_ocl_program wordy = {"wordy", PUT3_SOURCE, longer, NULL};
     assert_int_equal(stenc_ocl_launch(ctx, &wordy, "put3", 1, NULL, NULL, &shape, &f, 1, NULL, 0,
                                       STENC_F32, NULL, 0),
                      STENC_ERR_INVALID_ARGUMENT);
@@ -632,7 +641,7 @@ static void test_build_error_reports_the_log(void **state) {
                                              "__kernel void broken(__global uchar *b, long o) {\n"
                                              "    int x = 1 +;\n"
                                              "}\n",
-                                             NULL};
+                                             NULL, NULL};
     char host[16];
     void *dev;
     assert_stenc_ok(stenc_malloc(ctx, &dev, sizeof host));

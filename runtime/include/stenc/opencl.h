@@ -39,6 +39,10 @@ typedef struct stenc_ocl_program {
     const char *options; /* build options added to the runtime's ("-DX=1"), at most 255
                             characters; NULL: none. Two programs of one source with other
                             options are two programs. */
+    const char *digest;  /* a short text that changes with the source (generated launchers
+                            give the digest of their files); NULL: the runtime hashes the source
+                            at each launch. With the address and the options it tells a program
+                            from another loaded at the same address. */
 } stenc_ocl_program;
 
 /* Run kernel `kernel` of `program` on ctx (an OpenCL context) over shape->n.
