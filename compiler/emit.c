@@ -20,6 +20,7 @@
 
 #include "targets.h"
 #include "emit_names.h"
+#include "syntax.h"
 #include "template.h"
 
 /* The source tree's templates/, compiled in by compiler/CMakeLists.txt. */
@@ -31,17 +32,14 @@
 #endif
 #endif
 
-/* Generated lines longer than this are wrapped where emit.c builds lists. */
-enum { WRAP_COLUMN = 100 };
-
 /* Brackets an expression may nest in generated code before a subexpression is taken out into
  * a temporary: clang stops at 256 brackets (-fbracket-depth), and the templates and nested
  * ifs (at most AST_MAX_IF_DEPTH) need their share. */
 enum { HOIST_BRACKETS = 32 };
 
-/* The marker a template or the body leaves where line numbering must return to the generated
- * file; replaced after rendering by "#line N \"file\"". */
-#define RESUME_MARKER "#line STENC_RESUME"
+/* The marker the body leaves on a line of its own where line numbering must return to the
+ * generated file; replaced after rendering by the form `line` naming that file. */
+#define RESUME_MARKER "@stenc-resume-lines@"
 
 static char *str_printf(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -105,7 +103,7 @@ static void names_free(names *n) {
 typedef struct emitter {
     const km_kernel *km;
     const emit_options *opt;
-    const char *ctype; /* "float" / "double" */
+    const char *ctype; /* the stencil's type (form `real`) */
     int is_float;
     names names;
     /* C identifiers, indexed like km->arrays / km->reads / lets by id */
@@ -125,6 +123,7 @@ typedef struct emitter {
     int failed;          /* an unsupported construct was met */
     FILE *err;
     int calls[AST_FUNC_COUNT]; /* the built-in functions the body calls */
+    const syn_forms *syn;      /* the statement syntax (see say()) */
 } emitter;
 
 static void emit_error(emitter *e, ast_loc loc, const char *what) {
@@ -281,6 +280,60 @@ static int operand_prec(ast_op op, const ast_expr *operand, int min_prec) {
     return min_prec;
 }
 
+/* Render syntax form `form` (templates/c/syntax.tmpl) with string pairs key, value, ...,
+ * NULL, appending to `b`. */
+static void say(emitter *e, tmpl_buf *b, const char *form, ...) {
+    tmpl_value *data = tmpl_new_map();
+    va_list args;
+    va_start(args, form);
+    for (const char *key; (key = va_arg(args, const char *));)
+        tmpl_set_str(data, key, va_arg(args, const char *));
+    va_end(args);
+    if (syn_render(e->syn, form, data, b, e->err)) e->failed = 1;
+    tmpl_free(data);
+}
+
+static const char *flag(int on) {
+    return on ? "1" : "";
+}
+
+/* The form of each operator, by ast_op. */
+static const char *op_form(ast_op op) {
+    switch (op) {
+    case AST_OP_NEG:
+        return "op_neg";
+    case AST_OP_NOT:
+        return "op_not";
+    case AST_OP_ADD:
+        return "op_add";
+    case AST_OP_SUB:
+        return "op_sub";
+    case AST_OP_MUL:
+        return "op_mul";
+    case AST_OP_DIV:
+        return "op_div";
+    case AST_OP_LT:
+        return "op_lt";
+    case AST_OP_LE:
+        return "op_le";
+    case AST_OP_GT:
+        return "op_gt";
+    case AST_OP_GE:
+        return "op_ge";
+    case AST_OP_EQ:
+        return "op_eq";
+    case AST_OP_NE:
+        return "op_ne";
+    case AST_OP_AND:
+        return "op_and";
+    case AST_OP_OR:
+        return "op_or";
+    case AST_OP_MOD:
+        break;
+    }
+    return NULL;
+}
+
 /* A literal as written, made a floating constant of the stencil's type ("2" -> "2.0f" in a
  * float stencil; an f suffix stays, as in C). One that rounds to zero in its type (the checker
  * warned) is printed as zero, which C compilers would otherwise warn about. */
@@ -290,17 +343,15 @@ static void print_number(emitter *e, tmpl_buf *b, const ast_expr *x) {
     double value = in_float ? (double)strtof(text, NULL) : strtod(text, NULL);
     const char *digit = strpbrk(text, "123456789");
     if (value == 0 && digit && digit < text + strcspn(text, "eE")) {
-        tmpl_buf_puts(b, e->is_float ? "0.0f" : "0.0");
+        say(e, b, "zero", "float", flag(e->is_float), NULL);
         return;
     }
     /* In a double stencil a suffixed number is a float widened to double (docs/language.md):
      * the cast keeps C from computing `2.f - 0.3f` in float, and C++ (CUDA) from picking the
      * float overload of `exp(0.3f)`. */
-    int widen = !e->is_float && x->u.number.is_float;
-    if (widen) tmpl_buf_puts(b, "(double)");
-    tmpl_buf_puts(b, text);
-    if (x->u.number.is_integer) tmpl_buf_puts(b, ".0");
-    if (e->is_float && !x->u.number.is_float) tmpl_buf_puts(b, "f");
+    say(e, b, "number", "widen", flag(!e->is_float && x->u.number.is_float), "text", text,
+        "integer", flag(x->u.number.is_integer), "suffix",
+        flag(e->is_float && !x->u.number.is_float), NULL);
 }
 
 /* An index variable as a value of the stencil's type; outside the stencil's dims a position
@@ -311,11 +362,10 @@ static void print_index(emitter *e, tmpl_buf *b, ast_index index) {
     int dim = index % 3;
     int is_extent = index >= AST_INDEX_NI;
     if (dim >= e->km->dims) {
-        tmpl_buf_puts(b, is_extent ? "1.0" : "0.0");
-        if (e->is_float) tmpl_buf_puts(b, "f");
+        say(e, b, "outside", "extent", flag(is_extent), "float", flag(e->is_float), NULL);
         return;
     }
-    tmpl_buf_printf(b, "stenc_real(%s)", ast_index_name(index));
+    say(e, b, "index", "name", ast_index_name(index), NULL);
     e->uses_real = 1;
 }
 
@@ -342,6 +392,9 @@ static void print_ref(emitter *e, tmpl_buf *b, const ast_expr *x) {
     emit_error(e, x->loc, "internal error: an unresolved name reached the emitter");
 }
 
+/* `x` printed inside one more pair of brackets (a call's, a conversion's, parentheses). */
+static void print_nested(emitter *e, tmpl_buf *b, const ast_expr *x, ast_vtype want, int min_prec);
+
 /* Print `x` as a value of type `want`, stating the conversion the language implies: a truth
  * value (BOOL) used as a number is converted to the stencil's type (stenc_real(), as for index
  * variables), and a number used as a truth value is compared with zero. C would convert
@@ -352,20 +405,33 @@ static void print_as(emitter *e, tmpl_buf *b, const ast_expr *x, ast_vtype want,
         print_expr(e, b, x, min_prec);
         return;
     }
+    tmpl_buf inner = {0};
     if (want == AST_VT_REAL) {
         e->uses_real = 1;
-        tmpl_buf_puts(b, "stenc_real(");
-        e->bracket++;
-        print_expr(e, b, x, PREC_TERNARY);
-        e->bracket--;
-        tmpl_buf_puts(b, ")");
+        print_nested(e, &inner, x, x->vtype, PREC_TERNARY);
+        say(e, b, "to_real", "value", tmpl_buf_str(&inner), NULL);
+        tmpl_buf_free(&inner);
         return;
     }
     int paren = PREC_EQ < min_prec;
-    if (paren) tmpl_buf_puts(b, "("), e->bracket++;
-    print_expr(e, b, x, PREC_REL);
-    tmpl_buf_puts(b, " != 0");
-    if (paren) tmpl_buf_puts(b, ")"), e->bracket--;
+    if (paren) e->bracket++;
+    print_expr(e, &inner, x, PREC_REL);
+    tmpl_buf truth = {0};
+    say(e, &truth, "to_truth", "value", tmpl_buf_str(&inner), NULL);
+    if (paren) {
+        e->bracket--;
+        say(e, b, "paren", "value", tmpl_buf_str(&truth), NULL);
+    } else {
+        tmpl_buf_puts(b, tmpl_buf_str(&truth));
+    }
+    tmpl_buf_free(&inner);
+    tmpl_buf_free(&truth);
+}
+
+static void print_nested(emitter *e, tmpl_buf *b, const ast_expr *x, ast_vtype want, int min_prec) {
+    e->bracket++;
+    print_as(e, b, x, want, min_prec);
+    e->bracket--;
 }
 
 /* Take `x` out of the expression being printed: declare it as the next stenc_h<N> in
@@ -374,14 +440,96 @@ static void print_as(emitter *e, tmpl_buf *b, const ast_expr *x, ast_vtype want,
 static void hoist_expr(emitter *e, tmpl_buf *b, const ast_expr *x) {
     int open = e->bracket;
     e->bracket = 0;
-    tmpl_buf sub = {0};
+    tmpl_buf sub = {0}, name = {0};
     print_expr(e, &sub, x, PREC_TERNARY);
     e->bracket = open;
-    int id = e->nhoisted++;
-    tmpl_buf_printf(e->hoist, "const %s stenc_h%d = %s;\n",
-                    x->vtype == AST_VT_BOOL ? "int" : e->ctype, id, tmpl_buf_str(&sub));
+    char id[16];
+    snprintf(id, sizeof id, "%d", e->nhoisted++);
+    say(e, &name, "hoisted", "id", id, NULL);
+    say(e, e->hoist, "hoist", "truth", flag(x->vtype == AST_VT_BOOL), "type", e->ctype, "name",
+        tmpl_buf_str(&name), "value", tmpl_buf_str(&sub), NULL);
+    tmpl_buf_puts(e->hoist, "\n");
+    tmpl_buf_puts(b, tmpl_buf_str(&name));
     tmpl_buf_free(&sub);
-    tmpl_buf_printf(b, "stenc_h%d", id);
+    tmpl_buf_free(&name);
+}
+
+/* The text of operator `op`. */
+static void print_op(emitter *e, tmpl_buf *b, ast_op op) {
+    say(e, b, op_form(op), NULL);
+}
+
+/* x's own text, without the parentheses its context may need. */
+static void print_bare(emitter *e, tmpl_buf *b, const ast_expr *x, int prec) {
+    tmpl_buf op = {0}, lhs = {0}, rhs = {0}, third = {0};
+    switch (x->kind) {
+    case AST_EXPR_NUMBER:
+        print_number(e, b, x);
+        break;
+    case AST_EXPR_REF:
+        print_ref(e, b, x);
+        break;
+    case AST_EXPR_UNARY: {
+        const ast_expr *operand = x->u.unary.operand;
+        print_op(e, &op, x->u.unary.op);
+        print_as(e, &lhs, operand, x->u.unary.op == AST_OP_NOT ? AST_VT_BOOL : AST_VT_REAL,
+                 PREC_UNARY);
+        /* "- -x" must not become "--x" (a space, not brackets, which nest). */
+        const int space = x->u.unary.op == AST_OP_NEG && operand->kind == AST_EXPR_UNARY &&
+                          operand->u.unary.op == AST_OP_NEG;
+        say(e, b, "unary", "op", tmpl_buf_str(&op), "space", flag(space), "value",
+            tmpl_buf_str(&lhs), NULL);
+        break;
+    }
+    case AST_EXPR_BINARY: {
+        ast_op bop = x->u.binary.op;
+        if (!op_form(bop)) {
+            emit_error(e, x->loc, "'%' is not supported in expressions");
+            break;
+        }
+        /* && and || take truth values; arithmetic and comparisons take numbers. */
+        ast_vtype want = bop == AST_OP_AND || bop == AST_OP_OR ? AST_VT_BOOL : AST_VT_REAL;
+        print_as(e, &lhs, x->u.binary.lhs, want, operand_prec(bop, x->u.binary.lhs, prec));
+        print_op(e, &op, bop);
+        print_as(e, &rhs, x->u.binary.rhs, want, operand_prec(bop, x->u.binary.rhs, prec + 1));
+        say(e, b, "binary", "lhs", tmpl_buf_str(&lhs), "op", tmpl_buf_str(&op), "rhs",
+            tmpl_buf_str(&rhs), NULL);
+        break;
+    }
+    case AST_EXPR_TERNARY:
+        /* A compound condition keeps its parentheses, for the reader. */
+        print_as(e, &lhs, x->u.ternary.cond, AST_VT_BOOL, PREC_UNARY);
+        print_as(e, &rhs, x->u.ternary.then_expr, x->vtype, PREC_TERNARY);
+        print_as(e, &third, x->u.ternary.else_expr, x->vtype, PREC_TERNARY);
+        say(e, b, "ternary", "cond", tmpl_buf_str(&lhs), "if_true", tmpl_buf_str(&rhs), "if_false",
+            tmpl_buf_str(&third), NULL);
+        break;
+    case AST_EXPR_CALL: {
+        const ast_func_info *fn = ast_func_get((ast_func)x->u.call.func);
+        if (!fn) {
+            emit_error(e, x->loc, "internal error: an unchecked call reached the emitter");
+            break;
+        }
+        e->calls[x->u.call.func] = 1;
+        tmpl_value *data = tmpl_new_map();
+        tmpl_set_str(data, "function", fn->c_name);
+        tmpl_set_bool(data, "float", e->is_float);
+        tmpl_value *args = tmpl_set_list(data, "args");
+        for (int a = 0; a < x->u.call.nargs; a++) {
+            tmpl_buf arg = {0};
+            print_nested(e, &arg, x->u.call.args[a], AST_VT_REAL, PREC_TERNARY);
+            tmpl_append_str(args, tmpl_buf_str(&arg));
+            tmpl_buf_free(&arg);
+        }
+        if (syn_render(e->syn, "call", data, b, e->err)) e->failed = 1;
+        tmpl_free(data);
+        break;
+    }
+    }
+    tmpl_buf_free(&op);
+    tmpl_buf_free(&lhs);
+    tmpl_buf_free(&rhs);
+    tmpl_buf_free(&third);
 }
 
 static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec) {
@@ -391,70 +539,21 @@ static void print_expr(emitter *e, tmpl_buf *b, const ast_expr *x, int min_prec)
         return;
     }
     int prec = expr_prec(x);
-    int paren = prec < min_prec;
-    if (paren) tmpl_buf_puts(b, "("), e->bracket++;
-    switch (x->kind) {
-    case AST_EXPR_NUMBER:
-        print_number(e, b, x);
-        break;
-    case AST_EXPR_REF:
-        print_ref(e, b, x);
-        break;
-    case AST_EXPR_UNARY: {
-        tmpl_buf_puts(b, ast_op_text(x->u.unary.op));
-        const ast_expr *operand = x->u.unary.operand;
-        /* "- -x" must not become "--x" (a space, not brackets, which nest). */
-        if (x->u.unary.op == AST_OP_NEG && operand->kind == AST_EXPR_UNARY &&
-            operand->u.unary.op == AST_OP_NEG)
-            tmpl_buf_puts(b, " ");
-        print_as(e, b, operand, x->u.unary.op == AST_OP_NOT ? AST_VT_BOOL : AST_VT_REAL,
-                 PREC_UNARY);
-        break;
+    if (prec >= min_prec) {
+        print_bare(e, b, x, prec);
+        return;
     }
-    case AST_EXPR_BINARY: {
-        ast_op op = x->u.binary.op;
-        if (op == AST_OP_MOD) {
-            emit_error(e, x->loc, "'%' is not supported in expressions");
-            break;
-        }
-        /* && and || take truth values; arithmetic and comparisons take numbers. */
-        ast_vtype want = op == AST_OP_AND || op == AST_OP_OR ? AST_VT_BOOL : AST_VT_REAL;
-        print_as(e, b, x->u.binary.lhs, want, operand_prec(op, x->u.binary.lhs, prec));
-        tmpl_buf_printf(b, " %s ", ast_op_text(op));
-        print_as(e, b, x->u.binary.rhs, want, operand_prec(op, x->u.binary.rhs, prec + 1));
-        break;
-    }
-    case AST_EXPR_TERNARY:
-        /* A compound condition keeps its parentheses, for the reader. */
-        print_as(e, b, x->u.ternary.cond, AST_VT_BOOL, PREC_UNARY);
-        tmpl_buf_puts(b, " ? ");
-        print_as(e, b, x->u.ternary.then_expr, x->vtype, PREC_TERNARY);
-        tmpl_buf_puts(b, " : ");
-        print_as(e, b, x->u.ternary.else_expr, x->vtype, PREC_TERNARY);
-        break;
-    case AST_EXPR_CALL: {
-        const ast_func_info *fn = ast_func_get((ast_func)x->u.call.func);
-        if (!fn) {
-            emit_error(e, x->loc, "internal error: an unchecked call reached the emitter");
-            break;
-        }
-        tmpl_buf_printf(b, "%s%s(", fn->c_name, e->is_float ? "f" : "");
-        e->calls[x->u.call.func] = 1;
-        e->bracket++;
-        for (int a = 0; a < x->u.call.nargs; a++) {
-            if (a) tmpl_buf_puts(b, ", ");
-            print_as(e, b, x->u.call.args[a], AST_VT_REAL, PREC_TERNARY);
-        }
-        e->bracket--;
-        tmpl_buf_puts(b, ")");
-        break;
-    }
-    }
-    if (paren) tmpl_buf_puts(b, ")"), e->bracket--;
+    tmpl_buf inner = {0};
+    e->bracket++;
+    print_bare(e, &inner, x, prec);
+    e->bracket--;
+    say(e, b, "paren", "value", tmpl_buf_str(&inner), NULL);
+    tmpl_buf_free(&inner);
 }
 
 /* ---- statements ---------------------------------------------------------------------------- */
 
+/* Indentation is layout, not syntax: four spaces a level. */
 static void indent(tmpl_buf *b, int depth) {
     for (int d = 0; d < depth; d++)
         tmpl_buf_puts(b, "    ");
@@ -463,7 +562,10 @@ static void indent(tmpl_buf *b, int depth) {
 /* Start a line of the body that comes from source line `line` (0: no source line). */
 static void begin_line(emitter *e, tmpl_buf *b, int depth, int line) {
     if (line > 0 && e->line_directives && e->presumed_line != line) {
-        tmpl_buf_printf(b, "#line %d \"%s\"\n", line, e->opt->source_path);
+        char number[16];
+        snprintf(number, sizeof number, "%d", line);
+        say(e, b, "line", "line", number, "file", e->opt->source_path, NULL);
+        tmpl_buf_puts(b, "\n");
         e->presumed_line = line;
     }
     indent(b, depth);
@@ -472,6 +574,13 @@ static void begin_line(emitter *e, tmpl_buf *b, int depth, int line) {
 static void end_line(emitter *e, tmpl_buf *b) {
     tmpl_buf_puts(b, "\n");
     if (e->presumed_line) e->presumed_line++;
+}
+
+/* A line holding just form `form` (else, open, close), with no source line. */
+static void form_line(emitter *e, tmpl_buf *b, int depth, const char *form) {
+    begin_line(e, b, depth, 0);
+    say(e, b, form, NULL);
+    end_line(e, b);
 }
 
 static void print_block(emitter *e, tmpl_buf *b, const ast_block *blk, int depth);
@@ -495,50 +604,47 @@ static void print_statement_expr(emitter *e, tmpl_buf *b, tmpl_buf *text, const 
     tmpl_buf_free(&pre);
 }
 
+/* 1 if printing the condition of `s` takes parts of it out (hoist_expr). */
+static int condition_hoists(emitter *e, const ast_stmt *s) {
+    tmpl_buf probe = {0}, pre = {0};
+    int named = e->nhoisted;
+    e->hoist = &pre;
+    e->bracket = 0;
+    print_as(e, &probe, s->u.if_.cond, AST_VT_BOOL, PREC_TERNARY);
+    e->hoist = NULL;
+    e->nhoisted = named;
+    int hoisted = pre.len > 0;
+    tmpl_buf_free(&probe);
+    tmpl_buf_free(&pre);
+    return hoisted;
+}
+
+/* An if statement; `is_else_if`: the else branch of the enclosing one, whose line it closes. */
 static void print_if(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth, int is_else_if) {
-    tmpl_buf cond = {0};
-    if (is_else_if) { /* "} else if (": hoisted parts must go into the else block */
-        tmpl_buf probe = {0}, pre = {0};
-        int named = e->nhoisted;
-        e->hoist = &pre;
-        e->bracket = 0;
-        print_as(e, &probe, s->u.if_.cond, AST_VT_BOOL, PREC_TERNARY);
-        e->hoist = NULL;
-        e->nhoisted = named;
-        int hoisted = pre.len > 0;
-        tmpl_buf_free(&probe);
-        tmpl_buf_free(&pre);
-        if (hoisted) {
-            tmpl_buf_puts(b, "{");
-            end_line(e, b);
-            print_if(e, b, s, depth + 1, 0);
-            begin_line(e, b, depth, 0);
-            tmpl_buf_puts(b, "}");
-            end_line(e, b);
-            return;
-        }
+    if (is_else_if && condition_hoists(e, s)) {
+        /* the parts taken out must go into the else block, before the if */
+        form_line(e, b, depth, "else");
+        print_if(e, b, s, depth + 1, 0);
+        form_line(e, b, depth, "close");
+        return;
     }
+    tmpl_buf cond = {0};
     print_statement_expr(e, b, &cond, s->u.if_.cond, AST_VT_BOOL, depth, s->loc.first_line);
-    if (!is_else_if) begin_line(e, b, depth, s->loc.first_line);
-    tmpl_buf_printf(b, "if (%s) {", tmpl_buf_str(&cond));
+    begin_line(e, b, depth, is_else_if ? 0 : s->loc.first_line);
+    say(e, b, is_else_if ? "else_if" : "if", "cond", tmpl_buf_str(&cond), NULL);
     tmpl_buf_free(&cond);
     end_line(e, b);
     print_block(e, b, &s->u.if_.then_block, depth + 1);
     const ast_block *other = s->u.if_.else_block;
     if (other) {
-        begin_line(e, b, depth, 0);
-        tmpl_buf_puts(b, "} else ");
         if (other->nstmts == 1 && other->stmts[0]->kind == AST_STMT_IF) {
             print_if(e, b, other->stmts[0], depth, 1);
             return;
         }
-        tmpl_buf_puts(b, "{");
-        end_line(e, b);
+        form_line(e, b, depth, "else");
         print_block(e, b, other, depth + 1);
     }
-    begin_line(e, b, depth, 0);
-    tmpl_buf_puts(b, "}");
-    end_line(e, b);
+    form_line(e, b, depth, "close");
 }
 
 /* `y = y;` (or `u = u;`): the value assigned is the output's or inout's own current value. */
@@ -557,22 +663,22 @@ static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
     case AST_STMT_LET:
         print_statement_expr(e, b, &value, s->u.let.init, AST_VT_REAL, depth, line);
         begin_line(e, b, depth, line);
-        tmpl_buf_printf(b, "const %s %s = %s;", e->ctype, let_name(e, s), tmpl_buf_str(&value));
         /* An unused let (the checker warned) must not fail -Wunused-variable. */
-        if (s->u.let.reads == 0) tmpl_buf_printf(b, " (void)%s;", let_name(e, s));
+        say(e, b, "let", "type", e->ctype, "name", let_name(e, s), "value", tmpl_buf_str(&value),
+            "unused", flag(s->u.let.reads == 0), NULL);
         end_line(e, b);
         break;
     case AST_STMT_ASSIGN:
         if (is_self_assignment(s)) { /* y = y: no change, and clang's -Wself-assign */
             begin_line(e, b, depth, line);
-            tmpl_buf_printf(b, "/* %s = %s: unchanged */", s->u.assign.name, s->u.assign.name);
+            say(e, b, "unchanged", "name", s->u.assign.name, NULL);
             end_line(e, b);
             break;
         }
         print_statement_expr(e, b, &value, s->u.assign.value, AST_VT_REAL, depth, line);
         begin_line(e, b, depth, line);
-        tmpl_buf_printf(b, "%s = %s;", e->value_name[km_find_array(e->km, s->u.assign.decl->name)],
-                        tmpl_buf_str(&value));
+        say(e, b, "assign", "name", e->value_name[km_find_array(e->km, s->u.assign.decl->name)],
+            "value", tmpl_buf_str(&value), NULL);
         end_line(e, b);
         break;
     case AST_STMT_IF:
@@ -584,8 +690,8 @@ static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
         /* the value at this point; point.tmpl adds it to the tile's accumulator */
         print_statement_expr(e, b, &value, s->u.reduce.value, AST_VT_REAL, depth, line);
         begin_line(e, b, depth, line);
-        tmpl_buf_printf(b, "const %s %s = %s;", e->ctype, e->reduce_name[s->u.reduce.id],
-                        tmpl_buf_str(&value));
+        say(e, b, "reduce", "type", e->ctype, "name", e->reduce_name[s->u.reduce.id], "value",
+            tmpl_buf_str(&value), NULL);
         end_line(e, b);
         break;
     }
@@ -642,46 +748,30 @@ static void footprint(tmpl_buf *b, const km_array *a, int dims) {
     }
 }
 
-/* The load of read r: "x_row[i - 1 + x_sj]"; "dy_row[0 + 1 * dy_sj]"-like for an array that
- * does not span i (its row pointer follows j and k alone, its strides are 0 where it does not
- * span a dimension). */
+/* The load of read r (form `load`): its row pointer, whether the array spans i, and a term
+ * per other dimension of the offset: sign, magnitude, and the stride (none for i). An array
+ * that does not span a dimension has stride 0 there, and its row pointer follows j and k. */
 static void format_load(emitter *e, tmpl_buf *b, const km_read *rd) {
     const unsigned axes = e->km->arrays[rd->array].axes;
+    tmpl_value *data = tmpl_new_map();
     /* an integer input is read as a value of the stencil's type */
-    if (e->km->arrays[rd->array].elem != AST_ELEM_REAL) tmpl_buf_printf(b, "(%s)", e->ctype);
-    tmpl_buf_printf(b, "%s[%s", e->row_name[rd->array], !axes || axes & 1 ? "i" : "0");
-    const int *d = rd->offset.d;
-    if (d[0]) tmpl_buf_printf(b, " %c %d", d[0] < 0 ? '-' : '+', abs(d[0]));
-    const char *strides[3] = {NULL, e->sj_name[rd->array], e->sk_name[rd->array]};
-    for (int dim = 1; dim < e->km->dims; dim++) {
-        if (!d[dim]) continue;
-        tmpl_buf_printf(b, " %c ", d[dim] < 0 ? '-' : '+');
-        if (abs(d[dim]) != 1) tmpl_buf_printf(b, "%d * ", abs(d[dim]));
-        tmpl_buf_puts(b, strides[dim]);
+    tmpl_set_bool(data, "cast", e->km->arrays[rd->array].elem != AST_ELEM_REAL);
+    tmpl_set_str(data, "type", e->ctype);
+    tmpl_set_str(data, "row", e->row_name[rd->array]);
+    tmpl_set_bool(data, "span_i", !axes || axes & 1);
+    tmpl_value *terms = tmpl_set_list(data, "terms");
+    const char *strides[3] = {"", e->sj_name[rd->array], e->sk_name[rd->array]};
+    for (int dim = 0; dim < e->km->dims; dim++) {
+        const int d = rd->offset.d[dim];
+        if (!d) continue;
+        tmpl_value *t = tmpl_append_map(terms);
+        tmpl_set_str(t, "sign", d < 0 ? "-" : "+");
+        tmpl_set_fmt(t, "abs", "%d", abs(d));
+        tmpl_set_bool(t, "one", abs(d) == 1);
+        tmpl_set_str(t, "stride", strides[dim]);
     }
-    tmpl_buf_puts(b, "]");
-}
-
-/* Join items as "a, b, c", breaking lines before WRAP_COLUMN with a hanging indent that lines
- * up with `column` (where the list starts on its first line). */
-static void wrap_list(tmpl_buf *b, const char *const *items, int count, int column) {
-    int col = column;
-    for (int i = 0; i < count; i++) {
-        int len = (int)strlen(items[i]);
-        if (i) {
-            if (col + 2 + len + 3 > WRAP_COLUMN) { /* room for ") {" */
-                tmpl_buf_puts(b, ",\n");
-                for (int c = 0; c < column; c++)
-                    tmpl_buf_puts(b, " ");
-                col = column;
-            } else {
-                tmpl_buf_puts(b, ", ");
-                col += 2;
-            }
-        }
-        tmpl_buf_puts(b, items[i]);
-        col += len;
-    }
+    if (syn_render(e->syn, "load", data, b, e->err)) e->failed = 1;
+    tmpl_free(data);
 }
 
 static char *str_printf(const char *fmt, ...) {
@@ -697,157 +787,21 @@ static char *str_printf(const char *fmt, ...) {
     return s;
 }
 
-/* Set `key` to a wrapped, comma-separated list of items[0..count), freeing the items. */
-static void set_wrapped(tmpl_value *map, const char *key, char **items, int count, int column,
-                        const char *open, const char *close) {
-    tmpl_buf b = {0};
-    tmpl_buf_puts(&b, open);
-    wrap_list(&b, (const char *const *)items, count, column);
-    tmpl_buf_puts(&b, close);
-    tmpl_set_str(map, key, tmpl_buf_str(&b));
-    tmpl_buf_free(&b);
-    for (int i = 0; i < count; i++)
-        free(items[i]);
-    free(items);
-}
-
-static void set_signatures(emitter *e, tmpl_value *d) {
+/* Ordered sweeps and `step OUT -> IN;`. The launchers' parameter lists are the c target's
+ * partials (params.tmpl, ...), which read the fields' step_const. */
+static void set_sweep_data(emitter *e, tmpl_value *d) {
     const km_kernel *km = e->km;
-    int n = km->narrays;
-    /* The launcher: ctx, scalars as double, fields in declaration order. */
-    int nr = km->nreduces;
-    char **params = xcalloc((size_t)n + (size_t)nr + 2, sizeof *params);
-    int np = 0;
-    params[np++] = str_printf("stenc_ctx *ctx");
-    if (km->ncolors) params[np++] = str_printf("int color");
-    for (int a = 0; a < n; a++)
-        if (km->arrays[a].kind == KM_SCALAR)
-            params[np++] = str_printf("double %s", e->value_name[a]);
-    for (int a = 0; a < n; a++)
-        if (km->arrays[a].kind != KM_SCALAR)
-            params[np++] =
-                str_printf("%sstenc_field *%s", km->arrays[a].kind == KM_INPUT ? "const " : "",
-                           e->value_name[a]);
-    for (int r = 0; r < nr; r++)
-        params[np++] = str_printf("double *%s", e->reduce_name[r]);
-    int column = (int)strlen("stenc_status ") + (int)strlen(km->name) + 1;
-    set_wrapped(d, "params", params, np, column, "", "");
-
-    /* The kernel: shape, fields, scalars in the stencil's type. */
-    char **kparams = xcalloc((size_t)n + (size_t)nr + 3, sizeof *kparams);
-    int nk = 0;
-    kparams[nk++] = str_printf("const stenc_launch_shape *shape");
-    kparams[nk++] = str_printf("const stenc_launch_field *views");
-    if (km->ncolors) kparams[nk++] = str_printf("int color");
-    for (int a = 0; a < n; a++)
-        if (km->arrays[a].kind == KM_SCALAR)
-            kparams[nk++] = str_printf("%s %s", e->ctype, e->value_name[a]);
-    for (int r = 0; r < nr; r++)
-        kparams[nk++] = str_printf("double *%s", e->reduce_out[r]);
-    if (nr) kparams[nk++] = str_printf("double *stenc_terms");
-    column =
-        (int)strlen(nr ? "static stenc_status " : "static void ") + (int)strlen(e->kernel_name) + 1;
-    set_wrapped(d, "kernel_params", kparams, nk, column, "", "");
-
-    /* The kernel call in the launcher, converting scalars. */
-    char **call = xcalloc((size_t)n + (size_t)nr + 3, sizeof *call);
-    int nc = 0;
-    call[nc++] = str_printf("&shape");
-    call[nc++] = str_printf("views");
-    if (km->ncolors) call[nc++] = str_printf("color");
-    for (int a = 0; a < n; a++)
-        if (km->arrays[a].kind == KM_SCALAR)
-            call[nc++] = str_printf("(%s)%s", e->ctype, e->value_name[a]);
-    for (int r = 0; r < nr; r++)
-        call[nc++] = str_printf("%s", e->reduce_name[r]);
-    if (nr) call[nc++] = str_printf("stenc_terms");
-    char *open = str_printf("%s(", e->kernel_name);
-    set_wrapped(d, "kernel_call", call, nc, 4 + (int)strlen(open), open, ")");
-    free(open);
-
-    /* cuda: the launcher with a variant, the plain launcher's call of it, the scalars. */
-    char **vparams = xcalloc((size_t)n + (size_t)nr + 3, sizeof *vparams);
-    char **fwd = xcalloc((size_t)n + (size_t)nr + 3, sizeof *fwd);
-    char **sinit = xcalloc((size_t)n + 1, sizeof *sinit);
-    int nv = 0, nf = 0, ns = 0;
-    vparams[nv++] = str_printf("stenc_ctx *ctx");
-    vparams[nv++] = str_printf("const char *stenc_variant");
-    fwd[nf++] = str_printf("ctx");
-    fwd[nf++] = str_printf("NULL");
-    if (km->ncolors) {
-        vparams[nv++] = str_printf("int color");
-        fwd[nf++] = str_printf("color");
-    }
-    for (int a = 0; a < n; a++)
-        if (km->arrays[a].kind == KM_SCALAR) {
-            vparams[nv++] = str_printf("double %s", e->value_name[a]);
-            fwd[nf++] = str_printf("%s", e->value_name[a]);
-            sinit[ns++] = str_printf("%s", e->value_name[a]);
-        }
-    for (int a = 0; a < n; a++)
-        if (km->arrays[a].kind != KM_SCALAR) {
-            vparams[nv++] =
-                str_printf("%sstenc_field *%s", km->arrays[a].kind == KM_INPUT ? "const " : "",
-                           e->value_name[a]);
-            fwd[nf++] = str_printf("%s", e->value_name[a]);
-        }
-    for (int r = 0; r < nr; r++) {
-        vparams[nv++] = str_printf("double *%s", e->reduce_name[r]);
-        fwd[nf++] = str_printf("%s", e->reduce_name[r]);
-    }
-    column = (int)strlen("stenc_status ") + (int)strlen(km->name) + (int)strlen("_variant(");
-    set_wrapped(d, "variant_params", vparams, nv, column, "", "");
-    char *vopen = str_printf("%s_variant(", km->name);
-    set_wrapped(d, "variant_call", fwd, nf, 11 + (int)strlen(vopen), vopen, ")");
-    free(vopen);
-    set_wrapped(d, "scalar_init", sinit, ns, 40, "{", "}");
-
-    /* `step OUT -> IN;`: the stepping launcher's parameters (the launcher's, IN not const,
-     * then nsteps and the boundary conditions of IN's halo) and its call of the launcher. */
     tmpl_set_bool(d, "ordered", km->order != 0);
     tmpl_set_fmt(d, "order_forward", "%d", km->order > 0);
     tmpl_set_fmt(d, "wave_j", "%d", km->wave[1]);
     tmpl_set_fmt(d, "wave_k", "%d", km->wave[2]);
     tmpl_set_bool(d, "steps", km->step_in >= 0);
     if (km->step_in >= 0) {
-        char **sp = xcalloc((size_t)n + 4, sizeof *sp), **sc = xcalloc((size_t)n + 2, sizeof *sc);
-        int nsp = 0, nsc = 0;
-        sp[nsp++] = str_printf("stenc_ctx *ctx");
-        sc[nsc++] = str_printf("ctx");
-        for (int a = 0; a < n; a++)
-            if (km->arrays[a].kind == KM_SCALAR) {
-                sp[nsp++] = str_printf("double %s", e->value_name[a]);
-                sc[nsc++] = str_printf("%s", e->value_name[a]);
-            }
-        for (int a = 0; a < n; a++)
-            if (km->arrays[a].kind != KM_SCALAR) {
-                const int constant = km->arrays[a].kind == KM_INPUT && a != km->step_in;
-                sp[nsp++] =
-                    str_printf("%sstenc_field *%s", constant ? "const " : "", e->value_name[a]);
-                sc[nsc++] = str_printf("%s", e->value_name[a]);
-            }
-        sp[nsp++] = str_printf("long nsteps");
-        sp[nsp++] = str_printf("const stenc_bc bc[STENC_FACE_COUNT]");
-        column = (int)strlen("stenc_status ") + (int)strlen(km->name) + (int)strlen("_steps(");
-        set_wrapped(d, "steps_params", sp, nsp, column, "", "");
-        char *sopen = str_printf("%s(", km->name);
-        set_wrapped(d, "steps_call", sc, nsc, 41 + (int)strlen(sopen), sopen, ")");
-        free(sopen);
         tmpl_set_str(d, "step_in", e->value_name[km->step_in]);
         tmpl_set_str(d, "step_out", e->value_name[km->step_out]);
         tmpl_set_str(d, "step_in_decl", km->arrays[km->step_in].name);
         tmpl_set_str(d, "step_out_decl", km->arrays[km->step_out].name);
     }
-
-    /* The fields array in the launcher. */
-    char **init = xcalloc((size_t)n + 1, sizeof *init);
-    int ni = 0;
-    for (int a = 0; a < n; a++)
-        if (km->arrays[a].kind != KM_SCALAR) init[ni++] = str_printf("%s", e->value_name[a]);
-    char count[16];
-    snprintf(count, sizeof count, "%d", ni);
-    column = (int)strlen("    const stenc_field *const fields[] = {") + (int)strlen(count);
-    set_wrapped(d, "fields_init", init, ni, column, "{", "}");
 }
 
 static void upper_case(tmpl_buf *b, const char *s) {
@@ -874,14 +828,15 @@ static void set_colors_and_reductions(emitter *e, tmpl_value *d) {
     tmpl_set_fmt(d, "period_k", "%d", km->ncolors ? p[2] : 1);
     tmpl_value *rows = tmpl_set_list(d, "color_rows");
     for (int r = 0; km->ncolors && r < p[1] * p[2]; r++) {
-        tmpl_buf b = {0};
-        for (int i = 0; i < p[0]; i++)
-            tmpl_buf_printf(&b, "%s%d", i ? ", " : "", km->color_table[i + p[0] * r]);
         tmpl_value *row = tmpl_append_map(rows);
-        tmpl_set_str(row, "cells", tmpl_buf_str(&b));
+        tmpl_value *cells = tmpl_set_list(row, "cells");
+        for (int i = 0; i < p[0]; i++) {
+            char cell[16];
+            snprintf(cell, sizeof cell, "%d", km->color_table[i + p[0] * r]);
+            tmpl_append_str(cells, cell);
+        }
         tmpl_set_fmt(row, "rj", "%d", r % p[1]);
         tmpl_set_fmt(row, "rk", "%d", r / p[1]);
-        tmpl_buf_free(&b);
     }
     static const char *const ops[] = {"sum", "sum", "max", "min"};
     static const char *const OPS[] = {"SUM", "SUM", "MAX", "MIN"};
@@ -913,7 +868,6 @@ static tmpl_value *build_data(emitter *e) {
     tmpl_buf up = {0};
     upper_case(&up, km->name);
     tmpl_set_str(d, "NAME", tmpl_buf_str(&up));
-    tmpl_set_fmt(d, "guard", "STENC_GENERATED_%s_H", tmpl_buf_str(&up));
     tmpl_buf_free(&up);
     tmpl_set_str(d, "version", STENC_VERSION);
     tmpl_set_str(d, "source", e->opt->source_path ? e->opt->source_path : "(unnamed)");
@@ -922,16 +876,16 @@ static tmpl_value *build_data(emitter *e) {
     tmpl_set_bool(d, "dims2", km->dims == 2);
     tmpl_set_bool(d, "dims3", km->dims == 3);
     tmpl_set_str(d, "type", e->ctype);
-    tmpl_set_str(d, "stenc_type", e->is_float ? "STENC_F32" : "STENC_F64");
+    tmpl_set_bool(d, "float", e->is_float);
     tmpl_set_bool(d, "line_directives", e->opt->line_directives && e->opt->source_path);
     /* The selected targets: the launch table's bits, the device targets the launcher
      * dispatches to, and each target's tunables. */
-    tmpl_buf bits = {0};
+    tmpl_value *bits = tmpl_set_list(d, "target_bits");
     tmpl_value *devices = tmpl_set_list(d, "device_targets");
     for (int t = 0; t < emit_ntargets; t++) {
         const emit_target_desc *target = &emit_targets[t];
         if (!(e->opt->targets & emit_target_bit(target))) continue;
-        tmpl_buf_printf(&bits, "%s%s", bits.len ? " | " : "", target->launch_bit);
+        tmpl_append_str(bits, target->launch_bit);
         if (target->device) {
             tmpl_value *dv = tmpl_append_map(devices);
             tmpl_set_str(dv, "target", target->name);
@@ -940,8 +894,6 @@ static tmpl_value *build_data(emitter *e) {
         for (const emit_param *p = target->params; p && p->key; p++)
             tmpl_set_str(d, p->key, p->value);
     }
-    tmpl_set_str(d, "targets", tmpl_buf_str(&bits));
-    tmpl_buf_free(&bits);
     int halo = 0;
     for (int dim = 0; dim < km->dims; dim++) {
         if (km->halo_lo[dim] > halo) halo = km->halo_lo[dim];
@@ -975,10 +927,8 @@ static tmpl_value *build_data(emitter *e) {
         tmpl_set_str(f, "name", e->value_name[a]);
         tmpl_set_fmt(f, "index", "%d", nfields++);
         tmpl_set_bool(f, "is_input", arr->kind == KM_INPUT);
-        tmpl_set_str(f, "arg_kind",
-                     arr->kind == KM_INPUT   ? "STENC_ARG_INPUT"
-                     : arr->kind == KM_INOUT ? "STENC_ARG_INOUT"
-                                             : "STENC_ARG_OUTPUT");
+        tmpl_set_bool(f, "step_const", arr->kind == KM_INPUT && a != km->step_in);
+        tmpl_set_bool(f, "is_inout", arr->kind == KM_INOUT);
         tmpl_set_bool(f, "used", arr->kind != KM_INPUT || arr->noffsets > 0);
         views_used |= arr->kind != KM_INPUT || arr->noffsets > 0;
         tmpl_set_str(f, "data", e->data_name[a]);
@@ -988,14 +938,16 @@ static tmpl_value *build_data(emitter *e) {
         /* Lower-dimensional inputs: the dimensions they span, for the launch check; rows of
          * one without i are single elements, not aligned rows. */
         tmpl_set_bool(f, "lower", arr->axes != 0);
-        tmpl_set_fmt(f, "axes", "%uu", arr->axes);
-        /* Integer inputs: their own element type, and the launch check's. */
-        if (arr->elem != AST_ELEM_REAL)
-            tmpl_set_str(f, "type", arr->elem == AST_ELEM_I32 ? "int32_t" : "uint8_t");
-        tmpl_set_str(f, "int_type",
-                     arr->elem == AST_ELEM_I32  ? "STENC_I32"
-                     : arr->elem == AST_ELEM_U8 ? "STENC_U8"
-                                                : "0");
+        tmpl_set_fmt(f, "axes", "%u", arr->axes);
+        /* Integer inputs: their own element type (form `element`), and the launch check's. */
+        if (arr->elem != AST_ELEM_REAL) {
+            tmpl_buf elem = {0};
+            say(e, &elem, "element", "i32", flag(arr->elem == AST_ELEM_I32), NULL);
+            tmpl_set_str(f, "type", tmpl_buf_str(&elem));
+            tmpl_buf_free(&elem);
+        }
+        tmpl_set_bool(f, "is_i32", arr->elem == AST_ELEM_I32);
+        tmpl_set_bool(f, "is_u8", arr->elem == AST_ELEM_U8);
         tmpl_set_bool(f, "aligned", arr->axes == 0 || (arr->axes & 1));
         int reads_at_offsets = arr->kind == KM_INPUT || arr->kind == KM_INOUT;
         tmpl_set_fmt(f, "halo", "%d", reads_at_offsets ? array_halo(arr, km->dims) : 0);
@@ -1061,18 +1013,17 @@ static tmpl_value *build_data(emitter *e) {
         tmpl_buf_free(&body);
     }
     tmpl_set_bool(d, "uses_real", e->uses_real);
-    /* The built-in functions called, as the body names them (`sqrtf` in float) and as the
-     * language does (`sqrt`). */
+    /* The built-in functions called, by their double names (the body calls `sqrtf` in a float
+     * stencil: form `call`). */
     tmpl_value *calls = tmpl_set_list(d, "calls");
     for (int f = 0; f < AST_FUNC_COUNT; f++) {
         if (!e->calls[f]) continue;
         const ast_func_info *fn = ast_func_get((ast_func)f);
         tmpl_value *cv = tmpl_append_map(calls);
-        tmpl_set_fmt(cv, "c_name", "%s%s", fn->c_name, e->is_float ? "f" : "");
         tmpl_set_str(cv, "base", fn->c_name);
     }
 
-    set_signatures(e, d);
+    set_sweep_data(e, d);
     set_colors_and_reductions(e, d);
     /* Each target: a flag of its name, and the data of its own templates (targets.c). */
     const emit_symbols sym = {(const char *const *)e->read_name, (const char *const *)e->value_name,
@@ -1089,7 +1040,7 @@ static tmpl_value *build_data(emitter *e) {
 /* ---- rendering and writing ----------------------------------------------------------------- */
 
 /* Replace each RESUME_MARKER line by a #line directive naming the generated file again. */
-static void resume_lines(tmpl_buf *text, const char *file_name) {
+static void resume_lines(emitter *e, tmpl_buf *text, const char *file_name) {
     tmpl_buf out = {0};
     int line = 1;
     const char *p = tmpl_buf_str(text);
@@ -1099,9 +1050,12 @@ static void resume_lines(tmpl_buf *text, const char *file_name) {
         const char *q = p;
         while (*q == ' ' || *q == '\t')
             q++;
-        if (strncmp(q, RESUME_MARKER, strlen(RESUME_MARKER)) == 0)
-            tmpl_buf_printf(&out, "#line %d \"%s\"\n", line + 1, file_name);
-        else
+        if (strncmp(q, RESUME_MARKER, strlen(RESUME_MARKER)) == 0) {
+            char number[16];
+            snprintf(number, sizeof number, "%d", line + 1);
+            say(e, &out, "line", "line", number, "file", file_name, NULL);
+            tmpl_buf_puts(&out, "\n");
+        } else
             tmpl_buf_append(&out, p, n);
         p += n;
         line++;
@@ -1182,7 +1136,7 @@ static int set_digest(emitter *e, tmpl_value *data) {
             tmpl_buf text = {0}, name = {0};
             rc = render_file(e, emit_targets[t].outputs[f].template_name, data, &text);
             tmpl_buf_printf(&name, "%s%s", e->km->name, emit_targets[t].outputs[f].suffix);
-            resume_lines(&text, name.data); /* as the file is written */
+            resume_lines(e, &text, name.data); /* as the file is written */
             tmpl_buf_free(&name);
             for (size_t i = 0; i < text.len; i++)
                 h = (h ^ (unsigned char)text.data[i]) * 1099511628211u;
@@ -1208,7 +1162,7 @@ static int emit_files(emitter *e, tmpl_value *data) {
         const char *file_name = e->km->name;
         tmpl_buf name = {0};
         tmpl_buf_printf(&name, "%s%s", file_name, out->suffix);
-        resume_lines(&texts[f], name.data);
+        resume_lines(e, &texts[f], name.data);
         paths[f] = str_printf("%s/%s", e->opt->out_dir, name.data);
         tmpl_buf_free(&name);
     }
@@ -1228,6 +1182,29 @@ static int emit_files(emitter *e, tmpl_value *data) {
     return rc;
 }
 
+/* The forms every statement and expression is printed with. */
+static const char *const required_forms[] = {
+    "number", "zero",    "outside", "index",  "to_real", "to_truth", "paren",   "unary",
+    "binary", "ternary", "call",    "op_neg", "op_not",  "op_add",   "op_sub",  "op_mul",
+    "op_div", "op_lt",   "op_le",   "op_gt",  "op_ge",   "op_eq",    "op_ne",   "op_and",
+    "op_or",  "hoist",   "hoisted", "load",   "line",    "let",      "assign",  "unchanged",
+    "reduce", "if",      "else_if", "else",   "close",   "real",     "element", NULL};
+
+/* The syntax of the first selected target that gives one. */
+static syn_forms *load_syntax(emitter *e) {
+    for (int t = 0; t < emit_ntargets; t++) {
+        if (!(e->opt->targets & emit_target_bit(&emit_targets[t])) || !emit_targets[t].syntax)
+            continue;
+        tmpl_buf path = {0};
+        tmpl_buf_printf(&path, "%s/%s", e->opt->template_dir, emit_targets[t].syntax);
+        syn_forms *forms = syn_load(tmpl_buf_str(&path), required_forms, e->err);
+        tmpl_buf_free(&path);
+        return forms;
+    }
+    fprintf(e->err, "stenc: error: no selected target gives the syntax of statements\n");
+    return NULL;
+}
+
 int emit_stencil(const km_kernel *km, const emit_options *opt, FILE *err) {
     for (int t = 0; t < emit_ntargets; t++) {
         const unsigned needs = emit_target_closure(&emit_targets[t]);
@@ -1244,11 +1221,18 @@ int emit_stencil(const km_kernel *km, const emit_options *opt, FILE *err) {
     }
     emitter e = {.km = km, .opt = opt, .err = err};
     e.is_float = km->type == AST_TYPE_FLOAT;
-    e.ctype = e.is_float ? "float" : "double";
+    syn_forms *syn = load_syntax(&e);
+    if (!syn) return 1;
+    e.syn = syn;
+    tmpl_buf ctype = {0};
+    say(&e, &ctype, "real", "float", flag(e.is_float), NULL);
+    e.ctype = tmpl_buf_str(&ctype);
     assign_names(&e);
     tmpl_value *data = build_data(&e);
     int rc = e.failed ? 1 : emit_files(&e, data);
     tmpl_free(data);
+    syn_free(syn);
+    tmpl_buf_free(&ctype);
     names_free(&e.names);
     free(e.value_name);
     free(e.data_name);

@@ -46,13 +46,13 @@ static const char *const opencl_exported[] = {"%s_opencl_variants", NULL};
 
 const emit_target_desc emit_targets[] = {
     {"c", NULL, NULL, c_outputs, 2, 0, "STENC_TARGET_C", NULL, c_params, c_declared,
-     c_declared_upper, c_exported, NULL},
+     c_declared_upper, c_exported, NULL, "c/syntax.tmpl"},
     {"cuda", "c", "its launcher and host kernel are the c target's", cuda_outputs, 1, 1,
      "STENC_TARGET_CUDA", "STENC_DEVICE_CUDA", NULL, cuda_declared, NULL, cuda_exported,
-     emit_cuda_data},
+     emit_cuda_data, NULL},
     {"opencl", "c", "its launcher and host kernel are the c target's", opencl_outputs, 1, 1,
      "STENC_TARGET_OPENCL", "STENC_DEVICE_OPENCL", NULL, opencl_declared, opencl_declared_upper,
-     opencl_exported, NULL},
+     opencl_exported, NULL, NULL},
 };
 const int emit_ntargets = sizeof emit_targets / sizeof emit_targets[0];
 

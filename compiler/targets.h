@@ -46,6 +46,9 @@ typedef struct emit_target_desc {
     const char *const *exported;
     /* The keys its templates need beyond emit.c's common data; NULL when none. */
     void (*add_data)(const km_kernel *km, const emit_symbols *sym, tmpl_value *d);
+    /* The forms the statements are written in (syntax.h), relative to the template root, or
+     * NULL: the first selected target that has them gives the statements of all. */
+    const char *syntax;
 } emit_target_desc;
 
 extern const emit_target_desc emit_targets[];

@@ -194,7 +194,15 @@ size_t tmpl_list_len(const tmpl_value *list) {
 
 /* ---- parsing ------------------------------------------------------------------------------- */
 
-typedef enum { NODE_TEXT, NODE_VAR, NODE_EACH, NODE_IF, NODE_UNLESS, NODE_PARTIAL } node_kind;
+typedef enum {
+    NODE_TEXT,
+    NODE_VAR,
+    NODE_EACH,
+    NODE_IF,
+    NODE_UNLESS,
+    NODE_WRAP,
+    NODE_PARTIAL
+} node_kind;
 
 typedef struct node node;
 typedef struct node_list {
@@ -266,11 +274,12 @@ static int is_name(const char *s, size_t n) {
     return 1;
 }
 
-static const char *const section_words[] = {"each", "if", "unless"};
-static const node_kind section_kinds[] = {NODE_EACH, NODE_IF, NODE_UNLESS};
-enum { SECTION_WORDS = 3 };
+static const char *const section_words[] = {"each", "if", "unless", "wrap"};
+static const node_kind section_kinds[] = {NODE_EACH, NODE_IF, NODE_UNLESS, NODE_WRAP};
+enum { SECTION_WORDS = 4 };
 
-/* The section keyword at `s` ("each", "if", "unless") followed by a blank or the end, or -1. */
+/* The section keyword at `s` ("each", "if", "unless", "wrap") followed by a blank or the end,
+ * or -1. */
 static int section_word(const char *s, size_t n, size_t *word_len) {
     for (int w = 0; w < SECTION_WORDS; w++) {
         size_t len = strlen(section_words[w]);
@@ -349,7 +358,9 @@ static int parse_tag(parser *p, tmpl *t, const char *s, size_t n, int line) {
         size_t an = n - 1 - wl;
         while (an && isspace((unsigned char)*arg))
             arg++, an--;
-        if (!is_name(arg, an))
+        if (section_kinds[w] == NODE_WRAP && an)
+            return parse_error(p, line, "'{{%s}}' takes no name", shown);
+        if (section_kinds[w] != NODE_WRAP && !is_name(arg, an))
             return parse_error(p, line, "'{{%s}}' needs one variable name", shown);
         if (p->depth == (int)(sizeof p->stack / sizeof p->stack[0]))
             return parse_error(p, line, "sections nested too deeply at '{{%s}}'", shown);
@@ -367,7 +378,8 @@ static int parse_tag(parser *p, tmpl *t, const char *s, size_t n, int line) {
         node *top = p->stack[p->depth - 1];
         if (top->kind != section_kinds[w]) {
             char opened[80];
-            snprintf(opened, sizeof opened, "{{#%s %s}}", kind_word(top->kind), top->text);
+            snprintf(opened, sizeof opened, "{{#%s%s%s}}", kind_word(top->kind),
+                     top->text[0] ? " " : "", top->text);
             fprintf(p->err, "%s:%d: error: '{{%s}}' does not match '%s' opened at line %d\n",
                     p->name, line, shown, opened, top->line);
             return 1;
@@ -410,7 +422,7 @@ static int parse_tag(parser *p, tmpl *t, const char *s, size_t n, int line) {
     }
     if (n == 4 && memcmp(s, "else", 4) == 0) {
         node *top = p->depth ? p->stack[p->depth - 1] : NULL;
-        if (!top || top->kind == NODE_EACH || top->in_else)
+        if (!top || top->kind == NODE_EACH || top->kind == NODE_WRAP || top->in_else)
             return parse_error(p, line, "'{{%s}}' outside an {{#if}} or {{#unless}}", shown);
         top->in_else = 1;
         return 0;
@@ -497,8 +509,9 @@ static tmpl *parse_text(const char *name, const char *text, FILE *err, int nesti
     }
     if (p.depth > 0) {
         node *top = p.stack[p.depth - 1];
-        fprintf(err, "%s:%d: error: unterminated section '{{#%s %s}}' (no '{{/%s}}')\n", t->name,
-                top->line, kind_word(top->kind), top->text, kind_word(top->kind));
+        fprintf(err, "%s:%d: error: unterminated section '{{#%s%s%s}}' (no '{{/%s}}')\n", t->name,
+                top->line, kind_word(top->kind), top->text[0] ? " " : "", top->text,
+                kind_word(top->kind));
         goto fail;
     }
     return t;
@@ -554,6 +567,10 @@ typedef struct renderer {
     tmpl_buf *out;
     scope scopes[64];
     int depth;
+    /* Where `out` will stand in the final text, for {{#wrap}}: the column of its first
+     * character, and the indentation its later lines will be given when it is put in (a
+     * partial's text takes its tag's indentation). */
+    size_t first_column, indent;
 } renderer;
 
 static int render_error(renderer *r, int line, const char *what, const char *name) {
@@ -632,6 +649,72 @@ static void put_indented(tmpl_buf *out, const char *s) {
 
 static int render_nodes(renderer *r, const node_list *nodes);
 
+/* The column in the final text at which the next character of r->out will stand. */
+static size_t final_column(const renderer *r) {
+    const char *data = tmpl_buf_str(r->out);
+    const char *nl = strrchr(data, '\n');
+    return nl ? r->indent + (size_t)(data + r->out->len - nl - 1) : r->first_column + r->out->len;
+}
+
+/* The indentation of r->out's current line, which put_indented repeats. */
+static size_t line_indent(const renderer *r) {
+    const char *data = tmpl_buf_str(r->out);
+    const char *nl = strrchr(data, '\n');
+    const char *p = nl ? nl + 1 : data;
+    size_t n = 0;
+    while (p[n] == ' ' || p[n] == '\t')
+        n++;
+    return n;
+}
+
+/* {{#wrap}}: each non-blank line of the body, trimmed, is an item; the items are joined with
+ * ", ", and a line breaks before an item that would pass WRAP_COLUMN (keeping room for a
+ * closing ") {"), continuing under the first item. */
+enum { WRAP_COLUMN = 100, WRAP_ROOM = 3 };
+
+static int render_wrap(renderer *r, const node *n) {
+    tmpl_buf body = {0};
+    tmpl_buf_append(&body, "", 0);
+    renderer inner = *r;
+    inner.out = &body;
+    inner.first_column = 0;
+    inner.indent = 0;
+    int rc = render_nodes(&inner, &n->body);
+    if (!rc) {
+        const size_t start = final_column(r);
+        const size_t pad = start - r->indent;
+        size_t column = start;
+        int items = 0;
+        for (const char *p = body.data; *p;) {
+            const char *nl = strchr(p, '\n');
+            const char *end = nl ? nl : p + strlen(p);
+            const char *a = p, *b = end;
+            while (a < b && isspace((unsigned char)*a))
+                a++;
+            while (b > a && isspace((unsigned char)b[-1]))
+                b--;
+            p = nl ? nl + 1 : end;
+            const size_t len = (size_t)(b - a);
+            if (!len) continue;
+            if (items++) {
+                if (column + 2 + len + WRAP_ROOM > WRAP_COLUMN) {
+                    tmpl_buf_puts(r->out, ",\n");
+                    for (size_t c = 0; c < pad; c++)
+                        tmpl_buf_puts(r->out, " ");
+                    column = start;
+                } else {
+                    tmpl_buf_puts(r->out, ", ");
+                    column += 2;
+                }
+            }
+            tmpl_buf_append(r->out, a, len);
+            column += len;
+        }
+    }
+    tmpl_buf_free(&body);
+    return rc;
+}
+
 /* `text` as a C string literal, one "line\n" per line (a program that builds code from a
  * string at run time embeds it so): backslashes, quotes and control characters escaped. */
 static void quote_lines(tmpl_buf *out, const char *text) {
@@ -673,6 +756,8 @@ static int render_node(renderer *r, const node *n) {
         renderer inner = *r;
         inner.t = n->partial;
         inner.out = &text;
+        inner.first_column = final_column(r);
+        inner.indent = r->indent + line_indent(r);
         int rc = render_nodes(&inner, &n->partial->root);
         if (!rc) {
             if (text.len && text.data[text.len - 1] == '\n') text.data[--text.len] = '\0';
@@ -687,6 +772,7 @@ static int render_node(renderer *r, const node *n) {
         tmpl_buf_free(&text);
         return rc;
     }
+    if (n->kind == NODE_WRAP) return render_wrap(r, n);
     const tmpl_value *v = lookup(r, n->text, &index_val, index_buf);
     if (!v) return render_error(r, n->line, "unknown variable", n->text);
     switch (n->kind) {
@@ -714,6 +800,7 @@ static int render_node(renderer *r, const node *n) {
         }
         return 0;
     case NODE_TEXT:
+    case NODE_WRAP:
     case NODE_PARTIAL:
         break;
     }

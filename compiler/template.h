@@ -6,6 +6,8 @@
  *                               {{this}} is a string item, {{@index}} counts from 0, and
  *                               @first / @last can be tested with #if / #unless
  *     {{#if name}}...{{else}}...{{/if}}   and {{#unless name}}...{{/unless}}
+ *     {{#wrap}}...{{/wrap}}     the body's non-blank lines, trimmed, as one comma-separated
+ *                               list, broken before column 100 and continued under its start
  *     {{> name}}                 the template name.tmpl from this template's folder, rendered
  *                               where the tag stands, in its scope, and put in as a value is
  *                               (its last newline dropped, its lines indented like the tag's)
@@ -14,8 +16,8 @@
  * A value is true when it is a non-empty string or list, or a map.
  *
  * Whitespace: a line holding only a section tag (#each, /each, #if, else, /if, #unless,
- * /unless) or a comment, plus blanks, disappears from the output together with its newline,
- * so that section tags can be indented like code without leaving blank lines. A multi-line
+ * /unless, #wrap, /wrap) or a comment, plus blanks, disappears from the output together with
+ * its newline, so that section tags can be indented like code without leaving blank lines. A multi-line
  * value inserted after some indentation has all of its lines indented the same way.
  *
  * Errors (unknown tag, unknown variable, unterminated section or tag, a list where a string

@@ -225,7 +225,7 @@ stenc_status euler_flux(stenc_ctx *ctx, double gm1_, double dt_dx_, double k2_,
                         const stenc_field *rovy_, const stenc_field *roe_, stenc_field *dro_,
                         stenc_field *drovx_, stenc_field *drovy_, stenc_field *droe_) {
     return euler_flux_variant(ctx, NULL, gm1_, dt_dx_, k2_, sensor_min_, ro_, rovx_, rovy_, roe_,
-                                  dro_, drovx_, drovy_, droe_);
+                              dro_, drovx_, drovy_, droe_);
 }
 
 const char *euler_flux_variant_name(int index) {

@@ -323,9 +323,9 @@ stenc_status gs27_8color_variant(stenc_ctx *ctx, const char *stenc_variant, int 
                                  const stenc_field *c0pp_, const stenc_field *cppp_,
                                  const stenc_field *f_) {
     const stenc_field *const fields[29] = {u_, cmmm_, c0mm_, cpmm_, cm0m_, c00m_, cp0m_, cmpm_,
-                                               c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_,
-                                               cmp0_, c0p0_, cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_,
-                                               cp0p_, cmpp_, c0pp_, cppp_, f_};
+                                           c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_,
+                                           cmp0_, c0p0_, cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_,
+                                           cp0p_, cmpp_, c0pp_, cppp_, f_};
     stenc_launch_field views[29];
     stenc_launch_shape shape;
     stenc_status status = stenc_launch_check(&gs27_8color_desc, ctx, fields, views, &shape);
@@ -382,9 +382,9 @@ stenc_status gs27_8color(stenc_ctx *ctx, int color, stenc_field *u_, const stenc
                          const stenc_field *c0pp_, const stenc_field *cppp_,
                          const stenc_field *f_) {
     return gs27_8color_variant(ctx, NULL, color, u_, cmmm_, c0mm_, cpmm_, cm0m_, c00m_, cp0m_,
-                                   cmpm_, c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_,
-                                   cmp0_, c0p0_, cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_, cp0p_,
-                                   cmpp_, c0pp_, cppp_, f_);
+                               cmpm_, c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_,
+                               cmp0_, c0p0_, cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_, cp0p_,
+                               cmpp_, c0pp_, cppp_, f_);
 }
 
 const char *gs27_8color_variant_name(int index) {

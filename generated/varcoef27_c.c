@@ -304,9 +304,9 @@ stenc_status varcoef27_variant(stenc_ctx *ctx, const char *stenc_variant, const 
                                const stenc_field *cmpp_, const stenc_field *c0pp_,
                                const stenc_field *cppp_, stenc_field *y_) {
     const stenc_field *const fields[29] = {u_, cmmm_, c0mm_, cpmm_, cm0m_, c00m_, cp0m_, cmpm_,
-                                               c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_,
-                                               cmp0_, c0p0_, cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_,
-                                               cp0p_, cmpp_, c0pp_, cppp_, y_};
+                                           c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_,
+                                           cmp0_, c0p0_, cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_,
+                                           cp0p_, cmpp_, c0pp_, cppp_, y_};
     stenc_launch_field views[29];
     stenc_launch_shape shape;
     stenc_status status = stenc_launch_check(&varcoef27_desc, ctx, fields, views, &shape);
@@ -349,9 +349,9 @@ stenc_status varcoef27(stenc_ctx *ctx, const stenc_field *u_, const stenc_field 
                        const stenc_field *cp0p_, const stenc_field *cmpp_,
                        const stenc_field *c0pp_, const stenc_field *cppp_, stenc_field *y_) {
     return varcoef27_variant(ctx, NULL, u_, cmmm_, c0mm_, cpmm_, cm0m_, c00m_, cp0m_, cmpm_,
-                                 c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_, cmp0_, c0p0_,
-                                 cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_, cp0p_, cmpp_, c0pp_, cppp_,
-                                 y_);
+                             c0pm_, cppm_, cmm0_, c0m0_, cpm0_, cm00_, c000_, cp00_, cmp0_, c0p0_,
+                             cpp0_, cmmp_, c0mp_, cpmp_, cm0p_, c00p_, cp0p_, cmpp_, c0pp_, cppp_,
+                             y_);
 }
 
 const char *varcoef27_variant_name(int index) {

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include "syntax.h"
 #include "template.h"
 
 /* Render `text` with `data`; returns the output (caller frees) or NULL on error, with the
@@ -301,6 +302,127 @@ static void test_partials(void **state) {
     rmdir(dir);
 }
 
+/* {{#wrap}}: the body's lines as items joined by ", ", a break before an item that would pass
+ * column 100 less 3 (room for ") {"), continuation lines under the first item, also when the
+ * list is in a partial put in after indentation. The expected breaks are counted by hand. */
+static void test_wrap(void **state) {
+    (void)state;
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_str(d, "x", "1");
+    tmpl_value *items = tmpl_set_list(d, "items");
+    for (int i = 1; i <= 8; i++) {
+        char item[32];
+        snprintf(item, sizeof item, "item_number_%02d", i); /* 14 characters */
+        tmpl_append_str(items, item);
+    }
+    expect_output("f({{#wrap}}\na\n{{#if x}}\nb\n{{/if}}\n{{#unless x}}\nno\n{{/unless}}\n"
+                  "   c d  \n\n{{/wrap}});\n",
+                  d, "f(a, b, c d);\n");
+    expect_output("f({{#wrap}}{{/wrap}})", d, "f()");
+    /* From column 3, items end at 17, 33, 49, 65, 81, 97 (97 + 3 <= 100); the 7th breaks. */
+    expect_output("fn({{#wrap}}\n{{#each items}}\n{{this}}\n{{/each}}\n{{/wrap}})", d,
+                  "fn(item_number_01, item_number_02, item_number_03, item_number_04, "
+                  "item_number_05, item_number_06,\n   item_number_07, item_number_08)");
+    /* From column 4 the 6th would end at 98, leaving 2 columns: it breaks. */
+    expect_output("fnx({{#wrap}}\n{{#each items}}\n{{this}}\n{{/each}}\n{{/wrap}})", d,
+                  "fnx(item_number_01, item_number_02, item_number_03, item_number_04, "
+                  "item_number_05,\n    item_number_06, item_number_07, item_number_08)");
+
+    char dir[] = "/tmp/stenc_wrap_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    /* the list starts at column 10 ("    x = g("): items end at 24, 40, 56, 72, 88; the 6th
+     * (88 + 2 + 14 + 3 > 100) breaks, and so on */
+    write_text(dir, "main.tmpl", "{\n    x = {{> call}};\n}\n");
+    write_text(dir, "call.tmpl", "g({{#wrap}}\n{{#each items}}\n{{this}}\n{{/each}}\n{{/wrap}})\n");
+    char *diag = NULL;
+    char *got = load_render(dir, "main.tmpl", d, &diag);
+    if (!got) fail_msg("render failed: %s", diag);
+    assert_string_equal(got, "{\n    x = g(item_number_01, item_number_02, item_number_03, "
+                             "item_number_04, item_number_05,\n"
+                             "          item_number_06, item_number_07, item_number_08);\n}\n");
+    free(got), free(diag);
+    char path[256];
+    snprintf(path, sizeof path, "%s/main.tmpl", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/call.tmpl", dir);
+    remove(path);
+    rmdir(dir);
+
+    expect_error("{{#wrap x}}{{/wrap}}", d, "t.tmpl:1: error: '{{#wrap x}}' takes no name");
+    expect_error("{{#wrap}}a{{else}}b{{/wrap}}", d, "'{{else}}' outside an {{#if}}");
+    expect_error("\n{{#wrap}}a", d, "t.tmpl:2: error: unterminated section '{{#wrap}}'");
+    expect_error("{{#wrap}}{{/each}}", d, "'{{/each}}' does not match '{{#wrap}}'");
+    tmpl_free(d);
+}
+
+/* The forms of syntax.h: a file of "NAME: TEMPLATE" lines, blank and comment lines skipped;
+ * each error says where. */
+static void test_syntax(void **state) {
+    (void)state;
+    char dir[] = "/tmp/stenc_syntax_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/syntax.tmpl", dir);
+    static const char *const required[] = {"let", "op_add", NULL};
+    size_t len = 0;
+    char *diag = NULL;
+
+    write_text(dir, "syntax.tmpl",
+               "{{! a comment line }}\n\nlet: const {{type}} {{name}} = {{value}};\n"
+               "op_add: +\ncall: {{f}}({{#each args}}{{#unless @first}}, {{/unless}}{{this}}"
+               "{{/each}})\n");
+    FILE *err = open_memstream(&diag, &len);
+    syn_forms *forms = syn_load(path, required, err);
+    assert_non_null(forms);
+    tmpl_buf out = {0};
+    assert_int_equal(
+        syn_say(forms, &out, err, "let", "type", "float", "name", "x_", "value", "1.0f", NULL), 0);
+    assert_int_equal(syn_say(forms, &out, err, "op_add", NULL), 0);
+    tmpl_value *d = tmpl_new_map();
+    tmpl_set_str(d, "f", "fmin");
+    tmpl_value *args = tmpl_set_list(d, "args");
+    tmpl_append_str(args, "a");
+    tmpl_append_str(args, "b");
+    assert_int_equal(syn_render(forms, "call", d, &out, err), 0);
+    assert_string_equal(tmpl_buf_str(&out), "const float x_ = 1.0f;+fmin(a, b)");
+    assert_int_not_equal(syn_say(forms, &out, err, "nothing", NULL), 0);
+    assert_int_not_equal(syn_say(forms, &out, err, "let", NULL), 0); /* no `type` */
+    tmpl_free(d);
+    tmpl_buf_free(&out);
+    syn_free(forms);
+    fclose(err);
+    assert_non_null(strstr(diag, "no syntax form 'nothing'"));
+    assert_non_null(strstr(diag, "unknown variable 'type'"));
+    free(diag);
+
+    const char *cases[][2] = {
+        {"let: a\nop_add +\n", ":2: error: expected 'NAME: TEMPLATE'"},
+        {"let: a\nop_add: +\nlet: b\n", ":3: error: form 'let' defined twice"},
+        {"let: a\n", "error: no form 'op_add'"},
+        {"op_add: +\nlet: {{#if x}}\n", ":2:1: error: unterminated section"},
+        {"let:\n", ":1: error: expected 'NAME: TEMPLATE'"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        write_text(dir, "syntax.tmpl", cases[c][0]);
+        diag = NULL;
+        err = open_memstream(&diag, &len);
+        forms = syn_load(path, required, err);
+        fclose(err);
+        if (forms) fail_msg("case %zu: expected an error", c);
+        if (!strstr(diag, cases[c][1]))
+            fail_msg("case %zu: diagnostic '%s' lacks '%s'", c, diag, cases[c][1]);
+        free(diag);
+    }
+    remove(path);
+    diag = NULL;
+    err = open_memstream(&diag, &len);
+    assert_null(syn_load(path, required, err));
+    fclose(err);
+    assert_non_null(strstr(diag, "cannot open the syntax forms"));
+    free(diag);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_substitution),
@@ -311,6 +433,8 @@ int main(void) {
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_partials),
+        cmocka_unit_test(test_wrap),
+        cmocka_unit_test(test_syntax),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
