@@ -167,8 +167,8 @@ static const char gs27_8color_ocl_source[] =
     "    ni, nj, nk, stenc_oi, stenc_oj, stenc_ok, color\n"
     "\n"
     "/* The work at point (i, j, k), which every kernel below calls (and the compiler inlines). */\n"
-    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i, const STENC_INDEX j,\n"
-    "                               const STENC_INDEX k) {\n"
+    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i,\n"
+    "                               const STENC_INDEX j, const STENC_INDEX k) {\n"
     "    STENC_STRIDES;\n"
     "    {\n"
     "        if (gs27_8color_colors[j % 2 + 2 * (k % 2)][i % 2] == color) {\n"
@@ -349,9 +349,9 @@ static const char gs27_8color_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program gs27_8color_program = { "gs27_8color", gs27_8color_ocl_source, NULL,
-                                                    "b27b80d25fb786c1"};
+                                                    "e7163b193740e5b5"};
 static const stenc_ocl_program gs27_8color_program32 = { "gs27_8color", gs27_8color_ocl_source,
-                                                      "-DSTENC_INDEX=int", "b27b80d25fb786c1"};
+                                                      "-DSTENC_INDEX=int", "e7163b193740e5b5"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -440,9 +440,9 @@ static stenc_status gs27_8color_opencl_default(stenc_ctx *ctx, const stenc_launc
                                         : GS27_8COLOR_OCL_GPU(ctx, shape, f, scalars, op);
 }
 
-/* In-place sweeps (colours, inouts) and reductions use the default: timing a variant would
- * apply the sweep again. */
+/* In-place sweeps (colours, inouts, ordered sweeps) and reductions use the default: timing a
+ * variant would apply the sweep again. */
 const stenc_launch_variants gs27_8color_opencl_variants = {
     "gs27_8color", STENC_F64, (int)(sizeof gs27_8color_opencl_list / sizeof gs27_8color_opencl_list[0]),
-    gs27_8color_opencl_list, STENC_VARIANTS_FIXED, "b27b80d25fb786c1",
+    gs27_8color_opencl_list, STENC_VARIANTS_FIXED, "e7163b193740e5b5",
 };

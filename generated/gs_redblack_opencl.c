@@ -61,8 +61,8 @@ static const char gs_redblack_ocl_source[] =
     "    ni, nj, nk, stenc_oi, stenc_oj, stenc_ok, color\n"
     "\n"
     "/* The work at point (i, j, k), which every kernel below calls (and the compiler inlines). */\n"
-    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i, const STENC_INDEX j,\n"
-    "                               const STENC_INDEX k) {\n"
+    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i,\n"
+    "                               const STENC_INDEX j, const STENC_INDEX k) {\n"
     "    STENC_STRIDES;\n"
     "    {\n"
     "        if (gs_redblack_colors[j % 2 + 2 * (k % 1)][i % 2] == color) {\n"
@@ -137,9 +137,9 @@ static const char gs_redblack_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program gs_redblack_program = { "gs_redblack", gs_redblack_ocl_source, NULL,
-                                                    "de2a7c5d6edf855b"};
+                                                    "062bfd564b3acc6f"};
 static const stenc_ocl_program gs_redblack_program32 = { "gs_redblack", gs_redblack_ocl_source,
-                                                      "-DSTENC_INDEX=int", "de2a7c5d6edf855b"};
+                                                      "-DSTENC_INDEX=int", "062bfd564b3acc6f"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -226,9 +226,9 @@ static stenc_status gs_redblack_opencl_default(stenc_ctx *ctx, const stenc_launc
                                         : GS_REDBLACK_OCL_GPU(ctx, shape, f, scalars, op);
 }
 
-/* In-place sweeps (colours, inouts) and reductions use the default: timing a variant would
- * apply the sweep again. */
+/* In-place sweeps (colours, inouts, ordered sweeps) and reductions use the default: timing a
+ * variant would apply the sweep again. */
 const stenc_launch_variants gs_redblack_opencl_variants = {
     "gs_redblack", STENC_F64, (int)(sizeof gs_redblack_opencl_list / sizeof gs_redblack_opencl_list[0]),
-    gs_redblack_opencl_list, STENC_VARIANTS_FIXED, "de2a7c5d6edf855b",
+    gs_redblack_opencl_list, STENC_VARIANTS_FIXED, "062bfd564b3acc6f",
 };

@@ -60,8 +60,8 @@ static const char masked3d_ocl_source[] =
     "    ni, nj, nk, stenc_oi, stenc_oj, stenc_ok\n"
     "\n"
     "/* The work at point (i, j, k), which every kernel below calls (and the compiler inlines). */\n"
-    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i, const STENC_INDEX j,\n"
-    "                               const STENC_INDEX k) {\n"
+    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i,\n"
+    "                               const STENC_INDEX j, const STENC_INDEX k) {\n"
     "    STENC_STRIDES;\n"
     "    {\n"
     "        __global const float *x_row_ =\n"
@@ -145,9 +145,9 @@ static const char masked3d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program masked3d_program = { "masked3d", masked3d_ocl_source, NULL,
-                                                    "1fe9e73922a5b232"};
+                                                    "3943d6802e85164a"};
 static const stenc_ocl_program masked3d_program32 = { "masked3d", masked3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "1fe9e73922a5b232"};
+                                                      "-DSTENC_INDEX=int", "3943d6802e85164a"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -236,9 +236,9 @@ static stenc_status masked3d_opencl_default(stenc_ctx *ctx, const stenc_launch_s
                                         : MASKED3D_OCL_GPU(ctx, shape, f, scalars, op);
 }
 
-/* In-place sweeps (colours, inouts) and reductions use the default: timing a variant would
- * apply the sweep again. */
+/* In-place sweeps (colours, inouts, ordered sweeps) and reductions use the default: timing a
+ * variant would apply the sweep again. */
 const stenc_launch_variants masked3d_opencl_variants = {
     "masked3d", STENC_F32, (int)(sizeof masked3d_opencl_list / sizeof masked3d_opencl_list[0]),
-    masked3d_opencl_list, 0u, "1fe9e73922a5b232",
+    masked3d_opencl_list, 0u, "3943d6802e85164a",
 };

@@ -60,8 +60,8 @@ static const char planecoef3d_ocl_source[] =
     "    ni, nj, nk, stenc_oi, stenc_oj, stenc_ok\n"
     "\n"
     "/* The work at point (i, j, k), which every kernel below calls (and the compiler inlines). */\n"
-    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i, const STENC_INDEX j,\n"
-    "                               const STENC_INDEX k) {\n"
+    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i,\n"
+    "                               const STENC_INDEX j, const STENC_INDEX k) {\n"
     "    STENC_STRIDES;\n"
     "    {\n"
     "        __global const float *x_row_ =\n"
@@ -147,9 +147,9 @@ static const char planecoef3d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program planecoef3d_program = { "planecoef3d", planecoef3d_ocl_source, NULL,
-                                                    "6d02c3a541826e41"};
+                                                    "775b12d6508dfaa1"};
 static const stenc_ocl_program planecoef3d_program32 = { "planecoef3d", planecoef3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "6d02c3a541826e41"};
+                                                      "-DSTENC_INDEX=int", "775b12d6508dfaa1"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -238,9 +238,9 @@ static stenc_status planecoef3d_opencl_default(stenc_ctx *ctx, const stenc_launc
                                         : PLANECOEF3D_OCL_GPU(ctx, shape, f, scalars, op);
 }
 
-/* In-place sweeps (colours, inouts) and reductions use the default: timing a variant would
- * apply the sweep again. */
+/* In-place sweeps (colours, inouts, ordered sweeps) and reductions use the default: timing a
+ * variant would apply the sweep again. */
 const stenc_launch_variants planecoef3d_opencl_variants = {
     "planecoef3d", STENC_F32, (int)(sizeof planecoef3d_opencl_list / sizeof planecoef3d_opencl_list[0]),
-    planecoef3d_opencl_list, 0u, "6d02c3a541826e41",
+    planecoef3d_opencl_list, 0u, "775b12d6508dfaa1",
 };

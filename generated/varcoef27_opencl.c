@@ -160,8 +160,8 @@ static const char varcoef27_ocl_source[] =
     "    ni, nj, nk, stenc_oi, stenc_oj, stenc_ok\n"
     "\n"
     "/* The work at point (i, j, k), which every kernel below calls (and the compiler inlines). */\n"
-    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i, const STENC_INDEX j,\n"
-    "                               const STENC_INDEX k) {\n"
+    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i,\n"
+    "                               const STENC_INDEX j, const STENC_INDEX k) {\n"
     "    STENC_STRIDES;\n"
     "    {\n"
     "        __global const float *u_row_ =\n"
@@ -339,9 +339,9 @@ static const char varcoef27_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program varcoef27_program = { "varcoef27", varcoef27_ocl_source, NULL,
-                                                    "23580f288997c6ae"};
+                                                    "378b768231530016"};
 static const stenc_ocl_program varcoef27_program32 = { "varcoef27", varcoef27_ocl_source,
-                                                      "-DSTENC_INDEX=int", "23580f288997c6ae"};
+                                                      "-DSTENC_INDEX=int", "378b768231530016"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -430,9 +430,9 @@ static stenc_status varcoef27_opencl_default(stenc_ctx *ctx, const stenc_launch_
                                         : VARCOEF27_OCL_GPU(ctx, shape, f, scalars, op);
 }
 
-/* In-place sweeps (colours, inouts) and reductions use the default: timing a variant would
- * apply the sweep again. */
+/* In-place sweeps (colours, inouts, ordered sweeps) and reductions use the default: timing a
+ * variant would apply the sweep again. */
 const stenc_launch_variants varcoef27_opencl_variants = {
     "varcoef27", STENC_F32, (int)(sizeof varcoef27_opencl_list / sizeof varcoef27_opencl_list[0]),
-    varcoef27_opencl_list, 0u, "23580f288997c6ae",
+    varcoef27_opencl_list, 0u, "378b768231530016",
 };

@@ -60,8 +60,8 @@ static const char wjacobi2d_ocl_source[] =
     "    ni, nj, nk, stenc_oi, stenc_oj, stenc_ok\n"
     "\n"
     "/* The work at point (i, j, k), which every kernel below calls (and the compiler inlines). */\n"
-    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i, const STENC_INDEX j,\n"
-    "                               const STENC_INDEX k) {\n"
+    "static inline void stenc_point(STENC_PARAMS, const STENC_INDEX i,\n"
+    "                               const STENC_INDEX j, const STENC_INDEX k) {\n"
     "    STENC_STRIDES;\n"
     "    {\n"
     "        __global const double *u_row_ =\n"
@@ -137,9 +137,9 @@ static const char wjacobi2d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program wjacobi2d_program = { "wjacobi2d", wjacobi2d_ocl_source, NULL,
-                                                    "1237d263299ac060"};
+                                                    "c92a737b5063fe08"};
 static const stenc_ocl_program wjacobi2d_program32 = { "wjacobi2d", wjacobi2d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "1237d263299ac060"};
+                                                      "-DSTENC_INDEX=int", "c92a737b5063fe08"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -226,9 +226,9 @@ static stenc_status wjacobi2d_opencl_default(stenc_ctx *ctx, const stenc_launch_
                                         : WJACOBI2D_OCL_GPU(ctx, shape, f, scalars, op);
 }
 
-/* In-place sweeps (colours, inouts) and reductions use the default: timing a variant would
- * apply the sweep again. */
+/* In-place sweeps (colours, inouts, ordered sweeps) and reductions use the default: timing a
+ * variant would apply the sweep again. */
 const stenc_launch_variants wjacobi2d_opencl_variants = {
     "wjacobi2d", STENC_F64, (int)(sizeof wjacobi2d_opencl_list / sizeof wjacobi2d_opencl_list[0]),
-    wjacobi2d_opencl_list, 0u, "1237d263299ac060",
+    wjacobi2d_opencl_list, 0u, "c92a737b5063fe08",
 };

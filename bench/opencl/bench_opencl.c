@@ -4,7 +4,7 @@
  * automatic choice on the OpenCL device, and the CUDA launcher's automatic choice; medians of
  * timed runs after a warm-up, timed with stenc timers (OpenCL profiling events, CUDA events,
  * the host clock); the OpenCL and CUDA results checked bit for bit against the C kernel's on
- * the benchmark data.
+ * the benchmark data. Then a reduction, dot3d, on each (sums checked to 1e-12 relative).
  *
  * Output: one key=value line per case, then a table. Options: --quick (tiny sizes, a smoke
  * test), --mb M (each stencil's fields take about M MB: 1074 by default, heat3d fp32 at 512^3;
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dot3d.h"
 #include "stencil_cases.h"
 #include "variant_cases.h"
 
@@ -141,6 +142,45 @@ static void bench_stencil(const char *name, const bench_options *o, stenc_ctx *c
     stencil_case_free(c, host);
 }
 
+/* A reduction: dot3d (fp32 x, y; sum, min, max) over a cube of o->mb MB, launched where the
+ * fields live (the launcher returns once the results are back). min and max must be the C
+ * kernel's; the sum within 1e-12 relative (the kernels add in other orders). */
+static void bench_dot3d(const bench_options *o, stenc_ctx **ctxs, const char **backends, int nctx,
+                        row *rows, int *nrows) {
+    if (o->only && strcmp(o->only, "dot3d") != 0) return;
+    const size_t edge = (size_t)llround(cbrt(o->mb * 1e6 / 8.0));
+    const double points = (double)edge * (double)edge * (double)edge;
+    double c_ms = 0, c_sum = 0, c_min = 0, c_max = 0;
+    for (int x = 0; x < nctx; x++) {
+        if (!ctxs[x]) continue;
+        stenc_field *f[2];
+        for (int a = 0; a < 2; a++) {
+            CHECK(stenc_field_create(ctxs[x], &f[a], STENC_F32, 3, edge, edge, edge, 0));
+            stencil_fill_uniform(f[a], 42 + (uint64_t)a, -1, 1);
+            if (x > 0) CHECK(stenc_field_upload(f[a]));
+        }
+        double sum = 0, mn = 0, mx = 0;
+        stenc_timer *timer;
+        CHECK(stenc_timer_create(ctxs[x], &timer));
+        CHECK(dot3d(ctxs[x], f[0], f[1], &sum, &mn, &mx));
+        double *ms = calloc((size_t)o->reps, sizeof *ms);
+        for (int r = 0; r < o->reps; r++) {
+            CHECK(stenc_timer_start(timer));
+            CHECK(dot3d(ctxs[x], f[0], f[1], &sum, &mn, &mx));
+            CHECK(stenc_timer_stop(timer, &ms[r]));
+        }
+        qsort(ms, (size_t)o->reps, sizeof *ms, cmp_double);
+        const double median = ms[o->reps / 2];
+        free(ms);
+        stenc_timer_destroy(timer);
+        if (x == 0) c_ms = median, c_sum = sum, c_min = mn, c_max = mx;
+        const int same = mn == c_min && mx == c_max && fabs(sum - c_sum) <= 1e-12 * fabs(c_sum);
+        emit(rows, nrows, "dot3d", backends[x], "default", median, points, c_ms, same,
+             stenc_ctx_device_name(ctxs[x]));
+        stenc_field_free(f[0]), stenc_field_free(f[1]);
+    }
+}
+
 int main(int argc, char **argv) {
     bench_options o = {0, 9, 1073.741824, NULL};
     for (int a = 1; a < argc; a++) {
@@ -168,6 +208,9 @@ int main(int argc, char **argv) {
     const char *names[] = {"heat3d", "wave_r2", "jacobi2d", "varcoef27"};
     for (size_t s = 0; s < sizeof names / sizeof *names; s++)
         bench_stencil(names[s], &o, cpu, ocl, cuda, rows, &nrows);
+    stenc_ctx *ctxs[] = {cpu, ocl, cuda};
+    const char *backends[] = {"c", "opencl", "cuda"};
+    bench_dot3d(&o, ctxs, backends, 3, rows, &nrows);
 
     printf("\n%-10s %-7s %-11s %10s %9s %9s %6s\n", "stencil", "backend", "variant", "ms", "Gpts/s",
            "vs c", "bits");

@@ -7,6 +7,11 @@
 #include <string.h>
 
 #include "ocl_internal.h"
+#include "stenc/accum.h"
+
+/* stenc/accum.h, compiled in by CMake (stenc_runtime_embed): every program on a device with
+ * doubles is built after it, so that generated reductions accumulate as the C target does. */
+extern const char ocl_accum_h[];
 
 /* Characters of a failed build's log that go into the error message. */
 #define OCL_BUILD_LOG_CHARS 2000
@@ -74,8 +79,13 @@ static stenc_status build(stenc_ctx *ctx, const stenc_ocl_program *program, int 
              fp64 ? " -DSTENC_FP64" : "", program->options ? " " : "",
              program->options ? program->options : "");
     cl_int err = CL_SUCCESS;
-    const char *source = program->source;
-    cl_program built = clCreateProgramWithSource(s->context, 1, &source, NULL, &err);
+    /* The prelude, then the program numbered from its line 1 (for the build log). */
+    const char *sources[] = {"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+                             "#pragma OPENCL FP_CONTRACT OFF\n",
+                             ocl_accum_h, "\n#line 1\n", program->source};
+    const cl_uint nsources = s->fp64 ? 4 : 1;
+    cl_program built =
+        clCreateProgramWithSource(s->context, nsources, sources + (4 - nsources), NULL, &err);
     if (err != CL_SUCCESS)
         return STENC_ERROR(ocl_status_of(err),
                            "%s: clCreateProgramWithSource of stencil '%s' failed: %s (%d)", fn,
@@ -205,8 +215,7 @@ static stenc_status check_launch(stenc_ctx *ctx, const stenc_ocl_program *progra
                                  const size_t *points, const stenc_launch_shape *shape,
                                  const stenc_launch_field *fields, int nfields,
                                  const double *scalars, int nscalars, stenc_type type,
-                                 const int *extra, int nextra) {
-    static const char fn[] = "stenc_ocl_launch";
+                                 const int *extra, int nextra, const char *fn) {
     STENC_TRY(stenc_ctx_check(ctx, fn));
     STENC_REQUIRE(program && program->name && program->source && kernel,
                   "%s: program, its name or source, or kernel is NULL", fn);
@@ -240,28 +249,36 @@ static stenc_status check_launch(stenc_ctx *ctx, const stenc_ocl_program *progra
     return STENC_OK;
 }
 
-stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
-                              int dims, const size_t *local, const size_t *points,
-                              const stenc_launch_shape *shape, const stenc_launch_field *fields,
-                              int nfields, const double *scalars, int nscalars, stenc_type type,
-                              const int *extra, int nextra) {
-    static const char fn[] = "stenc_ocl_launch";
-    STENC_TRY(check_launch(ctx, program, kernel, dims, local, points, shape, fields, nfields,
-                           scalars, nscalars, type, extra, nextra));
-    if (shape->n[0] == 0 || shape->n[1] == 0 || shape->n[2] == 0) return STENC_OK;
+/* The work items of a launch along each of its dims (stenc/opencl.h). */
+static void work_items(int dims, const size_t *local, const size_t *points,
+                       const stenc_launch_shape *shape, size_t global[3]) {
+    global[0] = global[1] = global[2] = 1;
+    for (int d = 0; d < dims; d++) {
+        const size_t items = points ? (shape->n[d] + points[d] - 1) / points[d] : shape->n[d];
+        global[d] = local ? (items + local[d] - 1) / local[d] * local[d] : items;
+    }
+}
+
+/* stenc_ocl_launch on checked arguments over a non-empty interior; `parts`, when not NULL, is
+ * the kernel's last argument (stenc_ocl_reduce). */
+static stenc_status launch(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
+                           int dims, const size_t *local, const size_t *points,
+                           const stenc_launch_shape *shape, const stenc_launch_field *fields,
+                           int nfields, const double *scalars, int nscalars, stenc_type type,
+                           const int *extra, int nextra, cl_mem parts, const char *fn) {
     cl_kernel k;
     STENC_TRY(ocl_kernel(ctx, program, type == STENC_F64, kernel, fn, &k));
     /* A kernel of another convention would fail later, at the launch, with less to go on. */
     const unsigned long long want =
-        4ull * (unsigned)nfields + (unsigned)nscalars + 6 + (unsigned)nextra;
+        4ull * (unsigned)nfields + (unsigned)nscalars + 6 + (unsigned)nextra + (parts != NULL);
     cl_uint takes = 0;
     OCL_TRY(fn, clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof takes, &takes, NULL));
     if (takes != want)
         return STENC_ERROR(STENC_ERR_OPENCL,
                            "%s: stencil '%s', kernel '%s' takes %u arguments, but %d fields, %d "
-                           "scalars and %d extra make %llu (stenc/opencl.h)",
+                           "scalars and %d extra%s make %llu (stenc/opencl.h)",
                            fn, program->name, kernel, (unsigned)takes, nfields, nscalars, nextra,
-                           want);
+                           parts ? " and the partials" : "", want);
     cl_uint a = 0;
     for (int f = 0; f < nfields; f++) {
         cl_mem mem;
@@ -288,11 +305,9 @@ stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, 
         const cl_int v = extra[e];
         STENC_TRY(set_arg(k, a++, sizeof v, &v, program, kernel, "extra"));
     }
+    if (parts) STENC_TRY(set_arg(k, a++, sizeof parts, &parts, program, kernel, "partials"));
     size_t global[3];
-    for (int d = 0; d < dims; d++) {
-        const size_t items = points ? (shape->n[d] + points[d] - 1) / points[d] : shape->n[d];
-        global[d] = local ? (items + local[d] - 1) / local[d] * local[d] : items;
-    }
+    work_items(dims, local, points, shape, global);
     const cl_int err = clEnqueueNDRangeKernel(ocl_of(ctx)->queue, k, (cl_uint)dims, NULL, global,
                                               local, 0, NULL, NULL);
     if (err != CL_SUCCESS)
@@ -302,4 +317,91 @@ stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, 
                            fn, program->name, kernel, global[0], dims > 1 ? global[1] : 1,
                            dims > 2 ? global[2] : 1, ocl_error_name(err), (int)err);
     return STENC_OK;
+}
+
+stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
+                              int dims, const size_t *local, const size_t *points,
+                              const stenc_launch_shape *shape, const stenc_launch_field *fields,
+                              int nfields, const double *scalars, int nscalars, stenc_type type,
+                              const int *extra, int nextra) {
+    static const char fn[] = "stenc_ocl_launch";
+    STENC_TRY(check_launch(ctx, program, kernel, dims, local, points, shape, fields, nfields,
+                           scalars, nscalars, type, extra, nextra, fn));
+    if (shape->n[0] == 0 || shape->n[1] == 0 || shape->n[2] == 0) return STENC_OK;
+    return launch(ctx, program, kernel, dims, local, points, shape, fields, nfields, scalars,
+                  nscalars, type, extra, nextra, NULL, fn);
+}
+
+/* ---- stenc_ocl_reduce ------------------------------------------------------------------------ */
+
+stenc_status stenc_ocl_reduce(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
+                              int dims, const size_t *points, const stenc_launch_shape *shape,
+                              const stenc_launch_field *fields, int nfields, const double *scalars,
+                              int nscalars, stenc_type type, const int *extra, int nextra,
+                              const char *ops, double *results) {
+    static const char fn[] = "stenc_ocl_reduce";
+    STENC_TRY(check_launch(ctx, program, kernel, dims, NULL, points, shape, fields, nfields,
+                           scalars, nscalars, type, extra, nextra, fn));
+    STENC_REQUIRE(ops && results, "%s: stencil '%s': ops or results is NULL", fn, program->name);
+    const size_t nred = strlen(ops);
+    STENC_REQUIRE(nred >= 1 && nred <= 64 && strspn(ops, "sxn") == nred,
+                  "%s: stencil '%s': ops \"%s\" must be 1 to 64 of 's', 'x', 'n'", fn,
+                  program->name, ops);
+    if (!ocl_of(ctx)->fp64)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                           "%s: stencil '%s' reduces in double precision, which %s does not "
+                           "support (no cl_khr_fp64)",
+                           fn, program->name, ctx->name);
+    stenc_acc total[64];
+    for (size_t r = 0; r < nred; r++)
+        total[r] = ops[r] == 's'   ? (stenc_acc)STENC_ACC_SUM_INIT
+                   : ops[r] == 'x' ? (stenc_acc)STENC_ACC_MAX_INIT
+                                   : (stenc_acc)STENC_ACC_MIN_INIT;
+    stenc_status status = STENC_OK;
+    if (shape->n[0] && shape->n[1] && shape->n[2]) {
+        size_t global[3];
+        work_items(dims, NULL, points, shape, global);
+        const size_t items = global[0] * global[1] * global[2];
+        const size_t bytes = items * nred * sizeof(stenc_acc);
+        double *parts = malloc(bytes);
+        if (!parts)
+            return STENC_ERROR(STENC_ERR_OUT_OF_MEMORY, "%s: no memory for %zu partials", fn,
+                               items * nred);
+        cl_int err = CL_SUCCESS;
+        cl_mem buffer = clCreateBuffer(ocl_of(ctx)->context, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
+        if (err != CL_SUCCESS) {
+            free(parts);
+            return STENC_ERROR(ocl_status_of(err),
+                               "%s: stencil '%s': clCreateBuffer of %zu bytes of partials "
+                               "failed: %s (%d)",
+                               fn, program->name, bytes, ocl_error_name(err), (int)err);
+        }
+        status = launch(ctx, program, kernel, dims, NULL, points, shape, fields, nfields, scalars,
+                        nscalars, type, extra, nextra, buffer, fn);
+        if (status == STENC_OK) {
+            err = clEnqueueReadBuffer(ocl_of(ctx)->queue, buffer, CL_TRUE, 0, bytes, parts, 0, NULL,
+                                      NULL);
+            if (err != CL_SUCCESS)
+                status = STENC_ERROR(ocl_status_of(err),
+                                     "%s: stencil '%s': reading %zu bytes of partials failed: "
+                                     "%s (%d)",
+                                     fn, program->name, bytes, ocl_error_name(err), (int)err);
+        }
+        clReleaseMemObject(buffer);
+        /* The items' accumulators, merged in item order: the same bits on every run. */
+        for (size_t g = 0; status == STENC_OK && g < items; g++)
+            for (size_t r = 0; r < nred; r++) {
+                const stenc_acc part = {parts[(g * nred + r) * 2], parts[(g * nred + r) * 2 + 1]};
+                if (ops[r] == 's')
+                    stenc_acc_sum_merge(&total[r], &part);
+                else if (ops[r] == 'x')
+                    stenc_acc_max_merge(&total[r], &part);
+                else
+                    stenc_acc_min_merge(&total[r], &part);
+            }
+        free(parts);
+    }
+    for (size_t r = 0; status == STENC_OK && r < nred; r++)
+        results[r] = ops[r] == 's' ? stenc_acc_sum_result(&total[r]) : total[r].s;
+    return status;
 }

@@ -80,6 +80,18 @@ stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, 
     return NO_OPENCL("stenc_ocl_launch");
 }
 
+stenc_status stenc_ocl_reduce(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
+                              int dims, const size_t *points, const stenc_launch_shape *shape,
+                              const stenc_launch_field *fields, int nfields, const double *scalars,
+                              int nscalars, stenc_type type, const int *extra, int nextra,
+                              const char *ops, double *results) {
+    (void)program, (void)kernel, (void)dims, (void)points, (void)shape, (void)fields;
+    (void)nfields, (void)scalars, (void)nscalars, (void)type, (void)extra, (void)nextra;
+    (void)ops, (void)results;
+    STENC_TRY(stenc_ctx_check(ctx, "stenc_ocl_reduce"));
+    return NO_OPENCL("stenc_ocl_reduce");
+}
+
 int stenc_ocl_device_is_cpu(const stenc_ctx *ctx) {
     (void)ctx;
     return 0;

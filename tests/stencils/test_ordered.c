@@ -2,7 +2,8 @@
  * (PolyBench's seidel-2d; a backward Gauss-Seidel sweep in 3-D), every point bit for bit
  * (both built without contraction), at odd sizes, on random data with random halos, several
  * sweeps: with one OpenMP thread (the generated loop) and with several (the wavefront). With
- * argument "gpu": the CUDA wavefront against the host loop (exit 77 without a device). */
+ * argument "gpu" or "opencl": the CUDA or OpenCL wavefront against the host loop (exit 77
+ * without such a device). */
 #include <omp.h>
 
 #include "gs7_backward.h"
@@ -99,12 +100,15 @@ static void test_gs7_backward(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
-/* On the device (the CUDA wavefront: a launch per hyperplane): the host loop's bits, after
- * several sweeps, at odd sizes, for both stencils. */
+/* The device of test_ordered_on_device. */
+static stenc_device device_kind = STENC_DEVICE_CUDA;
+
+/* On the device (the CUDA or OpenCL wavefront: a launch per hyperplane): the host loop's bits,
+ * after several sweeps, at odd sizes, for both stencils. */
 static void test_ordered_on_device(void **state) {
     (void)state;
     stenc_ctx *ctx = NULL;
-    assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_CUDA), STENC_OK);
+    assert_int_equal(stenc_ctx_create(&ctx, device_kind), STENC_OK);
     const size_t s2[][2] = {{37, 23}, {1, 9}, {130, 3}};
     for (size_t s = 0; s < sizeof s2 / sizeof s2[0]; s++) {
         stenc_field *a, *want;
@@ -166,9 +170,11 @@ static void test_ordered_on_device(void **state) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "gpu") == 0) {
-        if (stenc_cuda_device_count() == 0) {
-            printf("no CUDA device: skipped\n");
+    if (argc > 1 && (strcmp(argv[1], "gpu") == 0 || strcmp(argv[1], "opencl") == 0)) {
+        const int opencl = strcmp(argv[1], "opencl") == 0;
+        device_kind = opencl ? STENC_DEVICE_OPENCL : STENC_DEVICE_CUDA;
+        if ((opencl ? stenc_opencl_device_count() : stenc_cuda_device_count()) == 0) {
+            printf("no %s device: skipped\n", opencl ? "OpenCL" : "CUDA");
             return STENC_TEST_SKIP;
         }
         const struct CMUnitTest gpu[] = {cmocka_unit_test(test_ordered_on_device)};

@@ -1,7 +1,7 @@
 /* Generated OpenCL kernels (every variant of the plain stencils in stencils/, and a colour
  * sweep) against the generated C kernels and the hand-written references, on fields on an
- * OpenCL device; the tuner on OpenCL; what the target does not generate yet. Skipped without
- * an OpenCL device (CI runs it on PoCL, the CPU's OpenCL).
+ * OpenCL device; reductions; the tuner on OpenCL. Ordered sweeps: test_ordered opencl. Skipped
+ * without an OpenCL device (CI runs it on PoCL, the CPU's OpenCL).
  *
  * Equality: bit for bit. The kernel source turns contraction off (FP_CONTRACT OFF) and the
  * runtime builds it with correctly rounded single-precision division and square root, so the
@@ -15,9 +15,10 @@
 #include "stencil_cases.h"
 #include "variant_compare.h"
 
+#include "dot3d.h"
+#include "gs1d_r2.h"
 #include "gs_redblack.h"
 #include "residual_norm.h"
-#include "seidel2d.h"
 
 /* Defined by the generated OpenCL files: the variants of the target (the launchers'
  * NAME_variant_name lists the first device target's, cuda's when that is built too). */
@@ -122,26 +123,139 @@ static void test_gs_redblack_colours(void **state) {
     }
 }
 
-/* Reductions and ordered sweeps are not generated for OpenCL: UNSUPPORTED, with a message. */
-static void test_not_generated_yet(void **state) {
+/* A field on the context made from the same values as a host field (halo included). */
+static stenc_field *device_copy(const stenc_field *host) {
+    stenc_field_layout l;
+    assert_stenc_ok(stenc_field_get_layout(host, &l));
+    stenc_field *dev;
+    assert_stenc_ok(stenc_field_create(ctx, &dev, l.type, l.dims, l.n[0], l.n[1], l.n[2], l.halo));
+    const size_t size = stenc_type_size(l.type);
+    memcpy((char *)stenc_field_host_origin(dev) - l.origin_elems * size,
+           (const char *)stenc_field_host_origin(host) - l.origin_elems * size,
+           l.alloc_elems * size);
+    assert_stenc_ok(stenc_field_upload(dev));
+    return dev;
+}
+
+/* The host copy's value at (i, j, k). */
+static double at(const stenc_field *f, size_t i, size_t j, size_t k) {
+    double v = 0;
+    assert_stenc_ok(stenc_field_get(f, (long)i, (long)j, (long)k, &v));
+    return v;
+}
+
+/* A sum from the device against the exact-ish sum of its terms (long double, another order):
+ * within 4 roundings of the sum of the terms' magnitudes. */
+static void expect_sum(const char *what, double got, long double want, long double magnitude) {
+    const long double tol = 4 * 0x1p-53L * magnitude + 0x1p-1074L;
+    if (fabsl((long double)got - want) > tol)
+        fail_msg("%s: sum %.17g, the terms add up to %.17Lg (tolerance %.3Lg)", what, got, want,
+                 tol);
+}
+
+/* Reductions on the device: the fields bit for bit as the C kernel writes them, max and min
+ * exactly the C kernel's, sums within 4 roundings of their terms added in long double (the
+ * device adds rows in another order than the C kernel's tiles), and the same bits on a second
+ * run. residual_norm (2-D, sum and max), dot3d (3-D float, sum, min, max), gs1d_r2 (1-D, a
+ * colour sweep in place with max and sum: rows of 4096 points, so several work items). */
+static void test_reductions(void **state) {
     (void)state;
-    stenc_field *u, *f, *r;
-    assert_stenc_ok(stenc_field_create(ctx, &u, STENC_F64, 2, 9, 7, 1, 1));
-    assert_stenc_ok(stenc_field_create(ctx, &f, STENC_F64, 2, 9, 7, 1, 0));
-    assert_stenc_ok(stenc_field_create(ctx, &r, STENC_F64, 2, 9, 7, 1, 0));
-    assert_stenc_ok(stenc_field_upload(u));
-    assert_stenc_ok(stenc_field_upload(f));
-    assert_stenc_ok(stenc_field_upload(r));
-    double r2 = 0, rmax = 0;
-    assert_int_equal(residual_norm(ctx, 1.0, u, f, r, &r2, &rmax), STENC_ERR_UNSUPPORTED);
-    assert_non_null(strstr(stenc_last_error(), "reductions are not generated for OpenCL"));
-    stenc_field *a;
-    assert_stenc_ok(stenc_field_create(ctx, &a, STENC_F64, 2, 9, 7, 1, 1));
-    assert_stenc_ok(stenc_field_upload(a));
-    assert_int_equal(seidel2d(ctx, a), STENC_ERR_UNSUPPORTED);
-    assert_non_null(strstr(stenc_last_error(), "ordered sweeps are not generated for OpenCL"));
-    stenc_field_free(a);
-    stenc_field_free(u), stenc_field_free(f), stenc_field_free(r);
+    static const size_t sizes2[][2] = {{1, 1}, {2, 3}, {17, 9}, {131, 70}, {1000, 3}};
+    for (size_t s = 0; s < sizeof sizes2 / sizeof *sizes2; s++) {
+        const size_t ni = sizes2[s][0], nj = sizes2[s][1];
+        stenc_field *u, *f, *r, *r_host;
+        assert_stenc_ok(stenc_field_create(ctx, &u, STENC_F64, 2, ni, nj, 1, 1));
+        assert_stenc_ok(stenc_field_create(ctx, &f, STENC_F64, 2, ni, nj, 1, 0));
+        assert_stenc_ok(stenc_field_create(ctx, &r, STENC_F64, 2, ni, nj, 1, 0));
+        assert_stenc_ok(stenc_field_create(ctx, &r_host, STENC_F64, 2, ni, nj, 1, 0));
+        stencil_fill_uniform(u, 11 + s, -1, 1);
+        stencil_fill_uniform(f, 13 + s, -2, 2);
+        const double inv_h2 = 3.25;
+        double r2_host, rmax_host, r2, rmax, r2_again, rmax_again;
+        assert_stenc_ok(residual_norm(ctx, inv_h2, u, f, r_host, &r2_host, &rmax_host));
+        stenc_field *ud = device_copy(u), *fd = device_copy(f);
+        assert_stenc_ok(stenc_field_upload(r));
+        assert_stenc_ok(residual_norm(ctx, inv_h2, ud, fd, r, &r2, &rmax));
+        assert_stenc_ok(residual_norm(ctx, inv_h2, ud, fd, r, &r2_again, &rmax_again));
+        assert_stenc_ok(stenc_field_download(r));
+        char what[96];
+        snprintf(what, sizeof what, "residual_norm %zux%zu", ni, nj);
+        if (!same_box(r, r_host)) fail_msg("%s: the residuals differ", what);
+        long double sum = 0; /* of r_host's squares: r is the same, bits and all */
+        for (size_t j = 0; j < nj; j++)
+            for (size_t i = 0; i < ni; i++) {
+                const double v = at(r_host, i, j, 0);
+                sum += (long double)(v * v);
+            }
+        expect_sum(what, r2, sum, sum);
+        assert_true(rmax == rmax_host);
+        assert_memory_equal(&r2, &r2_again, sizeof r2);
+        assert_memory_equal(&rmax, &rmax_again, sizeof rmax);
+        stenc_field_free(u), stenc_field_free(f), stenc_field_free(r), stenc_field_free(r_host);
+        stenc_field_free(ud), stenc_field_free(fd);
+    }
+
+    static const size_t sizes3[][3] = {{1, 1, 1}, {5, 3, 19}, {33, 7, 5}, {64, 17, 9}};
+    for (size_t s = 0; s < sizeof sizes3 / sizeof *sizes3; s++) {
+        const size_t *n = sizes3[s];
+        stenc_field *x, *y;
+        assert_stenc_ok(stenc_field_create(ctx, &x, STENC_F32, 3, n[0], n[1], n[2], 0));
+        assert_stenc_ok(stenc_field_create(ctx, &y, STENC_F32, 3, n[0], n[1], n[2], 0));
+        stencil_fill_uniform(x, 17 + s, -3, 3);
+        stencil_fill_uniform(y, 19 + s, -1, 1);
+        double dot_host, min_host, max_host, dot, xmin, xmax;
+        assert_stenc_ok(dot3d(ctx, x, y, &dot_host, &min_host, &max_host));
+        stenc_field *xd = device_copy(x), *yd = device_copy(y);
+        assert_stenc_ok(dot3d(ctx, xd, yd, &dot, &xmin, &xmax));
+        long double sum = 0, magnitude = 0;
+        for (size_t k = 0; k < n[2]; k++)
+            for (size_t j = 0; j < n[1]; j++)
+                for (size_t i = 0; i < n[0]; i++) {
+                    const float t = (float)at(x, i, j, k) * (float)at(y, i, j, k);
+                    sum += t;
+                    magnitude += fabsl((long double)t);
+                }
+        char what[96];
+        snprintf(what, sizeof what, "dot3d %zux%zux%zu", n[0], n[1], n[2]);
+        expect_sum(what, dot, sum, magnitude);
+        assert_true(xmin == min_host);
+        assert_true(xmax == max_host);
+        stenc_field_free(x), stenc_field_free(y), stenc_field_free(xd), stenc_field_free(yd);
+    }
+
+    static const size_t sizes1[] = {1, 5, 4096, 4099, 10007};
+    for (size_t s = 0; s < sizeof sizes1 / sizeof *sizes1; s++) {
+        const size_t ni = sizes1[s];
+        stenc_field *u, *f;
+        assert_stenc_ok(stenc_field_create(ctx, &u, STENC_F64, 1, ni, 1, 1, 2));
+        assert_stenc_ok(stenc_field_create(ctx, &f, STENC_F64, 1, ni, 1, 1, 0));
+        stencil_fill_uniform(u, 23 + s, -1, 1);
+        stencil_fill_uniform(f, 29 + s, -1, 1);
+        stenc_field *ud = device_copy(u), *fd = device_copy(f);
+        stenc_field *before = device_copy(u); /* its host copy: the values before a sweep */
+        for (int color = 0; color < 3; color++) {
+            double change_host, change2_host, change, change2;
+            assert_stenc_ok(gs1d_r2(ctx, color, 0.5, u, f, &change_host, &change2_host));
+            assert_stenc_ok(gs1d_r2(ctx, color, 0.5, ud, fd, &change, &change2));
+            assert_stenc_ok(stenc_field_download(ud));
+            char what[96];
+            snprintf(what, sizeof what, "gs1d_r2 %zu, colour %d", ni, color);
+            if (!same_box(ud, u)) fail_msg("%s: the fields differ", what);
+            long double sum = 0;
+            for (size_t i = 0; i < ni; i++) {
+                const double d =
+                    at(u, i, 0, 0) - ((const double *)stenc_field_host_origin(before))[i];
+                sum += (long double)(d * d);
+            }
+            expect_sum(what, change2, sum, sum);
+            assert_true(change == change_host);
+            memcpy(stenc_field_host_origin(before), stenc_field_host_origin(u),
+                   ni * sizeof(double));
+            assert_stenc_ok(stenc_field_upload(ud));
+        }
+        stenc_field_free(u), stenc_field_free(f), stenc_field_free(ud), stenc_field_free(fd);
+        stenc_field_free(before);
+    }
 }
 
 /* With tuning on, heat3d times its OpenCL variants, stores one in the cache and gives the
@@ -197,16 +311,11 @@ int main(int argc, char **argv) {
     }
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_heat3d),
-        cmocka_unit_test(test_jacobi2d),
-        cmocka_unit_test(test_residual2d),
-        cmocka_unit_test(test_varcoef27),
-        cmocka_unit_test(test_life),
-        cmocka_unit_test(test_euler_flux),
-        cmocka_unit_test(test_wave_r2),
-        cmocka_unit_test(test_gs_redblack_colours),
-        cmocka_unit_test(test_not_generated_yet),
-        cmocka_unit_test(test_tuner),
+        cmocka_unit_test(test_heat3d),     cmocka_unit_test(test_jacobi2d),
+        cmocka_unit_test(test_residual2d), cmocka_unit_test(test_varcoef27),
+        cmocka_unit_test(test_life),       cmocka_unit_test(test_euler_flux),
+        cmocka_unit_test(test_wave_r2),    cmocka_unit_test(test_gs_redblack_colours),
+        cmocka_unit_test(test_reductions), cmocka_unit_test(test_tuner),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

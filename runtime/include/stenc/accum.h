@@ -1,15 +1,18 @@
 /* Accumulators for reductions: compensated sums, and max/min that propagate NaN. One place
- * for generated kernels (C and CUDA) and the runtime's field norms.
+ * for generated kernels (C, CUDA and OpenCL) and the runtime's field norms.
  *
  * Sums are Neumaier's compensated summation over Knuth's exact TwoSum: `s` is the naive sum
  * and `c` collects the rounding error of every addition, so s + c stays within about one
  * rounding of the exact sum whatever the number of terms. Branch-free, so CPU and GPU take the
- * same path. Must not be compiled with reassociation (-ffast-math).
+ * same path. Must not be compiled with reassociation (-ffast-math). OpenCL programs are built
+ * after this file (runtime/opencl), on devices with doubles.
  */
 #ifndef STENC_ACCUM_H
 #define STENC_ACCUM_H
 
+#ifndef __OPENCL_VERSION__ /* OpenCL C has these built in */
 #include <math.h>
+#endif
 
 #if defined(__CUDACC__)
 #define STENC_ACC_FN static inline __host__ __device__
