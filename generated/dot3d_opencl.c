@@ -100,15 +100,102 @@ static const char dot3d_ocl_source[] =
     "        stenc_parts[(stenc_g * 3 + stenc_q) * 2] = stenc_accs[stenc_q].s;\n"
     "        stenc_parts[(stenc_g * 3 + stenc_q) * 2 + 1] = stenc_accs[stenc_q].c;\n"
     "    }\n"
+    "}\n"
+    "\n"
+    "/* Reductions on a GPU: work groups of STENC_RG items along i, each item computing\n"
+    " * STENC_RG_CHUNK points along the outer dimension (in 1-D one point), then the group's\n"
+    " * accumulators merged in a fixed tree in local memory, one reduction after the other, and\n"
+    " * stored by item 0 as group g = g0 + N0 * (g1 + N1 * g2); the runtime merges the groups in\n"
+    " * that order. Reads along i are coalesced, unlike NAME_red's rows. */\n"
+    "#define STENC_RG 256\n"
+    "#define STENC_RG_CHUNK 16\n"
+    "__kernel __attribute__((reqd_work_group_size(STENC_RG, 1, 1)))\n"
+    "void dot3d_rg(STENC_PARAMS, __global double *stenc_parts) {\n"
+    "    const STENC_INDEX i = (STENC_INDEX)get_global_id(0);\n"
+    "    stenc_acc stenc_accs[3];\n"
+    "    const stenc_acc stenc_init0 = STENC_ACC_SUM_INIT;\n"
+    "    stenc_accs[0] = stenc_init0;\n"
+    "    const stenc_acc stenc_init1 = STENC_ACC_MIN_INIT;\n"
+    "    stenc_accs[1] = stenc_init1;\n"
+    "    const stenc_acc stenc_init2 = STENC_ACC_MAX_INIT;\n"
+    "    stenc_accs[2] = stenc_init2;\n"
+    "    const STENC_INDEX j = (STENC_INDEX)get_global_id(1);\n"
+    "    const STENC_INDEX k0 = (STENC_INDEX)get_global_id(2) * STENC_RG_CHUNK;\n"
+    "    for (int stenc_c = 0; stenc_c < STENC_RG_CHUNK && i < ni && j < nj; stenc_c++) {\n"
+    "        const STENC_INDEX k = k0 + stenc_c;\n"
+    "        if (k >= nk) break;\n"
+    "        stenc_point(STENC_ARGS, stenc_accs, i, j, k);\n"
+    "    }\n"
+    "    __local double stenc_ls[2 * STENC_RG];\n"
+    "    const int stenc_l = (int)get_local_id(0);\n"
+    "    const size_t stenc_g =\n"
+    "        get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2));\n"
+    "    stenc_ls[2 * stenc_l] = stenc_accs[0].s;\n"
+    "    stenc_ls[2 * stenc_l + 1] = stenc_accs[0].c;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (int stenc_h = STENC_RG / 2; stenc_h > 0; stenc_h >>= 1) {\n"
+    "        if (stenc_l < stenc_h) {\n"
+    "            stenc_acc stenc_a = {stenc_ls[2 * stenc_l], stenc_ls[2 * stenc_l + 1]};\n"
+    "            const stenc_acc stenc_b = {stenc_ls[2 * (stenc_l + stenc_h)],\n"
+    "                                       stenc_ls[2 * (stenc_l + stenc_h) + 1]};\n"
+    "            stenc_acc_sum_merge(&stenc_a, &stenc_b);\n"
+    "            stenc_ls[2 * stenc_l] = stenc_a.s;\n"
+    "            stenc_ls[2 * stenc_l + 1] = stenc_a.c;\n"
+    "        }\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (stenc_l == 0) {\n"
+    "        stenc_parts[(stenc_g * 3 + 0) * 2] = stenc_ls[0];\n"
+    "        stenc_parts[(stenc_g * 3 + 0) * 2 + 1] = stenc_ls[1];\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    stenc_ls[2 * stenc_l] = stenc_accs[1].s;\n"
+    "    stenc_ls[2 * stenc_l + 1] = stenc_accs[1].c;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (int stenc_h = STENC_RG / 2; stenc_h > 0; stenc_h >>= 1) {\n"
+    "        if (stenc_l < stenc_h) {\n"
+    "            stenc_acc stenc_a = {stenc_ls[2 * stenc_l], stenc_ls[2 * stenc_l + 1]};\n"
+    "            const stenc_acc stenc_b = {stenc_ls[2 * (stenc_l + stenc_h)],\n"
+    "                                       stenc_ls[2 * (stenc_l + stenc_h) + 1]};\n"
+    "            stenc_acc_min_merge(&stenc_a, &stenc_b);\n"
+    "            stenc_ls[2 * stenc_l] = stenc_a.s;\n"
+    "            stenc_ls[2 * stenc_l + 1] = stenc_a.c;\n"
+    "        }\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (stenc_l == 0) {\n"
+    "        stenc_parts[(stenc_g * 3 + 1) * 2] = stenc_ls[0];\n"
+    "        stenc_parts[(stenc_g * 3 + 1) * 2 + 1] = stenc_ls[1];\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    stenc_ls[2 * stenc_l] = stenc_accs[2].s;\n"
+    "    stenc_ls[2 * stenc_l + 1] = stenc_accs[2].c;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (int stenc_h = STENC_RG / 2; stenc_h > 0; stenc_h >>= 1) {\n"
+    "        if (stenc_l < stenc_h) {\n"
+    "            stenc_acc stenc_a = {stenc_ls[2 * stenc_l], stenc_ls[2 * stenc_l + 1]};\n"
+    "            const stenc_acc stenc_b = {stenc_ls[2 * (stenc_l + stenc_h)],\n"
+    "                                       stenc_ls[2 * (stenc_l + stenc_h) + 1]};\n"
+    "            stenc_acc_max_merge(&stenc_a, &stenc_b);\n"
+    "            stenc_ls[2 * stenc_l] = stenc_a.s;\n"
+    "            stenc_ls[2 * stenc_l + 1] = stenc_a.c;\n"
+    "        }\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (stenc_l == 0) {\n"
+    "        stenc_parts[(stenc_g * 3 + 2) * 2] = stenc_ls[0];\n"
+    "        stenc_parts[(stenc_g * 3 + 2) * 2 + 1] = stenc_ls[1];\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "}\n";
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program dot3d_program = { "dot3d", dot3d_ocl_source, NULL,
-                                                    "53936de496bd0b3f"};
+                                                    "bca7e09a157be60e"};
 static const stenc_ocl_program dot3d_program32 = { "dot3d", dot3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "53936de496bd0b3f"};
+                                                      "-DSTENC_INDEX=int", "bca7e09a157be60e"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -125,30 +212,57 @@ static int dot3d_ocl_small(const stenc_launch_shape *shape, const stenc_launch_f
 
 enum { DOT3D_OCL_SCALARS = 0 };
 
-/* The reductions' kernel: whole rows per work item (in 1-D, 4096 points), each item's
- * accumulators merged in item order by the runtime. */
+/* The reductions' kernels, each run through stenc_ocl_reduce, which merges the partial results
+ * in a fixed order: NAME_red (rows: whole rows of i per work item, in 1-D 4096 points, a CPU's
+ * pattern) or NAME_rg (groups: 256 items along i, 16 points each along the outer dimension,
+ * merged in a tree per group, a GPU's pattern). */
 static stenc_status dot3d_opencl_reduce(stenc_ctx *ctx, const stenc_launch_shape *shape,
                                            const stenc_launch_field *f, const double *scalars,
-                                           const stenc_launch_op *op) {
+                                           const stenc_launch_op *op, int groups) {
     if (op->terms)
         return stenc_set_error(STENC_ERR_UNSUPPORTED, __FILE__, __LINE__,
                                "dot3d: reductions over distributed fields are not built for "
                                "OpenCL, on '%s'",
                                stenc_ctx_device_name(ctx));
-    static const size_t stenc_points[3] = { (size_t)1 << 30, 1, 1};
+    static const size_t stenc_rows[3] = { (size_t)1 << 30, 1, 1};
+    static const size_t stenc_chunks[3] = { 1, 1, 16 };
+    static const size_t stenc_local[3] = {256, 1, 1};
     return stenc_ocl_reduce(ctx, dot3d_ocl_small(shape, f) ? &dot3d_program32 : &dot3d_program,
-                            "dot3d_red", 3, stenc_points, shape, f, 2, scalars,
-                            DOT3D_OCL_SCALARS, STENC_F32,
+                            groups ? "dot3d_rg" : "dot3d_red", 3,
+                            groups ? stenc_local : NULL, groups ? stenc_chunks : stenc_rows, shape,
+                            f, 2, scalars, DOT3D_OCL_SCALARS,
+                            STENC_F32,
                             NULL, 0, "snx", op->results);
 }
 
+static stenc_status dot3d_opencl_rows(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                         const stenc_launch_field *f, const double *scalars,
+                                         const stenc_launch_op *op) {
+    return dot3d_opencl_reduce(ctx, shape, f, scalars, op, 0);
+}
+
+static stenc_status dot3d_opencl_groups(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                           const stenc_launch_field *f, const double *scalars,
+                                           const stenc_launch_op *op) {
+    return dot3d_opencl_reduce(ctx, shape, f, scalars, op, 1);
+}
+
+/* The default: rows on a CPU device, else groups. */
+static stenc_status dot3d_opencl_default(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                            const stenc_launch_field *f, const double *scalars,
+                                            const stenc_launch_op *op) {
+    return dot3d_opencl_reduce(ctx, shape, f, scalars, op, !stenc_ocl_device_is_cpu(ctx));
+}
+
 static const stenc_launch_variant dot3d_opencl_list[] = {
-    {"default", dot3d_opencl_reduce},
+    {"default", dot3d_opencl_default},
+    {"groups", dot3d_opencl_groups},
+    {"rows", dot3d_opencl_rows},
 };
 
 /* In-place sweeps (colours, inouts, ordered sweeps) and reductions use the default: timing a
  * variant would apply the sweep again. */
 const stenc_launch_variants dot3d_opencl_variants = {
     "dot3d", STENC_F32, (int)(sizeof dot3d_opencl_list / sizeof dot3d_opencl_list[0]),
-    dot3d_opencl_list, STENC_VARIANTS_FIXED, "53936de496bd0b3f",
+    dot3d_opencl_list, STENC_VARIANTS_FIXED, "bca7e09a157be60e",
 };

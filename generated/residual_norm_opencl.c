@@ -112,15 +112,80 @@ static const char residual_norm_ocl_source[] =
     "        stenc_parts[(stenc_g * 2 + stenc_q) * 2] = stenc_accs[stenc_q].s;\n"
     "        stenc_parts[(stenc_g * 2 + stenc_q) * 2 + 1] = stenc_accs[stenc_q].c;\n"
     "    }\n"
+    "}\n"
+    "\n"
+    "/* Reductions on a GPU: work groups of STENC_RG items along i, each item computing\n"
+    " * STENC_RG_CHUNK points along the outer dimension (in 1-D one point), then the group's\n"
+    " * accumulators merged in a fixed tree in local memory, one reduction after the other, and\n"
+    " * stored by item 0 as group g = g0 + N0 * (g1 + N1 * g2); the runtime merges the groups in\n"
+    " * that order. Reads along i are coalesced, unlike NAME_red's rows. */\n"
+    "#define STENC_RG 256\n"
+    "#define STENC_RG_CHUNK 16\n"
+    "__kernel __attribute__((reqd_work_group_size(STENC_RG, 1, 1)))\n"
+    "void residual_norm_rg(STENC_PARAMS, __global double *stenc_parts) {\n"
+    "    const STENC_INDEX i = (STENC_INDEX)get_global_id(0);\n"
+    "    stenc_acc stenc_accs[2];\n"
+    "    const stenc_acc stenc_init0 = STENC_ACC_SUM_INIT;\n"
+    "    stenc_accs[0] = stenc_init0;\n"
+    "    const stenc_acc stenc_init1 = STENC_ACC_MAX_INIT;\n"
+    "    stenc_accs[1] = stenc_init1;\n"
+    "    const STENC_INDEX j0 = (STENC_INDEX)get_global_id(1) * STENC_RG_CHUNK, k = 0;\n"
+    "    for (int stenc_c = 0; stenc_c < STENC_RG_CHUNK && i < ni; stenc_c++) {\n"
+    "        const STENC_INDEX j = j0 + stenc_c;\n"
+    "        if (j >= nj) break;\n"
+    "        stenc_point(STENC_ARGS, stenc_accs, i, j, k);\n"
+    "    }\n"
+    "    __local double stenc_ls[2 * STENC_RG];\n"
+    "    const int stenc_l = (int)get_local_id(0);\n"
+    "    const size_t stenc_g =\n"
+    "        get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2));\n"
+    "    stenc_ls[2 * stenc_l] = stenc_accs[0].s;\n"
+    "    stenc_ls[2 * stenc_l + 1] = stenc_accs[0].c;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (int stenc_h = STENC_RG / 2; stenc_h > 0; stenc_h >>= 1) {\n"
+    "        if (stenc_l < stenc_h) {\n"
+    "            stenc_acc stenc_a = {stenc_ls[2 * stenc_l], stenc_ls[2 * stenc_l + 1]};\n"
+    "            const stenc_acc stenc_b = {stenc_ls[2 * (stenc_l + stenc_h)],\n"
+    "                                       stenc_ls[2 * (stenc_l + stenc_h) + 1]};\n"
+    "            stenc_acc_sum_merge(&stenc_a, &stenc_b);\n"
+    "            stenc_ls[2 * stenc_l] = stenc_a.s;\n"
+    "            stenc_ls[2 * stenc_l + 1] = stenc_a.c;\n"
+    "        }\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (stenc_l == 0) {\n"
+    "        stenc_parts[(stenc_g * 2 + 0) * 2] = stenc_ls[0];\n"
+    "        stenc_parts[(stenc_g * 2 + 0) * 2 + 1] = stenc_ls[1];\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    stenc_ls[2 * stenc_l] = stenc_accs[1].s;\n"
+    "    stenc_ls[2 * stenc_l + 1] = stenc_accs[1].c;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (int stenc_h = STENC_RG / 2; stenc_h > 0; stenc_h >>= 1) {\n"
+    "        if (stenc_l < stenc_h) {\n"
+    "            stenc_acc stenc_a = {stenc_ls[2 * stenc_l], stenc_ls[2 * stenc_l + 1]};\n"
+    "            const stenc_acc stenc_b = {stenc_ls[2 * (stenc_l + stenc_h)],\n"
+    "                                       stenc_ls[2 * (stenc_l + stenc_h) + 1]};\n"
+    "            stenc_acc_max_merge(&stenc_a, &stenc_b);\n"
+    "            stenc_ls[2 * stenc_l] = stenc_a.s;\n"
+    "            stenc_ls[2 * stenc_l + 1] = stenc_a.c;\n"
+    "        }\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (stenc_l == 0) {\n"
+    "        stenc_parts[(stenc_g * 2 + 1) * 2] = stenc_ls[0];\n"
+    "        stenc_parts[(stenc_g * 2 + 1) * 2 + 1] = stenc_ls[1];\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "}\n";
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program residual_norm_program = { "residual_norm", residual_norm_ocl_source, NULL,
-                                                    "f2d90343a5712e36"};
+                                                    "276eaf120a76ebe1"};
 static const stenc_ocl_program residual_norm_program32 = { "residual_norm", residual_norm_ocl_source,
-                                                      "-DSTENC_INDEX=int", "f2d90343a5712e36"};
+                                                      "-DSTENC_INDEX=int", "276eaf120a76ebe1"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -137,30 +202,57 @@ static int residual_norm_ocl_small(const stenc_launch_shape *shape, const stenc_
 
 enum { RESIDUAL_NORM_OCL_SCALARS = 0 + 1 };
 
-/* The reductions' kernel: whole rows per work item (in 1-D, 4096 points), each item's
- * accumulators merged in item order by the runtime. */
+/* The reductions' kernels, each run through stenc_ocl_reduce, which merges the partial results
+ * in a fixed order: NAME_red (rows: whole rows of i per work item, in 1-D 4096 points, a CPU's
+ * pattern) or NAME_rg (groups: 256 items along i, 16 points each along the outer dimension,
+ * merged in a tree per group, a GPU's pattern). */
 static stenc_status residual_norm_opencl_reduce(stenc_ctx *ctx, const stenc_launch_shape *shape,
                                            const stenc_launch_field *f, const double *scalars,
-                                           const stenc_launch_op *op) {
+                                           const stenc_launch_op *op, int groups) {
     if (op->terms)
         return stenc_set_error(STENC_ERR_UNSUPPORTED, __FILE__, __LINE__,
                                "residual_norm: reductions over distributed fields are not built for "
                                "OpenCL, on '%s'",
                                stenc_ctx_device_name(ctx));
-    static const size_t stenc_points[3] = { (size_t)1 << 30, 1, 1};
+    static const size_t stenc_rows[3] = { (size_t)1 << 30, 1, 1};
+    static const size_t stenc_chunks[3] = { 1, 16, 1 };
+    static const size_t stenc_local[3] = {256, 1, 1};
     return stenc_ocl_reduce(ctx, residual_norm_ocl_small(shape, f) ? &residual_norm_program32 : &residual_norm_program,
-                            "residual_norm_red", 2, stenc_points, shape, f, 3, scalars,
-                            RESIDUAL_NORM_OCL_SCALARS, STENC_F64,
+                            groups ? "residual_norm_rg" : "residual_norm_red", 2,
+                            groups ? stenc_local : NULL, groups ? stenc_chunks : stenc_rows, shape,
+                            f, 3, scalars, RESIDUAL_NORM_OCL_SCALARS,
+                            STENC_F64,
                             NULL, 0, "sx", op->results);
 }
 
+static stenc_status residual_norm_opencl_rows(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                         const stenc_launch_field *f, const double *scalars,
+                                         const stenc_launch_op *op) {
+    return residual_norm_opencl_reduce(ctx, shape, f, scalars, op, 0);
+}
+
+static stenc_status residual_norm_opencl_groups(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                           const stenc_launch_field *f, const double *scalars,
+                                           const stenc_launch_op *op) {
+    return residual_norm_opencl_reduce(ctx, shape, f, scalars, op, 1);
+}
+
+/* The default: rows on a CPU device, else groups. */
+static stenc_status residual_norm_opencl_default(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                            const stenc_launch_field *f, const double *scalars,
+                                            const stenc_launch_op *op) {
+    return residual_norm_opencl_reduce(ctx, shape, f, scalars, op, !stenc_ocl_device_is_cpu(ctx));
+}
+
 static const stenc_launch_variant residual_norm_opencl_list[] = {
-    {"default", residual_norm_opencl_reduce},
+    {"default", residual_norm_opencl_default},
+    {"groups", residual_norm_opencl_groups},
+    {"rows", residual_norm_opencl_rows},
 };
 
 /* In-place sweeps (colours, inouts, ordered sweeps) and reductions use the default: timing a
  * variant would apply the sweep again. */
 const stenc_launch_variants residual_norm_opencl_variants = {
     "residual_norm", STENC_F64, (int)(sizeof residual_norm_opencl_list / sizeof residual_norm_opencl_list[0]),
-    residual_norm_opencl_list, STENC_VARIANTS_FIXED, "f2d90343a5712e36",
+    residual_norm_opencl_list, STENC_VARIANTS_FIXED, "276eaf120a76ebe1",
 };

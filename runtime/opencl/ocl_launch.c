@@ -335,12 +335,12 @@ stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, 
 /* ---- stenc_ocl_reduce ------------------------------------------------------------------------ */
 
 stenc_status stenc_ocl_reduce(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
-                              int dims, const size_t *points, const stenc_launch_shape *shape,
-                              const stenc_launch_field *fields, int nfields, const double *scalars,
-                              int nscalars, stenc_type type, const int *extra, int nextra,
-                              const char *ops, double *results) {
+                              int dims, const size_t *local, const size_t *points,
+                              const stenc_launch_shape *shape, const stenc_launch_field *fields,
+                              int nfields, const double *scalars, int nscalars, stenc_type type,
+                              const int *extra, int nextra, const char *ops, double *results) {
     static const char fn[] = "stenc_ocl_reduce";
-    STENC_TRY(check_launch(ctx, program, kernel, dims, NULL, points, shape, fields, nfields,
+    STENC_TRY(check_launch(ctx, program, kernel, dims, local, points, shape, fields, nfields,
                            scalars, nscalars, type, extra, nextra, fn));
     STENC_REQUIRE(ops && results, "%s: stencil '%s': ops or results is NULL", fn, program->name);
     const size_t nred = strlen(ops);
@@ -360,8 +360,10 @@ stenc_status stenc_ocl_reduce(stenc_ctx *ctx, const stenc_ocl_program *program, 
     stenc_status status = STENC_OK;
     if (shape->n[0] && shape->n[1] && shape->n[2]) {
         size_t global[3];
-        work_items(dims, NULL, points, shape, global);
-        const size_t items = global[0] * global[1] * global[2];
+        work_items(dims, local, points, shape, global);
+        size_t items = 1; /* that store partials: work items, or work groups */
+        for (int d = 0; d < dims; d++)
+            items *= local ? global[d] / local[d] : global[d];
         const size_t bytes = items * nred * sizeof(stenc_acc);
         double *parts = malloc(bytes);
         if (!parts)
@@ -376,7 +378,7 @@ stenc_status stenc_ocl_reduce(stenc_ctx *ctx, const stenc_ocl_program *program, 
                                "failed: %s (%d)",
                                fn, program->name, bytes, ocl_error_name(err), (int)err);
         }
-        status = launch(ctx, program, kernel, dims, NULL, points, shape, fields, nfields, scalars,
+        status = launch(ctx, program, kernel, dims, local, points, shape, fields, nfields, scalars,
                         nscalars, type, extra, nextra, buffer, fn);
         if (status == STENC_OK) {
             err = clEnqueueReadBuffer(ocl_of(ctx)->queue, buffer, CL_TRUE, 0, bytes, parts, 0, NULL,
@@ -388,7 +390,7 @@ stenc_status stenc_ocl_reduce(stenc_ctx *ctx, const stenc_ocl_program *program, 
                                      fn, program->name, bytes, ocl_error_name(err), (int)err);
         }
         clReleaseMemObject(buffer);
-        /* The items' accumulators, merged in item order: the same bits on every run. */
+        /* The partials, merged in order: the same bits on every run. */
         for (size_t g = 0; status == STENC_OK && g < items; g++)
             for (size_t r = 0; r < nred; r++) {
                 const stenc_acc part = {parts[(g * nred + r) * 2], parts[(g * nred + r) * 2 + 1]};

@@ -81,11 +81,11 @@ stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, 
 }
 
 stenc_status stenc_ocl_reduce(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
-                              int dims, const size_t *points, const stenc_launch_shape *shape,
-                              const stenc_launch_field *fields, int nfields, const double *scalars,
-                              int nscalars, stenc_type type, const int *extra, int nextra,
-                              const char *ops, double *results) {
-    (void)program, (void)kernel, (void)dims, (void)points, (void)shape, (void)fields;
+                              int dims, const size_t *local, const size_t *points,
+                              const stenc_launch_shape *shape, const stenc_launch_field *fields,
+                              int nfields, const double *scalars, int nscalars, stenc_type type,
+                              const int *extra, int nextra, const char *ops, double *results) {
+    (void)program, (void)kernel, (void)dims, (void)local, (void)points, (void)shape, (void)fields;
     (void)nfields, (void)scalars, (void)nscalars, (void)type, (void)extra, (void)nextra;
     (void)ops, (void)results;
     STENC_TRY(stenc_ctx_check(ctx, "stenc_ocl_reduce"));

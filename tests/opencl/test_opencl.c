@@ -88,6 +88,11 @@ static void test_opencl_calls_refuse_a_cpu_context(void **state) {
                                       0, STENC_F32, NULL, 0),
                      want);
     assert_message_has("stenc_ocl_launch");
+    double result;
+    assert_int_equal(stenc_ocl_reduce(cpu, &program, "noop", 1, NULL, NULL, &shape, NULL, 0, NULL,
+                                      0, STENC_F32, NULL, 0, "s", &result),
+                     want);
+    assert_message_has("stenc_ocl_reduce");
     assert_stenc_ok(stenc_ctx_destroy(cpu));
     /* A destroyed context is reported, not read. */
     assert_int_equal(stenc_ocl_buffer(cpu, host, &mem, &offset), STENC_ERR_INVALID_ARGUMENT);
@@ -731,6 +736,124 @@ static void test_launch_errors(void **state) {
     assert_stenc_ok(stenc_ctx_destroy(ctx));
 }
 
+/* ---- stenc_ocl_reduce ------------------------------------------------------------------------ */
+
+/* Sum and max of x over each work item's points (`points` along i), as partials per item, or
+ * per group of 8 items merged by item 0 in item order: the stenc_acc functions come from the
+ * runtime's prelude (stenc/accum.h). */
+static const stenc_ocl_program sum_max_program = {
+    "sum_max",
+    "static void accumulate(__global uchar *xb, long xo, long n0, stenc_acc *acc) {\n"
+    "    __global const float *x = (__global const float *)(xb + xo);\n"
+    "    const long items = (long)get_global_size(0);\n"
+    "    const long span = (n0 + items - 1) / items;\n"
+    "    const long lo = (long)get_global_id(0) * span;\n"
+    "    for (long i = lo; i < lo + span && i < n0; i++) {\n"
+    "        stenc_acc_sum_add(&acc[0], (double)x[i]);\n"
+    "        stenc_acc_max_add(&acc[1], (double)x[i]);\n"
+    "    }\n"
+    "}\n"
+    "__kernel void sum_max_items(__global uchar *xb, long xo, long xsj, long xsk, long n0,\n"
+    "                            long n1, long n2, long o0, long o1, long o2,\n"
+    "                            __global double *parts) {\n"
+    "    stenc_acc acc[2] = {STENC_ACC_SUM_INIT, STENC_ACC_MAX_INIT};\n"
+    "    accumulate(xb, xo, n0, acc);\n"
+    "    const size_t g = get_global_id(0);\n"
+    "    parts[4 * g] = acc[0].s, parts[4 * g + 1] = acc[0].c;\n"
+    "    parts[4 * g + 2] = acc[1].s, parts[4 * g + 3] = acc[1].c;\n"
+    "}\n"
+    "__kernel void sum_max_groups(__global uchar *xb, long xo, long xsj, long xsk, long n0,\n"
+    "                             long n1, long n2, long o0, long o1, long o2,\n"
+    "                             __global double *parts) {\n"
+    "    __local double ls[8][4];\n"
+    "    stenc_acc acc[2] = {STENC_ACC_SUM_INIT, STENC_ACC_MAX_INIT};\n"
+    "    accumulate(xb, xo, n0, acc);\n"
+    "    const int l = (int)get_local_id(0);\n"
+    "    ls[l][0] = acc[0].s, ls[l][1] = acc[0].c, ls[l][2] = acc[1].s, ls[l][3] = acc[1].c;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (l == 0) {\n"
+    "        for (int m = 1; m < 8; m++) {\n"
+    "            const stenc_acc s = {ls[m][0], ls[m][1]}, x = {ls[m][2], ls[m][3]};\n"
+    "            stenc_acc_sum_merge(&acc[0], &s);\n"
+    "            stenc_acc_max_merge(&acc[1], &x);\n"
+    "        }\n"
+    "        const size_t g = get_group_id(0);\n"
+    "        parts[4 * g] = acc[0].s, parts[4 * g + 1] = acc[0].c;\n"
+    "        parts[4 * g + 2] = acc[1].s, parts[4 * g + 3] = acc[1].c;\n"
+    "    }\n"
+    "}\n",
+    NULL, NULL};
+
+/* stenc_ocl_reduce against a C loop: per item and per group, at awkward lengths; the same bits
+ * on a second run; an empty interior; and its errors. */
+static void test_reduce(void **state) {
+    (void)state;
+    stenc_ctx *ctx = ocl_ctx();
+    static const size_t lengths[] = {1, 7, 64, 1000, 100003};
+    test_rng rng = test_rng_seeded(91);
+    for (size_t c = 0; c < sizeof lengths / sizeof *lengths; c++) {
+        const size_t n = lengths[c];
+        float *host = malloc(n * sizeof *host);
+        long double sum = 0, magnitude = 0;
+        float max = -INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            host[i] = (float)test_rng_uniform(&rng, -1e3, 1e3);
+            sum += host[i], magnitude += fabsl((long double)host[i]);
+            max = host[i] > max ? host[i] : max;
+        }
+        void *dev;
+        assert_stenc_ok(stenc_malloc(ctx, &dev, n * sizeof *host));
+        assert_stenc_ok(stenc_upload(ctx, dev, host, n * sizeof *host));
+        const stenc_launch_field f = {dev, {1, 0, 0}};
+        const stenc_launch_shape shape = {STENC_ON_DEVICE, {n, 1, 1}, {0, 0, 0}};
+        for (int per_group = 0; per_group < 2; per_group++) {
+            const size_t points[1] = {5}, local[1] = {8};
+            double got[2], again[2];
+            const char *kernel = per_group ? "sum_max_groups" : "sum_max_items";
+            assert_stenc_ok(stenc_ocl_reduce(ctx, &sum_max_program, kernel, 1,
+                                             per_group ? local : NULL, points, &shape, &f, 1, NULL,
+                                             0, STENC_F32, NULL, 0, "sx", got));
+            assert_stenc_ok(stenc_ocl_reduce(ctx, &sum_max_program, kernel, 1,
+                                             per_group ? local : NULL, points, &shape, &f, 1, NULL,
+                                             0, STENC_F32, NULL, 0, "sx", again));
+            if (fabsl((long double)got[0] - sum) > 4 * 0x1p-53L * magnitude)
+                fail_msg("n %zu, per group %d: sum %.17g, want %.17Lg", n, per_group, got[0], sum);
+            assert_true(got[1] == (double)max);
+            assert_memory_equal(got, again, sizeof got);
+        }
+        free(host);
+        assert_stenc_ok(stenc_free(ctx, dev));
+    }
+    void *dev;
+    assert_stenc_ok(stenc_malloc(ctx, &dev, 64));
+    const stenc_launch_field f = {dev, {1, 0, 0}};
+    stenc_launch_shape shape = {STENC_ON_DEVICE, {0, 1, 1}, {0, 0, 0}};
+    double got[2] = {1, 1};
+    /* Over no point: the identities. */
+    assert_stenc_ok(stenc_ocl_reduce(ctx, &sum_max_program, "sum_max_items", 1, NULL, NULL, &shape,
+                                     &f, 1, NULL, 0, STENC_F32, NULL, 0, "sx", got));
+    assert_true(got[0] == 0 && got[1] == -INFINITY);
+    shape.n[0] = 16;
+    assert_int_equal(stenc_ocl_reduce(ctx, &sum_max_program, "sum_max_items", 1, NULL, NULL, &shape,
+                                      &f, 1, NULL, 0, STENC_F32, NULL, 0, "sq", got),
+                     STENC_ERR_INVALID_ARGUMENT);
+    assert_message_has("must be 1 to 64");
+    assert_int_equal(stenc_ocl_reduce(ctx, &sum_max_program, "sum_max_items", 1, NULL, NULL, &shape,
+                                      &f, 1, NULL, 0, STENC_F32, NULL, 0, "", got),
+                     STENC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(stenc_ocl_reduce(ctx, &sum_max_program, "sum_max_items", 1, NULL, NULL, &shape,
+                                      &f, 1, NULL, 0, STENC_F32, NULL, 0, NULL, got),
+                     STENC_ERR_INVALID_ARGUMENT);
+    /* A kernel without the partials' argument. */
+    const int rounds = 1;
+    assert_int_equal(stenc_ocl_reduce(ctx, &busy_program, "busy", 1, NULL, NULL, &shape, &f, 1,
+                                      NULL, 0, STENC_F32, &rounds, 1, "s", got),
+                     STENC_ERR_OPENCL);
+    assert_message_has("and the partials");
+    assert_stenc_ok(stenc_free(ctx, dev));
+    assert_stenc_ok(stenc_ctx_destroy(ctx));
+}
+
 /* ---- modules with CPU and CUDA kernels only -------------------------------------------------- */
 
 static void test_cpu_and_cuda_modules_refuse(void **state) {
@@ -817,6 +940,7 @@ int main(void) {
         cmocka_unit_test(test_program_options_and_points),
         cmocka_unit_test(test_build_error_reports_the_log),
         cmocka_unit_test(test_launch_errors),
+        cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_cpu_and_cuda_modules_refuse),
         cmocka_unit_test(test_tune_key_names_the_opencl_device),
     };

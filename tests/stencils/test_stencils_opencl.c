@@ -153,16 +153,21 @@ static void expect_sum(const char *what, double got, long double want, long doub
                  tol);
 }
 
-/* Reductions on the device: the fields bit for bit as the C kernel writes them, max and min
- * exactly the C kernel's, sums within 4 roundings of their terms added in long double (the
+/* The reducing variants: the default, a work item per row, work groups merged in a tree. */
+static const char *const reduce_variants[] = {NULL, "rows", "groups"};
+enum { REDUCE_VARIANTS = 3 };
+
+/* Reductions on the device, every variant: the fields bit for bit as the C kernel writes them, max
+ * and min exactly the C kernel's, sums within 4 roundings of their terms added in long double (the
  * device adds rows in another order than the C kernel's tiles), and the same bits on a second
  * run. residual_norm (2-D, sum and max), dot3d (3-D float, sum, min, max), gs1d_r2 (1-D, a
  * colour sweep in place with max and sum: rows of 4096 points, so several work items). */
 static void test_reductions(void **state) {
     (void)state;
-    static const size_t sizes2[][2] = {{1, 1}, {2, 3}, {17, 9}, {131, 70}, {1000, 3}};
-    for (size_t s = 0; s < sizeof sizes2 / sizeof *sizes2; s++) {
-        const size_t ni = sizes2[s][0], nj = sizes2[s][1];
+    static const size_t sizes2[][2] = {{1, 1}, {2, 3}, {17, 9}, {131, 70}, {1000, 3}, {300, 37}};
+    for (size_t s = 0; s < sizeof sizes2 / sizeof *sizes2 * REDUCE_VARIANTS; s++) {
+        const char *variant = reduce_variants[s % REDUCE_VARIANTS];
+        const size_t ni = sizes2[s / REDUCE_VARIANTS][0], nj = sizes2[s / REDUCE_VARIANTS][1];
         stenc_field *u, *f, *r, *r_host;
         assert_stenc_ok(stenc_field_create(ctx, &u, STENC_F64, 2, ni, nj, 1, 1));
         assert_stenc_ok(stenc_field_create(ctx, &f, STENC_F64, 2, ni, nj, 1, 0));
@@ -175,11 +180,13 @@ static void test_reductions(void **state) {
         assert_stenc_ok(residual_norm(ctx, inv_h2, u, f, r_host, &r2_host, &rmax_host));
         stenc_field *ud = device_copy(u), *fd = device_copy(f);
         assert_stenc_ok(stenc_field_upload(r));
-        assert_stenc_ok(residual_norm(ctx, inv_h2, ud, fd, r, &r2, &rmax));
-        assert_stenc_ok(residual_norm(ctx, inv_h2, ud, fd, r, &r2_again, &rmax_again));
+        assert_stenc_ok(residual_norm_variant(ctx, variant, inv_h2, ud, fd, r, &r2, &rmax));
+        assert_stenc_ok(
+            residual_norm_variant(ctx, variant, inv_h2, ud, fd, r, &r2_again, &rmax_again));
         assert_stenc_ok(stenc_field_download(r));
         char what[96];
-        snprintf(what, sizeof what, "residual_norm %zux%zu", ni, nj);
+        snprintf(what, sizeof what, "residual_norm %zux%zu, %s", ni, nj,
+                 variant ? variant : "default");
         if (!same_box(r, r_host)) fail_msg("%s: the residuals differ", what);
         long double sum = 0; /* of r_host's squares: r is the same, bits and all */
         for (size_t j = 0; j < nj; j++)
@@ -195,9 +202,10 @@ static void test_reductions(void **state) {
         stenc_field_free(ud), stenc_field_free(fd);
     }
 
-    static const size_t sizes3[][3] = {{1, 1, 1}, {5, 3, 19}, {33, 7, 5}, {64, 17, 9}};
-    for (size_t s = 0; s < sizeof sizes3 / sizeof *sizes3; s++) {
-        const size_t *n = sizes3[s];
+    static const size_t sizes3[][3] = {{1, 1, 1}, {5, 3, 19}, {33, 7, 5}, {300, 17, 40}};
+    for (size_t s = 0; s < sizeof sizes3 / sizeof *sizes3 * REDUCE_VARIANTS; s++) {
+        const char *variant = reduce_variants[s % REDUCE_VARIANTS];
+        const size_t *n = sizes3[s / REDUCE_VARIANTS];
         stenc_field *x, *y;
         assert_stenc_ok(stenc_field_create(ctx, &x, STENC_F32, 3, n[0], n[1], n[2], 0));
         assert_stenc_ok(stenc_field_create(ctx, &y, STENC_F32, 3, n[0], n[1], n[2], 0));
@@ -206,7 +214,7 @@ static void test_reductions(void **state) {
         double dot_host, min_host, max_host, dot, xmin, xmax;
         assert_stenc_ok(dot3d(ctx, x, y, &dot_host, &min_host, &max_host));
         stenc_field *xd = device_copy(x), *yd = device_copy(y);
-        assert_stenc_ok(dot3d(ctx, xd, yd, &dot, &xmin, &xmax));
+        assert_stenc_ok(dot3d_variant(ctx, variant, xd, yd, &dot, &xmin, &xmax));
         long double sum = 0, magnitude = 0;
         for (size_t k = 0; k < n[2]; k++)
             for (size_t j = 0; j < n[1]; j++)
@@ -216,7 +224,8 @@ static void test_reductions(void **state) {
                     magnitude += fabsl((long double)t);
                 }
         char what[96];
-        snprintf(what, sizeof what, "dot3d %zux%zux%zu", n[0], n[1], n[2]);
+        snprintf(what, sizeof what, "dot3d %zux%zux%zu, %s", n[0], n[1], n[2],
+                 variant ? variant : "default");
         expect_sum(what, dot, sum, magnitude);
         assert_true(xmin == min_host);
         assert_true(xmax == max_host);
@@ -224,8 +233,9 @@ static void test_reductions(void **state) {
     }
 
     static const size_t sizes1[] = {1, 5, 4096, 4099, 10007};
-    for (size_t s = 0; s < sizeof sizes1 / sizeof *sizes1; s++) {
-        const size_t ni = sizes1[s];
+    for (size_t s = 0; s < sizeof sizes1 / sizeof *sizes1 * REDUCE_VARIANTS; s++) {
+        const char *variant = reduce_variants[s % REDUCE_VARIANTS];
+        const size_t ni = sizes1[s / REDUCE_VARIANTS];
         stenc_field *u, *f;
         assert_stenc_ok(stenc_field_create(ctx, &u, STENC_F64, 1, ni, 1, 1, 2));
         assert_stenc_ok(stenc_field_create(ctx, &f, STENC_F64, 1, ni, 1, 1, 0));
@@ -236,10 +246,11 @@ static void test_reductions(void **state) {
         for (int color = 0; color < 3; color++) {
             double change_host, change2_host, change, change2;
             assert_stenc_ok(gs1d_r2(ctx, color, 0.5, u, f, &change_host, &change2_host));
-            assert_stenc_ok(gs1d_r2(ctx, color, 0.5, ud, fd, &change, &change2));
+            assert_stenc_ok(gs1d_r2_variant(ctx, variant, color, 0.5, ud, fd, &change, &change2));
             assert_stenc_ok(stenc_field_download(ud));
             char what[96];
-            snprintf(what, sizeof what, "gs1d_r2 %zu, colour %d", ni, color);
+            snprintf(what, sizeof what, "gs1d_r2 %zu, colour %d, %s", ni, color,
+                     variant ? variant : "default");
             if (!same_box(ud, u)) fail_msg("%s: the fields differ", what);
             long double sum = 0;
             for (size_t i = 0; i < ni; i++) {

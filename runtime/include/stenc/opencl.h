@@ -79,21 +79,22 @@ stenc_status stenc_ocl_launch(stenc_ctx *ctx, const stenc_ocl_program *program, 
                               int nfields, const double *scalars, int nscalars, stenc_type type,
                               const int *extra, int nextra);
 
-/* Run reducing kernel `kernel` as stenc_ocl_launch does, with the implementation's work
- * groups (global sizes as with local == NULL), and block until its partial results are read
- * back. The kernel takes one argument more, after `extra`: __global double *parts, where
- * work item g = g0 + G0 * (g1 + G1 * g2) (G: the global sizes) stores for each reduction r
- * its accumulator (stenc/accum.h) as parts[2 * (g * nred + r)] (s) and [... + 1] (c).
- * `ops` has one letter per reduction, nred of them (1..64): 's' sum, 'x' max, 'n' min. The
- * items' accumulators are merged in item order, so results[r] has the same bits on every run
- * for a given size and points; over no point (an empty interior) results are 0, -inf, +inf.
- * Also STENC_ERR_UNSUPPORTED on a device without doubles, and bad ops
- * STENC_ERR_INVALID_ARGUMENT; otherwise the errors of stenc_ocl_launch. */
+/* Run reducing kernel `kernel` as stenc_ocl_launch does (the same `local` and `points`), and
+ * block until its partial results are read back. The kernel takes one argument more, after
+ * `extra`: __global double *parts, which holds a partial result per work item (local ==
+ * NULL) or per work group: partial g = g0 + N0 * (g1 + N1 * g2), with N the items (groups)
+ * along each dimension, stores for each reduction r its accumulator (stenc/accum.h) as
+ * parts[2 * (g * nred + r)] (s) and [... + 1] (c). `ops` has one letter per reduction, nred
+ * of them (1..64): 's' sum, 'x' max, 'n' min. The partials are merged in order g = 0, 1, ...,
+ * so results[r] has the same bits on every run for a given size, local and points; over no
+ * point (an empty interior) results are 0, -inf, +inf. Also STENC_ERR_UNSUPPORTED on a device
+ * without doubles, and bad ops STENC_ERR_INVALID_ARGUMENT; otherwise the errors of
+ * stenc_ocl_launch. */
 stenc_status stenc_ocl_reduce(stenc_ctx *ctx, const stenc_ocl_program *program, const char *kernel,
-                              int dims, const size_t *points, const stenc_launch_shape *shape,
-                              const stenc_launch_field *fields, int nfields, const double *scalars,
-                              int nscalars, stenc_type type, const int *extra, int nextra,
-                              const char *ops, double *results);
+                              int dims, const size_t *local, const size_t *points,
+                              const stenc_launch_shape *shape, const stenc_launch_field *fields,
+                              int nfields, const double *scalars, int nscalars, stenc_type type,
+                              const int *extra, int nextra, const char *ops, double *results);
 #ifdef __cplusplus
 }
 #endif
