@@ -131,7 +131,9 @@ static int compare_offsets(const void *pa, const void *pb) {
     return 0;
 }
 
-/* Per input: its distinct offsets and halo, from the reads. */
+/* Per input: its distinct offsets and halo, from the reads. A point p of the launch reads
+ * element p + o of an input; the launch covers the reference grid plus km->stagger, the
+ * input the grid plus its own stagger, so the halo above is what the reads pass beyond. */
 static int collect_offsets(km_kernel *km) {
     for (int a = 0; a < km->narrays; a++) {
         km_array *arr = &km->arrays[a];
@@ -152,8 +154,10 @@ static int collect_offsets(km_kernel *km) {
         for (int o = 0; o < n; o++) {
             for (int k = 0; k < AST_MAX_DIMS; k++) {
                 int v = offsets[o].d[k];
+                const int spans = k < km->dims && (!arr->axes || arr->axes >> k & 1);
+                const int above = spans ? v + km->stagger[k] - arr->stagger[k] : v;
                 if (-v > arr->halo_lo[k]) arr->halo_lo[k] = -v;
-                if (v > arr->halo_hi[k]) arr->halo_hi[k] = v;
+                if (above > arr->halo_hi[k]) arr->halo_hi[k] = above;
                 if (arr->halo_lo[k] > km->halo_lo[k]) km->halo_lo[k] = arr->halo_lo[k];
                 if (arr->halo_hi[k] > km->halo_hi[k]) km->halo_hi[k] = arr->halo_hi[k];
                 if (abs(v) > km->radius) km->radius = abs(v);
@@ -198,6 +202,9 @@ int analyze_stencil(const ast_stencil *st, ast_type type_override, km_kernel *km
         arr->axes = d->axes;
         arr->elem = d->elem;
         arr->position = d->position;
+        memcpy(arr->stagger, d->stagger, sizeof arr->stagger);
+        if ((d->kind == AST_DECL_OUTPUT || d->kind == AST_DECL_INOUT))
+            memcpy(km->stagger, d->stagger, sizeof km->stagger); /* one for all (check.c) */
         km->nscalars += d->kind == AST_DECL_SCALAR;
         km->ninputs += d->kind == AST_DECL_INPUT;
         km->noutputs += d->kind == AST_DECL_OUTPUT;

@@ -49,7 +49,11 @@ typedef struct km_array {
     int noffsets;
     int halo_lo[AST_MAX_DIMS]; /* points needed below the interior in each dimension:
                                   max(0, -min offset); 0 in unused dimensions */
-    int halo_hi[AST_MAX_DIMS]; /* points needed above: max(0, max offset) */
+    int halo_hi[AST_MAX_DIMS]; /* points needed above its extent: max(0, max offset + the
+                                  launch's stagger - the array's) */
+    /* `output fx[i+1, j];`: its extent against the reference grid, per dimension (0 where it
+     * does not span); the launch runs over the written arrays' (km_kernel.stagger). */
+    int stagger[AST_MAX_DIMS];
 } km_array;
 
 /* One distinct (input or inout, offset) pair read by the body, in order of first appearance.
@@ -110,6 +114,9 @@ typedef struct km_kernel {
      * after it on a later one, so the points of one hyperplane are independent. */
     int order;
     int wave[AST_MAX_DIMS];
+    /* The extent the launch runs over, against the reference grid: the written arrays'
+     * stagger (they share one), 0 without written arrays. */
+    int stagger[AST_MAX_DIMS];
 
     long flops;       /* flops per point, as defined above */
     long bytes;       /* bytes per point, as defined above */

@@ -14,6 +14,8 @@
 
 /* Most dimensions a stencil may have. */
 #define AST_MAX_DIMS 3
+/* The largest offset of a staggered array's extent (`output fx[i+1, j];`). */
+#define AST_MAX_STAGGER 16
 /* Largest |offset| allowed in any dimension: a sane bound on halo widths. */
 #define AST_MAX_RADIUS 8
 /* Deepest nesting of expressions and statements, so that recursive passes cannot overflow the
@@ -92,6 +94,13 @@ typedef struct ast_decl {
     /* checker: the stencil dimensions the array spans, bit d for dimension d (i = bit 0); 0
      * when it spans all of them (no brackets, or all indices named) */
     unsigned axes;
+    /* An item of axis_list: `i+1` gives "1" and sign 1 (NULL text without an offset). */
+    const char *stagger_text;
+    int stagger_sign;
+    ast_loc stagger_loc; /* the sign and the number */
+    /* checker: the array's extent against the launch's reference grid, per stencil dimension
+     * (`output fx[i+1, j];`: {1, 0, 0}); 0 where it does not span */
+    int stagger[AST_MAX_DIMS];
 } ast_decl;
 
 /* ---- expressions ------------------------------------------------------------------------- */

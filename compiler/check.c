@@ -817,21 +817,33 @@ static void check_step(checker *c, int reduces) {
     if (ok) st->step_out_decl = out, st->step_in_decl = in;
 }
 
+/* The offset of an extent in brackets (`i+1`): an integer of at most AST_MAX_STAGGER. */
+static int stagger_of(checker *c, const ast_decl *d, const ast_decl *ax, int *out) {
+    *out = 0;
+    if (!ax->stagger_text) return 1;
+    const char *t = ax->stagger_text;
+    if (strspn(t, "0123456789") != strlen(t) || strlen(t) > 3 || atoi(t) > AST_MAX_STAGGER) {
+        diag_error(c->d, ax->stagger_loc,
+                   "the extent of '%s' along '%s' is the reference grid's plus or minus an "
+                   "integer from 0 to %d, not '%s'",
+                   d->name, ax->name, AST_MAX_STAGGER, t);
+        return 0;
+    }
+    *out = ax->stagger_sign * atoi(t);
+    return 1;
+}
+
 /* `input dx[i];`: an input spanning some of the stencil's dimensions, named by their index
- * variables in increasing order. Outputs and inouts are written at every point: they span
- * all. */
+ * variables in increasing order. `output fx[i+1, j];`: an array staggered against the
+ * launch's reference grid, its extent that grid's plus the offset along each dimension.
+ * Outputs and inouts are written at every point of the launch: they span all dimensions. */
 static void check_axes(checker *c, ast_decl *d) {
     d->axes = 0;
+    memset(d->stagger, 0, sizeof d->stagger);
     if (!d->axis_list) return;
-    if (d->kind != AST_DECL_INPUT) {
-        diag_error(c->d, d->axes_loc,
-                   "%s '%s' names dimensions: only an input may span fewer dimensions than the "
-                   "stencil (an %s is written at every point)",
-                   ast_decl_kind_name(d->kind), d->name, ast_decl_kind_name(d->kind));
-        return;
-    }
     unsigned axes = 0;
     int last = -1, ok = 1;
+    int stagger[AST_MAX_DIMS] = {0};
     for (int a = 0; a < d->naxes; a++) {
         const ast_decl *ax = d->axis_list[a];
         int dim = -1;
@@ -839,27 +851,84 @@ static void check_axes(checker *c, ast_decl *d) {
             if (strcmp(ax->name, ast_index_name((ast_index)k)) == 0) dim = k;
         if (dim < 0) {
             diag_error(c->d, ax->loc,
-                       "'%s' in the dimensions of input '%s' is not an index: name the "
+                       "'%s' in the dimensions of %s '%s' is not an index: name the "
                        "dimensions it spans by i, j and k (input %s[i];)",
-                       ax->name, d->name, d->name);
+                       ax->name, ast_decl_kind_name(d->kind), d->name, d->name);
             ok = 0;
         } else if (c->dims > 0 && dim >= c->dims) {
-            diag_error(c->d, ax->loc, "input '%s' spans '%s', but stencil '%s' has %d dimension%s",
-                       d->name, ax->name, c->st->name, c->dims, c->dims == 1 ? "" : "s");
+            diag_error(c->d, ax->loc, "%s '%s' spans '%s', but stencil '%s' has %d dimension%s",
+                       ast_decl_kind_name(d->kind), d->name, ax->name, c->st->name, c->dims,
+                       c->dims == 1 ? "" : "s");
             ok = 0;
         } else if (dim <= last) {
             diag_error(c->d, ax->loc,
-                       "'%s' %s in the dimensions of input '%s': name each once, in the order "
+                       "'%s' %s in the dimensions of %s '%s': name each once, in the order "
                        "i, j, k",
-                       ax->name, axes >> dim & 1 ? "repeats" : "is out of order", d->name);
+                       ax->name, axes >> dim & 1 ? "repeats" : "is out of order",
+                       ast_decl_kind_name(d->kind), d->name);
             ok = 0;
         } else {
             axes |= 1u << dim;
             last = dim;
+            if (!stagger_of(c, d, ax, &stagger[dim])) ok = 0;
         }
     }
     if (!ok) return;
-    d->axes = c->dims > 0 && axes == (1u << c->dims) - 1 ? 0 : axes;
+    const int full = c->dims > 0 && axes == (1u << c->dims) - 1;
+    if (!full && d->kind != AST_DECL_INPUT) {
+        diag_error(c->d, d->axes_loc,
+                   "%s '%s' spans fewer dimensions than the stencil: only an input may (an %s "
+                   "is written at every point)",
+                   ast_decl_kind_name(d->kind), d->name, ast_decl_kind_name(d->kind));
+        return;
+    }
+    d->axes = full ? 0 : axes;
+    memcpy(d->stagger, stagger, sizeof stagger);
+}
+
+/* "[i+1, j]": a staggered array's dimensions as they would be declared. */
+static void format_stagger(char *buf, size_t size, const ast_decl *d, int dims) {
+    size_t len = (size_t)snprintf(buf, size, "[");
+    for (int k = 0, shown = 0; k < dims && len < size; k++) {
+        if (d->axes && !(d->axes >> k & 1)) continue;
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", shown++ ? ", " : "",
+                                ast_index_name((ast_index)k));
+        if (d->stagger[k] && len < size)
+            len += (size_t)snprintf(buf + len, size - len, "%+d", d->stagger[k]);
+    }
+    if (len < size) snprintf(buf + len, size - len, "]");
+}
+
+/* The launch runs over the extent of the arrays it writes: they must share one. */
+static void check_staggers(checker *c) {
+    const ast_stencil *st = c->st;
+    const ast_decl *first = NULL;
+    for (int n = 0; n < st->ndecls; n++) {
+        const ast_decl *d = st->decls[n];
+        if (d->kind != AST_DECL_OUTPUT && d->kind != AST_DECL_INOUT) continue;
+        if (!first) {
+            first = d;
+            continue;
+        }
+        if (memcmp(d->stagger, first->stagger, sizeof d->stagger) != 0) {
+            char mine[64], theirs[64];
+            format_stagger(mine, sizeof mine, d, c->dims);
+            format_stagger(theirs, sizeof theirs, first, c->dims);
+            diag_error(c->d, d->loc,
+                       "%s '%s' has the extent %s but %s '%s' has %s: the launch runs over the "
+                       "extent of the arrays it writes, which must be one (write the other in "
+                       "a stencil of its own)",
+                       ast_decl_kind_name(d->kind), d->name, mine, ast_decl_kind_name(first->kind),
+                       first->name, theirs);
+            diag_note(c->d, first->loc, "'%s' declared here", first->name);
+            return;
+        }
+    }
+    if (st->step_in_decl && memcmp(st->step_in_decl->stagger, st->step_out_decl->stagger,
+                                   sizeof st->step_in_decl->stagger) != 0)
+        diag_error(c->d, st->step_in_loc,
+                   "'step %s -> %s': '%s' and '%s' have different extents (staggered arrays)",
+                   st->step_out, st->step_in, st->step_in, st->step_out);
 }
 
 static void check_decls(checker *c) {
@@ -948,6 +1017,7 @@ static void check_decls(checker *c) {
                    st->step_out, st->step_in, st->step_in);
         st->step_out_decl = st->step_in_decl = NULL;
     }
+    check_staggers(c);
 }
 
 static int body_depth(const ast_block *b) {

@@ -946,6 +946,12 @@ static tmpl_value *build_data(emitter *e) {
             tmpl_set_str(f, "type", tmpl_buf_str(&elem));
             tmpl_buf_free(&elem);
         }
+        tmpl_value *stagger = tmpl_set_list(f, "stagger");
+        for (int dim = 0; dim < 3; dim++) {
+            char e_d[16];
+            snprintf(e_d, sizeof e_d, "%d", arr->stagger[dim]);
+            tmpl_append_str(stagger, e_d);
+        }
         tmpl_set_bool(f, "is_i32", arr->elem == AST_ELEM_I32);
         tmpl_set_bool(f, "is_u8", arr->elem == AST_ELEM_U8);
         tmpl_set_bool(f, "aligned", arr->axes == 0 || (arr->axes & 1));

@@ -68,6 +68,23 @@ void info_print_kernel(FILE *out, const km_kernel *km) {
     }
     for (int a = 0; a < km->narrays; a++) {
         const km_array *arr = &km->arrays[a];
+        if (!arr->stagger[0] && !arr->stagger[1] && !arr->stagger[2]) continue;
+        fprintf(out, "  %s is staggered: extent", arr->name);
+        for (int k = 0, shown = 0; k < km->dims && k < AST_MAX_DIMS; k++)
+            if (!arr->axes || arr->axes >> k & 1)
+                fprintf(out, arr->stagger[k] ? "%s n%s%+d" : "%s n%s", shown++ ? "," : "",
+                        dim_names[k], arr->stagger[k]);
+        fprintf(out, " against the reference grid\n");
+    }
+    if (km->stagger[0] || km->stagger[1] || km->stagger[2]) {
+        fprintf(out, "  the launch runs over");
+        for (int k = 0; k < km->dims && k < AST_MAX_DIMS; k++)
+            fprintf(out, km->stagger[k] ? "%s n%s%+d" : "%s n%s", k ? "," : "", dim_names[k],
+                    km->stagger[k]);
+        fprintf(out, " (the written arrays' extent)\n");
+    }
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
         if ((arr->kind != KM_INPUT && arr->kind != KM_INOUT) || arr->noffsets == 0) continue;
         fprintf(out, "  offsets of %s:", arr->name);
         for (int o = 0; o < arr->noffsets; o++) {

@@ -103,7 +103,8 @@ static void set_order(parse_state *ps, const char *word, ast_loc word_loc, const
 %type <expr> expr
 %type <stmt> stmt if_stmt
 %type <block> block else_part
-%type <list> names decl_names exprs args stmts params
+%type <list> names axes decl_names exprs args stmts params
+%type <decl> axis
 %type <decl> decl_name
 
 %right '?' ':'
@@ -195,7 +196,7 @@ decl_name
           d->loc = @1;
           $$ = d;
       }
-    | IDENT '[' names ']'    {
+    | IDENT '[' axes ']'     {
           ast_decl *d = ast_alloc(ps->arena, sizeof *d);
           d->name = $1;
           d->loc = @1;
@@ -204,6 +205,44 @@ decl_name
           d->axes_loc = @2;
           d->axes_loc.last_line = @4.last_line;
           d->axes_loc.last_col = @4.last_col;
+          $$ = d;
+      }
+    ;
+
+/* `input dx[i];`, `output fx[i+1, j];`: the dimensions an array spans, each with its extent's
+ * offset against the launch's reference grid (check.c). */
+axes
+    : axis                   { $$ = list_add(ps, NULL, $1); }
+    | axes ',' axis          { $$ = list_add(ps, $1, $3); }
+    ;
+
+axis
+    : IDENT                  {
+          ast_decl *d = ast_alloc(ps->arena, sizeof *d);
+          d->name = $1;
+          d->loc = @1;
+          $$ = d;
+      }
+    | IDENT '+' NUMBER       {
+          ast_decl *d = ast_alloc(ps->arena, sizeof *d);
+          d->name = $1;
+          d->loc = @1;
+          d->stagger_text = $3;
+          d->stagger_sign = 1;
+          d->stagger_loc = @2;
+          d->stagger_loc.last_line = @3.last_line;
+          d->stagger_loc.last_col = @3.last_col;
+          $$ = d;
+      }
+    | IDENT '-' NUMBER       {
+          ast_decl *d = ast_alloc(ps->arena, sizeof *d);
+          d->name = $1;
+          d->loc = @1;
+          d->stagger_text = $3;
+          d->stagger_sign = -1;
+          d->stagger_loc = @2;
+          d->stagger_loc.last_line = @3.last_line;
+          d->stagger_loc.last_col = @3.last_col;
           $$ = d;
       }
     ;

@@ -21,14 +21,14 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg euler_flux_args[8] = {
-    {"ro", STENC_ARG_INPUT, 1, "ro[-1,0,0]", 0u, 0},
-    {"rovx", STENC_ARG_INPUT, 1, "rovx[-1,0,0]", 0u, 0},
-    {"rovy", STENC_ARG_INPUT, 1, "rovy[-1,0,0]", 0u, 0},
-    {"roe", STENC_ARG_INPUT, 1, "roe[-1,0,0]", 0u, 0},
-    {"dro", STENC_ARG_OUTPUT, 0, "", 0u, 0},
-    {"drovx", STENC_ARG_OUTPUT, 0, "", 0u, 0},
-    {"drovy", STENC_ARG_OUTPUT, 0, "", 0u, 0},
-    {"droe", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"ro", STENC_ARG_INPUT, 1, "ro[-1,0,0]", 0u, 0, {0, 0, 0}},
+    {"rovx", STENC_ARG_INPUT, 1, "rovx[-1,0,0]", 0u, 0, {0, 0, 0}},
+    {"rovy", STENC_ARG_INPUT, 1, "rovy[-1,0,0]", 0u, 0, {0, 0, 0}},
+    {"roe", STENC_ARG_INPUT, 1, "roe[-1,0,0]", 0u, 0, {0, 0, 0}},
+    {"dro", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
+    {"drovx", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
+    {"drovy", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
+    {"droe", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc euler_flux_desc = {

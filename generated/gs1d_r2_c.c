@@ -29,8 +29,8 @@ static const unsigned char gs1d_r2_colors[GS1D_R2_PERIOD_J * GS1D_R2_PERIOD_K][G
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg gs1d_r2_args[2] = {
-    {"u", STENC_ARG_INOUT, 2, "u[-2]", 0u, 0},
-    {"f", STENC_ARG_INPUT, 0, "", 0u, 0},
+    {"u", STENC_ARG_INOUT, 2, "u[-2]", 0u, 0, {0, 0, 0}},
+    {"f", STENC_ARG_INPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc gs1d_r2_desc = {

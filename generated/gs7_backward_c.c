@@ -24,8 +24,8 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg gs7_backward_args[2] = {
-    {"f", STENC_ARG_INPUT, 0, "", 0u, 0},
-    {"u", STENC_ARG_INOUT, 1, "u[-1,0,0]", 0u, 0},
+    {"f", STENC_ARG_INPUT, 0, "", 0u, 0, {0, 0, 0}},
+    {"u", STENC_ARG_INOUT, 1, "u[-1,0,0]", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc gs7_backward_desc = {

@@ -29,8 +29,8 @@ static const unsigned char gs_redblack_colors[GS_REDBLACK_PERIOD_J * GS_REDBLACK
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg gs_redblack_args[2] = {
-    {"u", STENC_ARG_INOUT, 1, "u[-1,0]", 0u, 0},
-    {"f", STENC_ARG_INPUT, 0, "", 0u, 0},
+    {"u", STENC_ARG_INOUT, 1, "u[-1,0]", 0u, 0, {0, 0, 0}},
+    {"f", STENC_ARG_INPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc gs_redblack_desc = {

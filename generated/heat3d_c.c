@@ -21,8 +21,8 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg heat3d_args[2] = {
-    {"x", STENC_ARG_INPUT, 1, "x[-1,0,0]", 0u, 0},
-    {"y", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"x", STENC_ARG_INPUT, 1, "x[-1,0,0]", 0u, 0, {0, 0, 0}},
+    {"y", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc heat3d_desc = {

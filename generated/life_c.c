@@ -19,8 +19,8 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg life_args[2] = {
-    {"cell", STENC_ARG_INPUT, 1, "cell[-1,-1]", 0u, 0},
-    {"next", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"cell", STENC_ARG_INPUT, 1, "cell[-1,-1]", 0u, 0, {0, 0, 0}},
+    {"next", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc life_desc = {

@@ -20,8 +20,8 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg limited_smooth_args[2] = {
-    {"u", STENC_ARG_INPUT, 1, "u[-1,0]", 0u, 0},
-    {"v", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"u", STENC_ARG_INPUT, 1, "u[-1,0]", 0u, 0, {0, 0, 0}},
+    {"v", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc limited_smooth_desc = {

@@ -21,10 +21,10 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg masked3d_args[4] = {
-    {"x", STENC_ARG_INPUT, 1, "x[-1,0,0]", 0u, 0},
-    {"mask", STENC_ARG_INPUT, 0, "", 0u, STENC_U8},
-    {"zone", STENC_ARG_INPUT, 0, "", 4u, STENC_I32},
-    {"y", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"x", STENC_ARG_INPUT, 1, "x[-1,0,0]", 0u, 0, {0, 0, 0}},
+    {"mask", STENC_ARG_INPUT, 0, "", 0u, STENC_U8, {0, 0, 0}},
+    {"zone", STENC_ARG_INPUT, 0, "", 4u, STENC_I32, {0, 0, 0}},
+    {"y", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc masked3d_desc = {

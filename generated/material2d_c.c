@@ -19,10 +19,10 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg material2d_args[4] = {
-    {"u", STENC_ARG_INPUT, 1, "u[-1,0]", 0u, 0},
-    {"mat", STENC_ARG_INPUT, 1, "mat[-1,0]", 0u, STENC_I32},
-    {"frozen", STENC_ARG_INPUT, 0, "", 0u, STENC_U8},
-    {"v", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"u", STENC_ARG_INPUT, 1, "u[-1,0]", 0u, 0, {0, 0, 0}},
+    {"mat", STENC_ARG_INPUT, 1, "mat[-1,0]", 0u, STENC_I32, {0, 0, 0}},
+    {"frozen", STENC_ARG_INPUT, 0, "", 0u, STENC_U8, {0, 0, 0}},
+    {"v", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc material2d_desc = {

@@ -21,10 +21,10 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg planecoef3d_args[4] = {
-    {"x", STENC_ARG_INPUT, 1, "x[-1,0,0]", 0u, 0},
-    {"a", STENC_ARG_INPUT, 1, "a[0,-1]", 5u, 0},
-    {"b", STENC_ARG_INPUT, 1, "b[-1]", 2u, 0},
-    {"y", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"x", STENC_ARG_INPUT, 1, "x[-1,0,0]", 0u, 0, {0, 0, 0}},
+    {"a", STENC_ARG_INPUT, 1, "a[0,-1]", 5u, 0, {0, 0, 0}},
+    {"b", STENC_ARG_INPUT, 1, "b[-1]", 2u, 0, {0, 0, 0}},
+    {"y", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc planecoef3d_desc = {

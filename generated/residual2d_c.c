@@ -19,9 +19,9 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg residual2d_args[3] = {
-    {"u", STENC_ARG_INPUT, 1, "u[-1,0]", 0u, 0},
-    {"f", STENC_ARG_INPUT, 0, "", 0u, 0},
-    {"r", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"u", STENC_ARG_INPUT, 1, "u[-1,0]", 0u, 0, {0, 0, 0}},
+    {"f", STENC_ARG_INPUT, 0, "", 0u, 0, {0, 0, 0}},
+    {"r", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc residual2d_desc = {

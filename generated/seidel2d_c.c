@@ -22,7 +22,7 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg seidel2d_args[1] = {
-    {"a", STENC_ARG_INOUT, 1, "a[-1,-1]", 0u, 0},
+    {"a", STENC_ARG_INOUT, 1, "a[-1,-1]", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc seidel2d_desc = {

@@ -22,8 +22,8 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg sor_lex_args[2] = {
-    {"u", STENC_ARG_INOUT, 1, "u[-1,0]", 0u, 0},
-    {"f", STENC_ARG_INPUT, 0, "", 0u, 0},
+    {"u", STENC_ARG_INOUT, 1, "u[-1,0]", 0u, 0, {0, 0, 0}},
+    {"f", STENC_ARG_INPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc sor_lex_desc = {

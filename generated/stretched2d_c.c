@@ -19,10 +19,10 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg stretched2d_args[4] = {
-    {"u", STENC_ARG_INPUT, 1, "u[-1,0]", 0u, 0},
-    {"dx", STENC_ARG_INPUT, 1, "dx[-1]", 1u, 0},
-    {"dy", STENC_ARG_INPUT, 1, "dy[-1]", 2u, 0},
-    {"v", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"u", STENC_ARG_INPUT, 1, "u[-1,0]", 0u, 0, {0, 0, 0}},
+    {"dx", STENC_ARG_INPUT, 1, "dx[-1]", 1u, 0, {0, 0, 0}},
+    {"dy", STENC_ARG_INPUT, 1, "dy[-1]", 2u, 0, {0, 0, 0}},
+    {"v", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc stretched2d_desc = {

@@ -21,9 +21,9 @@
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg wave_r2_args[3] = {
-    {"u", STENC_ARG_INPUT, 2, "u[-2,0,0]", 0u, 0},
-    {"u_prev", STENC_ARG_INPUT, 0, "", 0u, 0},
-    {"u_next", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"u", STENC_ARG_INPUT, 2, "u[-2,0,0]", 0u, 0, {0, 0, 0}},
+    {"u_prev", STENC_ARG_INPUT, 0, "", 0u, 0, {0, 0, 0}},
+    {"u_next", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 
 static const stenc_launch_desc wave_r2_desc = {

@@ -4,8 +4,11 @@
 // bound: stretched2d double 16 B/point, u in and v out; planecoef3d float 8 B/point;
 // material2d double 21 B/point, u, an int32 and a uint8 in, v out; masked3d float 9 B/point),
 // and (2) for the lower-dimensional ones, the same kernels with the coefficients copied out to
-// full fields (lower_dims_full.stencil), the users' workaround. 2-D kernels at 8192^2, 3-D at
-// 512^3 (--quick: 1024^2, 64^3). Timing: CUDA events on the context's stream,
+// full fields (lower_dims_full.stencil), the users' workaround; then staggered arrays
+// (stencils/staggered.stencil): node_avg3d (cells to nodes, float, 8 B/point: c in, nd out,
+// over the (n+1)^3 nodes) and face_flux2d (faces normal to i, double, 16 B/point: u in, fx out,
+// a division per point, over (n+1) x n faces). 2-D kernels at 8192^2, 3-D at 512^3 (--quick:
+// 1024^2, 64^3). Timing: CUDA events on the context's stream,
 // one launch, after a warm-up, median of --reps (default 20). Correctness in the same run:
 // every output point of every variant and of the peer against the C kernel on the host, bit
 // for bit (-fmad=false). Prints key=value lines, then a table.
@@ -19,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "face_flux2d.h"
 #include "masked3d.h"
 #include "material2d.h"
 #include "planecoef3d.h"
@@ -27,6 +31,7 @@
 #include "stenc/stenc.h"
 #include "stretched2d.h"
 #include "stretched2d_full.h"
+#include "node_avg3d.h"
 
 static int reps = 20;
 
@@ -258,6 +263,54 @@ static void bench_int_inputs(stenc_ctx *dev, stenc_ctx *host, size_t n2, size_t 
     stenc_field_free(hx), stenc_field_free(hmask), stenc_field_free(hzone), stenc_field_free(hy);
 }
 
+// Staggered arrays, every variant, against the C kernel on the host: no peer (the user's
+// workaround, padding by hand, moves the same bytes).
+static void bench_staggered(stenc_ctx *dev, stenc_ctx *host, size_t n2, size_t n3, double copy) {
+    stenc_field *c, *nd, *hc, *hnd;
+    BENCH_STENC_CHECK(stenc_field_create(dev, &c, STENC_F32, 3, n3, n3, n3, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &nd, STENC_F32, 3, n3 + 1, n3 + 1, n3 + 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hc, STENC_F32, 3, n3, n3, n3, 1));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hnd, STENC_F32, 3, n3 + 1, n3 + 1, n3 + 1, 0));
+    fill<float>(c, 13, -1, 1), fill<float>(hc, 13, -1, 1);
+    BENCH_STENC_CHECK(node_avg3d(host, hc, hnd));
+    BENCH_STENC_CHECK(stenc_field_upload(c));
+    BENCH_STENC_CHECK(stenc_field_upload(nd));
+    char size[32];
+    snprintf(size, sizeof size, "%zu^3", n3);
+    const double nodes = (double)(n3 + 1) * (double)(n3 + 1) * (double)(n3 + 1);
+    for (int i = 0; node_avg3d_variant_name(i); i++) {
+        const char *name = node_avg3d_variant_name(i);
+        double ms = time_ms(dev, [&] { BENCH_STENC_CHECK(node_avg3d_variant(dev, name, c, nd)); });
+        report("node_avg3d", name, size, ms, nodes, 8, copy, ms, mismatches<float>(nd, hnd));
+    }
+    stenc_field_free(c), stenc_field_free(nd), stenc_field_free(hc), stenc_field_free(hnd);
+
+    stenc_field *u, *dxf, *fx, *hu, *hdxf, *hfx;
+    BENCH_STENC_CHECK(stenc_field_create(dev, &u, STENC_F64, 2, n2, n2, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &dxf, STENC_F64, 1, n2 + 1, 1, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(dev, &fx, STENC_F64, 2, n2 + 1, n2, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hu, STENC_F64, 2, n2, n2, 1, 1));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hdxf, STENC_F64, 1, n2 + 1, 1, 1, 0));
+    BENCH_STENC_CHECK(stenc_field_create(host, &hfx, STENC_F64, 2, n2 + 1, n2, 1, 0));
+    fill<double>(u, 14, -1, 1), fill<double>(hu, 14, -1, 1);
+    fill<double>(dxf, 15, 0.5, 1.5), fill<double>(hdxf, 15, 0.5, 1.5);
+    BENCH_STENC_CHECK(face_flux2d(host, 0.75, hu, hdxf, hfx));
+    stenc_field *a2[3] = {u, dxf, fx};
+    for (stenc_field *f : a2)
+        BENCH_STENC_CHECK(stenc_field_upload(f));
+    snprintf(size, sizeof size, "%zux%zu", n2, n2);
+    const double faces = (double)(n2 + 1) * (double)n2;
+    for (int i = 0; face_flux2d_variant_name(i); i++) {
+        const char *name = face_flux2d_variant_name(i);
+        double ms = time_ms(
+            dev, [&] { BENCH_STENC_CHECK(face_flux2d_variant(dev, name, 0.75, u, dxf, fx)); });
+        report("face_flux2d", name, size, ms, faces, 16, copy, ms, mismatches<double>(fx, hfx));
+    }
+    for (stenc_field *f : a2)
+        stenc_field_free(f);
+    stenc_field_free(hu), stenc_field_free(hdxf), stenc_field_free(hfx);
+}
+
 int main(int argc, char **argv) {
     int quick = 0;
     for (int a = 1; a < argc; a++) {
@@ -282,6 +335,7 @@ int main(int argc, char **argv) {
     bench_stretched2d(dev, host, quick ? 1024 : 8192, copy);
     bench_planecoef3d(dev, host, quick ? 64 : 512, copy);
     bench_int_inputs(dev, host, quick ? 1024 : 8192, quick ? 64 : 512, copy);
+    bench_staggered(dev, host, quick ? 1024 : 8192, quick ? 64 : 512, copy);
     printf("\n%-18s %-24s %9s %8s %10s %9s %5s\n", "kernel", "variant", "ms", "Gpts/s", "of bound",
            "vs full", "bad");
     for (const Row &r : rows)

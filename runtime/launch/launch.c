@@ -101,6 +101,12 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
      * local interiors checked below may match on one rank and not on another. */
     for (int a = 0; a < desc->nargs; a++) {
         if (!stenc_field_live(fields[a]) || !stenc_field_live(fields[base])) break; /* below */
+        const int *e = desc->args[a].stagger;
+        if ((e[0] || e[1] || e[2]) && stenc_field_decomp_signature(fields[base]) != 0)
+            return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                               "%s: array '%s' is staggered, which is not supported on "
+                               "distributed fields",
+                               desc->name, desc->args[a].name);
         if (desc->args[a].axes) {
             if (stenc_field_decomp_signature(fields[base]) != 0)
                 return STENC_ERROR(STENC_ERR_UNSUPPORTED,
@@ -120,8 +126,25 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
     stenc_field_layout first = {0};
     STENC_TRY(check_field(desc, ctx, &desc->args[base], fields[base], &first));
     found.location = stenc_field_location(fields[base]);
-    for (int d = 0; d < 3; d++)
-        found.n[d] = first.n[d];
+    /* The reference grid, from the base field's extent and stagger; the launch runs over the
+     * written arrays' extent (their stagger; none without written arrays). */
+    long grid[3] = {1, 1, 1}, launch_stagger[3] = {0, 0, 0};
+    for (int a = 0; a < desc->nargs; a++)
+        if (desc->args[a].kind != STENC_ARG_INPUT) {
+            for (int d = 0; d < desc->dims; d++)
+                launch_stagger[d] = desc->args[a].stagger[d];
+            break;
+        }
+    for (int d = 0; d < desc->dims; d++) {
+        grid[d] = (long)first.n[d] - desc->args[base].stagger[d];
+        if (grid[d] + launch_stagger[d] < 0 || grid[d] < 0)
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "%s: field '%s' has %zu points along dimension %d, fewer than its "
+                               "stagger %+d against the grid needs",
+                               desc->name, desc->args[base].name, first.n[d], d,
+                               desc->args[base].stagger[d]);
+        found.n[d] = (size_t)(grid[d] + launch_stagger[d]);
+    }
     stenc_field_index_offset(fields[base], found.index_offset);
     for (int a = 0; a < desc->nargs; a++) {
         const stenc_launch_arg *arg = &desc->args[a];
@@ -129,18 +152,23 @@ stenc_status stenc_launch_check(const stenc_launch_desc *desc, const stenc_ctx *
         stenc_field_layout lay;
         STENC_TRY(check_field(desc, ctx, arg, fields[a], &lay));
         stenc_location where = stenc_field_location(fields[a]);
-        int same = 1;
-        for (int d = 0, p = 0; d < 3; d++) {
+        int same = 1, staggered = 0;
+        for (int d = 0, p = 0; d < desc->dims; d++) {
             if (arg->axes && !(arg->axes >> d & 1)) continue;
-            same &= lay.n[arg->axes ? p++ : d] == first.n[d];
+            staggered |= arg->stagger[d] != desc->args[base].stagger[d];
+            same &= (long)lay.n[arg->axes ? p++ : d] == grid[d] + arg->stagger[d];
         }
         if (!same) {
             char mine[96], theirs[96];
             format_extents(mine, sizeof mine, &lay);
             format_extents(theirs, sizeof theirs, &first);
-            return STENC_ERROR(STENC_ERR_SHAPE, "%s: field '%s' has interior %s but '%s' has %s%s",
-                               desc->name, arg->name, mine, desc->args[base].name, theirs,
-                               arg->axes ? " along the dimensions it spans" : "");
+            return STENC_ERROR(STENC_ERR_SHAPE,
+                               "%s: field '%s' has interior %s but '%s' has %s%s%s", desc->name,
+                               arg->name, mine, desc->args[base].name, theirs,
+                               arg->axes ? " along the dimensions it spans" : "",
+                               staggered ? " (they are staggered against each other: the "
+                                           "stencil declares their extents)"
+                                         : "");
         }
         if (where != found.location)
             return STENC_ERROR(STENC_ERR_LOCATION, "%s: field '%s' lives on %s but '%s' on %s",

@@ -81,8 +81,8 @@ static void test_context_destroyed(void **state) {
     assert_stenc_ok(stenc_ctx_destroy(NULL));
 }
 
-static const stenc_launch_arg blur_args[2] = {{"u", STENC_ARG_INPUT, 1, "u[-1]", 0u, 0},
-                                              {"v", STENC_ARG_OUTPUT, 0, "", 0u, 0}};
+static const stenc_launch_arg blur_args[2] = {{"u", STENC_ARG_INPUT, 1, "u[-1]", 0u, 0, {0, 0, 0}},
+                                              {"v", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}}};
 static const stenc_launch_desc blur = {"blur", 1, STENC_F32, STENC_TARGET_C, 2, blur_args};
 
 static void test_field_destroyed(void **state) {

@@ -76,8 +76,8 @@ static const char *fake_variant_name(int index) {
 
 static const char *const fake_scalars[] = {"a"};
 static const stenc_launch_arg fake_arrays[] = {
-    {"x", STENC_ARG_INPUT, 1, "", 0u, 0},
-    {"y", STENC_ARG_OUTPUT, 0, "", 0u, 0},
+    {"x", STENC_ARG_INPUT, 1, "", 0u, 0, {0, 0, 0}},
+    {"y", STENC_ARG_OUTPUT, 0, "", 0u, 0, {0, 0, 0}},
 };
 static const char *const fake_results[] = {"s"};
 static const stenc_reftest_stencil fake = {

@@ -43,6 +43,10 @@ typedef struct stenc_launch_arg {
     /* 0: the field holds the stencil's float or double; STENC_I32 or STENC_U8: an integer
      * input (`input int32 mat;`), whose field holds that type. */
     int int_type;
+    /* A staggered array (`output fx[i+1, j];`): its extent against the launch's reference
+     * grid along each stencil dimension (0 where it does not span). The written arrays share
+     * one, the extent the launch runs over. */
+    int stagger[3];
 } stenc_launch_arg;
 
 /* A stencil, as its launcher checks its arguments. */

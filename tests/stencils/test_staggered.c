@@ -1,0 +1,255 @@
+/* Staggered arrays (stencils/staggered.stencil) against loops written here: face fluxes of a
+ * 2-D cell field (ni + 1 faces per row, a staggered lower-dimensional spacing), the update of
+ * the cells from their faces, the cell-to-node average in 3-D (the grid plus one everywhere)
+ * and a difference over the interior faces of a 1-D grid (the grid minus one). Every element
+ * bit for bit (built without contraction), at odd sizes, on random data; the outputs' halos
+ * are poisoned and must stay so (a staggered output is written over its own extent, no
+ * more). Then the launch check: extents that do not fit the declared staggers, and a halo
+ * too thin, are STENC_ERR_SHAPE naming the field. With argument "gpu" or "opencl": the same
+ * launches on that device against the host's (exit 77 without one). */
+#include "face_div2d.h"
+#include "face_flux2d.h"
+#include "inner_diff1d.h"
+#include "node_avg3d.h"
+#include "point_check.h"
+
+static stenc_device device_kind = STENC_DEVICE_CPU;
+static stenc_ctx *host_ctx; /* the snapshots' */
+
+/* A field of ctx, random over its whole box (seeded), uploaded when ctx is a device's. */
+static stenc_field *make(stenc_ctx *ctx, stenc_type type, int dims, size_t n0, size_t n1, size_t n2,
+                         int halo, uint64_t seed) {
+    stenc_field *f;
+    assert_int_equal(stenc_field_create(ctx, &f, type, dims, n0, n1, n2, halo), STENC_OK);
+    test_rng rng = test_rng_seeded(seed);
+    point_fill(f, &rng, -1, 1);
+    if (device_kind != STENC_DEVICE_CPU) assert_int_equal(stenc_field_upload(f), STENC_OK);
+    return f;
+}
+
+/* 1 when every point of a's box (halo included) equals want(i, j, k) bitwise. */
+typedef double (*point_fn)(long i, long j, long k, const void *arg);
+
+static int box_matches(const stenc_field *a, point_fn want, const void *arg, const char *what) {
+    stenc_field_layout l;
+    stenc_field_get_layout(a, &l);
+    const long h = l.halo, hj = l.dims > 1 ? h : 0, hk = l.dims > 2 ? h : 0;
+    for (long k = -hk; k < (long)l.n[2] + hk; k++)
+        for (long j = -hj; j < (long)l.n[1] + hj; j++)
+            for (long i = -h; i < (long)l.n[0] + h; i++) {
+                const double got = point_at(a, i, j, k), expect = want(i, j, k, arg);
+                if (memcmp(&got, &expect, sizeof got) != 0) {
+                    print_error("%s: (%ld,%ld,%ld) is %.17g, expected %.17g\n", what, i, j, k, got,
+                                expect);
+                    return 0;
+                }
+            }
+    return 1;
+}
+
+/* ---- face_flux2d: fx(i, j) = kappa (u(i, j) - u(i-1, j)) / dxf(i), i = 0..ni --------------- */
+
+typedef struct flux_case {
+    const stenc_field *u, *dxf, *before; /* before: fx's values before the launch */
+    long ni, nj;
+    double kappa;
+} flux_case;
+
+static double flux_point(long i, long j, long k, const void *arg) {
+    const flux_case *c = arg;
+    if (i < 0 || i > c->ni || j < 0 || j >= c->nj) return point_at(c->before, i, j, k);
+    return c->kappa * (point_at(c->u, i, j, 0) - point_at(c->u, i - 1, j, 0)) /
+           point_at(c->dxf, i, 0, 0);
+}
+
+/* ---- face_div2d: v = u + dt (fx(i+1) - fx(i) + fy(j+1) - fy(j)) ------------------------------ */
+
+typedef struct div_case {
+    const stenc_field *u, *fx, *fy, *before;
+    long ni, nj;
+    double dt;
+} div_case;
+
+static double div_point(long i, long j, long k, const void *arg) {
+    const div_case *c = arg;
+    if (i < 0 || i >= c->ni || j < 0 || j >= c->nj) return point_at(c->before, i, j, k);
+    return point_at(c->u, i, j, 0) +
+           c->dt * (point_at(c->fx, i + 1, j, 0) - point_at(c->fx, i, j, 0) +
+                    point_at(c->fy, i, j + 1, 0) - point_at(c->fy, i, j, 0));
+}
+
+/* ---- node_avg3d: nd(i, j, k) = the mean of the 8 cells around node (i, j, k) ------------------
+ */
+
+typedef struct node_case {
+    const stenc_field *c, *before;
+    long n[3];
+} node_case;
+
+static double node_point(long i, long j, long k, const void *arg) {
+    const node_case *c = arg;
+    if (i < 0 || i > c->n[0] || j < 0 || j > c->n[1] || k < 0 || k > c->n[2])
+        return point_at(c->before, i, j, k);
+    /* the stencil's order of terms, in float */
+    const float s = (float)point_at(c->c, i, j, k) + (float)point_at(c->c, i - 1, j, k);
+    const float t = s + (float)point_at(c->c, i, j - 1, k);
+    const float u = t + (float)point_at(c->c, i - 1, j - 1, k);
+    const float v = u + (float)point_at(c->c, i, j, k - 1);
+    const float w = v + (float)point_at(c->c, i - 1, j, k - 1);
+    const float x = w + (float)point_at(c->c, i, j - 1, k - 1);
+    const float y = x + (float)point_at(c->c, i - 1, j - 1, k - 1);
+    return (double)(0.125f * y);
+}
+
+/* ---- inner_diff1d: g(i) = u(i+1) - u(i), i = 0..ni-2 -------------------------------------------
+ */
+
+typedef struct diff_case {
+    const stenc_field *u, *before;
+    long ni;
+} diff_case;
+
+static double diff_point(long i, long j, long k, const void *arg) {
+    const diff_case *c = arg;
+    if (i < 0 || i >= c->ni - 1) return point_at(c->before, i, j, k);
+    return point_at(c->u, i + 1, 0, 0) - point_at(c->u, i, 0, 0);
+}
+
+/* A copy of f's host box: the values an output had before a launch. */
+static stenc_field *snapshot(const stenc_field *f) {
+    stenc_field_layout l;
+    stenc_field_get_layout(f, &l);
+    stenc_field *s;
+    assert_int_equal(
+        stenc_field_create(host_ctx, &s, l.type, l.dims, l.n[0], l.n[1], l.n[2], l.halo), STENC_OK);
+    const size_t size = stenc_type_size(l.type);
+    memcpy((char *)stenc_field_host_origin(s) - l.origin_elems * size,
+           (const char *)stenc_field_host_origin(f) - l.origin_elems * size, l.alloc_elems * size);
+    return s;
+}
+
+/* A host field holding f's values (f downloaded and uploaded again when it lives on a
+ * device); freed by the caller. */
+static stenc_field *host_of(stenc_field *f) {
+    if (device_kind == STENC_DEVICE_CPU) return snapshot(f);
+    assert_int_equal(stenc_field_download(f), STENC_OK);
+    stenc_field *s = snapshot(f);
+    assert_int_equal(stenc_field_upload(f), STENC_OK);
+    return s;
+}
+
+static void test_staggered(void **state) {
+    (void)state;
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, device_kind), STENC_OK);
+    static const size_t sizes2[][2] = {{1, 1}, {2, 5}, {17, 9}, {64, 33}, {131, 70}};
+    for (size_t s = 0; s < sizeof sizes2 / sizeof *sizes2; s++) {
+        const size_t ni = sizes2[s][0], nj = sizes2[s][1];
+        char what[96];
+        /* the fluxes on the faces normal to i */
+        stenc_field *u = make(ctx, STENC_F64, 2, ni, nj, 1, 1, 10 + s);
+        stenc_field *dxf = make(ctx, STENC_F64, 1, ni + 1, 1, 1, 0, 20 + s);
+        stenc_field *fx = make(ctx, STENC_F64, 2, ni + 1, nj, 1, 1, 30 + s);
+        stenc_field *fx_before = snapshot(fx);
+        assert_int_equal(face_flux2d(ctx, 0.75, u, dxf, fx), STENC_OK);
+        stenc_field *hu = host_of(u), *hdxf = host_of(dxf), *hfx = host_of(fx);
+        const flux_case fc = {hu, hdxf, fx_before, (long)ni, (long)nj, 0.75};
+        snprintf(what, sizeof what, "face_flux2d %zux%zu", ni, nj);
+        assert_true(box_matches(hfx, flux_point, &fc, what));
+        /* the cells from their faces (fy: random faces normal to j) */
+        stenc_field *fy = make(ctx, STENC_F64, 2, ni, nj + 1, 1, 0, 40 + s);
+        stenc_field *v = make(ctx, STENC_F64, 2, ni, nj, 1, 2, 50 + s);
+        stenc_field *v_before = snapshot(v);
+        assert_int_equal(face_div2d(ctx, 0.1, u, fx, fy, v), STENC_OK);
+        stenc_field *hfy = host_of(fy), *hv = host_of(v);
+        const div_case dc = {hu, hfx, hfy, v_before, (long)ni, (long)nj, 0.1};
+        snprintf(what, sizeof what, "face_div2d %zux%zu", ni, nj);
+        assert_true(box_matches(hv, div_point, &dc, what));
+        stenc_field *all[] = {u, dxf, fx, fy, v, fx_before, v_before, hu, hdxf, hfx, hfy, hv};
+        for (size_t a = 0; a < sizeof all / sizeof *all; a++)
+            stenc_field_free(all[a]);
+    }
+    static const size_t sizes3[][3] = {{1, 1, 1}, {2, 3, 5}, {13, 7, 9}, {33, 4, 3}};
+    for (size_t s = 0; s < sizeof sizes3 / sizeof *sizes3; s++) {
+        const size_t *n = sizes3[s];
+        stenc_field *c = make(ctx, STENC_F32, 3, n[0], n[1], n[2], 1, 60 + s);
+        stenc_field *nd = make(ctx, STENC_F32, 3, n[0] + 1, n[1] + 1, n[2] + 1, 1, 70 + s);
+        stenc_field *nd_before = snapshot(nd);
+        assert_int_equal(node_avg3d(ctx, c, nd), STENC_OK);
+        stenc_field *hc = host_of(c), *hnd = host_of(nd);
+        const node_case nc = {hc, nd_before, {(long)n[0], (long)n[1], (long)n[2]}};
+        char what[96];
+        snprintf(what, sizeof what, "node_avg3d %zux%zux%zu", n[0], n[1], n[2]);
+        assert_true(box_matches(hnd, node_point, &nc, what));
+        stenc_field_free(c), stenc_field_free(nd), stenc_field_free(nd_before);
+        stenc_field_free(hc), stenc_field_free(hnd);
+    }
+    static const size_t sizes1[] = {2, 3, 100, 4097};
+    for (size_t s = 0; s < sizeof sizes1 / sizeof *sizes1; s++) {
+        const size_t ni = sizes1[s];
+        stenc_field *u = make(ctx, STENC_F64, 1, ni, 1, 1, 0, 80 + s); /* no halo needed */
+        stenc_field *g = make(ctx, STENC_F64, 1, ni - 1, 1, 1, 2, 90 + s);
+        stenc_field *g_before = snapshot(g);
+        assert_int_equal(inner_diff1d(ctx, u, g), STENC_OK);
+        stenc_field *hu = host_of(u), *hg = host_of(g);
+        const diff_case dc = {hu, g_before, (long)ni};
+        char what[96];
+        snprintf(what, sizeof what, "inner_diff1d %zu", ni);
+        assert_true(box_matches(hg, diff_point, &dc, what));
+        stenc_field_free(u), stenc_field_free(g), stenc_field_free(g_before);
+        stenc_field_free(hu), stenc_field_free(hg);
+    }
+    stenc_ctx_destroy(ctx);
+}
+
+/* Extents that do not fit the declared staggers, and halos too thin for the reads past an
+ * array's own extent: STENC_ERR_SHAPE, naming the field. */
+static void test_launch_check(void **state) {
+    (void)state;
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_CPU), STENC_OK);
+    stenc_field *u, *dxf, *fx, *fx_short, *dxf_short, *u_thin;
+    assert_int_equal(stenc_field_create(ctx, &u, STENC_F64, 2, 9, 5, 1, 1), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &dxf, STENC_F64, 1, 10, 1, 1, 0), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &fx, STENC_F64, 2, 10, 5, 1, 0), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &fx_short, STENC_F64, 2, 9, 5, 1, 0), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &dxf_short, STENC_F64, 1, 9, 1, 1, 0), STENC_OK);
+    assert_int_equal(stenc_field_create(ctx, &u_thin, STENC_F64, 2, 9, 5, 1, 0), STENC_OK);
+    assert_int_equal(face_flux2d(ctx, 1.0, u, dxf, fx), STENC_OK);
+    assert_int_equal(face_flux2d(ctx, 1.0, u, dxf, fx_short), STENC_ERR_SHAPE);
+    assert_non_null(strstr(stenc_last_error(), "'fx'"));
+    assert_non_null(strstr(stenc_last_error(), "staggered"));
+    assert_int_equal(face_flux2d(ctx, 1.0, u, dxf_short, fx), STENC_ERR_SHAPE);
+    assert_non_null(strstr(stenc_last_error(), "'dxf'"));
+    /* u is read at i-1 from face 0 and at i from face ni: halo 1 on both sides */
+    assert_int_equal(face_flux2d(ctx, 1.0, u_thin, dxf, fx), STENC_ERR_SHAPE);
+    assert_non_null(strstr(stenc_last_error(), "'u'"));
+    stenc_field_free(u), stenc_field_free(dxf), stenc_field_free(fx);
+    stenc_field_free(fx_short), stenc_field_free(dxf_short), stenc_field_free(u_thin);
+    stenc_ctx_destroy(ctx);
+}
+
+static int run(int argc, char **argv) {
+    if (argc > 1 && (strcmp(argv[1], "gpu") == 0 || strcmp(argv[1], "opencl") == 0)) {
+        const int opencl = strcmp(argv[1], "opencl") == 0;
+        device_kind = opencl ? STENC_DEVICE_OPENCL : STENC_DEVICE_CUDA;
+        if ((opencl ? stenc_opencl_device_count() : stenc_cuda_device_count()) == 0) {
+            printf("no %s device: skipped\n", opencl ? "OpenCL" : "CUDA");
+            return STENC_TEST_SKIP;
+        }
+        const struct CMUnitTest device[] = {cmocka_unit_test(test_staggered)};
+        return cmocka_run_group_tests(device, NULL, NULL);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_staggered),
+        cmocka_unit_test(test_launch_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+int main(int argc, char **argv) {
+    if (stenc_ctx_create(&host_ctx, STENC_DEVICE_CPU) != STENC_OK) return 1;
+    const int rc = run(argc, argv);
+    stenc_ctx_destroy(host_ctx);
+    return rc;
+}
