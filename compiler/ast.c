@@ -181,13 +181,11 @@ const char *ast_index_name(ast_index index) {
 }
 
 static const ast_func_info funcs[AST_FUNC_COUNT] = {
-    [AST_FUNC_SQRT] = {"sqrt", 1, "sqrt"}, [AST_FUNC_EXP] = {"exp", 1, "exp"},
-    [AST_FUNC_LOG] = {"log", 1, "log"},    [AST_FUNC_SIN] = {"sin", 1, "sin"},
-    [AST_FUNC_COS] = {"cos", 1, "cos"},    [AST_FUNC_TAN] = {"tan", 1, "tan"},
-    [AST_FUNC_FABS] = {"fabs", 1, "fabs"}, [AST_FUNC_ABS] = {"abs", 1, "fabs"},
-    [AST_FUNC_MIN] = {"min", 2, "fmin"},   [AST_FUNC_MAX] = {"max", 2, "fmax"},
-    [AST_FUNC_POW] = {"pow", 2, "pow"},    [AST_FUNC_FLOOR] = {"floor", 1, "floor"},
-    [AST_FUNC_CEIL] = {"ceil", 1, "ceil"},
+    [AST_FUNC_SQRT] = {"sqrt", 1}, [AST_FUNC_EXP] = {"exp", 1}, [AST_FUNC_LOG] = {"log", 1},
+    [AST_FUNC_SIN] = {"sin", 1},   [AST_FUNC_COS] = {"cos", 1}, [AST_FUNC_TAN] = {"tan", 1},
+    [AST_FUNC_FABS] = {"fabs", 1}, [AST_FUNC_ABS] = {"abs", 1}, [AST_FUNC_MIN] = {"min", 2},
+    [AST_FUNC_MAX] = {"max", 2},   [AST_FUNC_POW] = {"pow", 2}, [AST_FUNC_FLOOR] = {"floor", 1},
+    [AST_FUNC_CEIL] = {"ceil", 1},
 };
 
 const ast_func_info *ast_func_get(ast_func func) {

@@ -184,11 +184,11 @@ typedef enum ast_func {
     AST_FUNC_COUNT
 } ast_func;
 
+/* A built-in function; what a target calls for it is its syntax form fn_<name>
+ * (templates/c/syntax.tmpl: fn_min is fmin). */
 typedef struct ast_func_info {
-    const char *name;   /* as written in a .stencil file */
-    int arity;          /* exact number of arguments */
-    const char *c_name; /* the C99 <math.h> function for double; append 'f' for float
-                           ("fabs" -> "fabsf", "fmin" -> "fminf") */
+    const char *name; /* as written in a .stencil file */
+    int arity;        /* exact number of arguments */
 } ast_func_info;
 
 /* The table entry of a built-in; NULL for an out-of-range value. */

@@ -454,6 +454,13 @@ static void hoist_expr(emitter *e, tmpl_buf *b, const ast_expr *x) {
     tmpl_buf_free(&name);
 }
 
+/* What the target calls built-in function `fn` (form fn_<name>), for double. */
+static void function_name(emitter *e, tmpl_buf *b, const ast_func_info *fn) {
+    char form[32];
+    snprintf(form, sizeof form, "fn_%s", fn->name);
+    say(e, b, form, NULL);
+}
+
 /* The text of operator `op`. */
 static void print_op(emitter *e, tmpl_buf *b, ast_op op) {
     say(e, b, op_form(op), NULL);
@@ -512,7 +519,10 @@ static void print_bare(emitter *e, tmpl_buf *b, const ast_expr *x, int prec) {
         }
         e->calls[x->u.call.func] = 1;
         tmpl_value *data = tmpl_new_map();
-        tmpl_set_str(data, "function", fn->c_name);
+        tmpl_buf name = {0};
+        function_name(e, &name, fn);
+        tmpl_set_str(data, "function", tmpl_buf_str(&name));
+        tmpl_buf_free(&name);
         tmpl_set_bool(data, "float", e->is_float);
         tmpl_value *args = tmpl_set_list(data, "args");
         for (int a = 0; a < x->u.call.nargs; a++) {
@@ -1026,7 +1036,10 @@ static tmpl_value *build_data(emitter *e) {
         if (!e->calls[f]) continue;
         const ast_func_info *fn = ast_func_get((ast_func)f);
         tmpl_value *cv = tmpl_append_map(calls);
-        tmpl_set_str(cv, "base", fn->c_name);
+        tmpl_buf name = {0};
+        function_name(e, &name, fn);
+        tmpl_set_str(cv, "base", tmpl_buf_str(&name));
+        tmpl_buf_free(&name);
     }
 
     set_sweep_data(e, d);
@@ -1204,6 +1217,15 @@ static syn_forms *load_syntax(emitter *e) {
         tmpl_buf path = {0};
         tmpl_buf_printf(&path, "%s/%s", e->opt->template_dir, emit_targets[t].syntax);
         syn_forms *forms = syn_load(tmpl_buf_str(&path), required_forms, e->err);
+        for (int f = 0; forms && f < AST_FUNC_COUNT; f++) {
+            char form[32];
+            snprintf(form, sizeof form, "fn_%s", ast_func_get((ast_func)f)->name);
+            if (!syn_has(forms, form)) {
+                fprintf(e->err, "%s: error: no form '%s'\n", tmpl_buf_str(&path), form);
+                syn_free(forms);
+                forms = NULL;
+            }
+        }
         tmpl_buf_free(&path);
         return forms;
     }

@@ -116,6 +116,10 @@ fail:
     return NULL;
 }
 
+int syn_has(const syn_forms *forms, const char *name) {
+    return find(forms, name, strlen(name)) != NULL;
+}
+
 int syn_render(const syn_forms *forms, const char *name, const tmpl_value *data, tmpl_buf *out,
                FILE *err) {
     const syn_form *form = find(forms, name, strlen(name));

@@ -21,6 +21,9 @@ typedef struct syn_forms syn_forms;
 syn_forms *syn_load(const char *path, const char *const *required, FILE *err);
 void syn_free(syn_forms *forms);
 
+/* 1 when the forms have one called `name`. */
+int syn_has(const syn_forms *forms, const char *name);
+
 /* Append form `name` rendered with `data` to `out`. Nonzero after a message on `err`. */
 int syn_render(const syn_forms *forms, const char *name, const tmpl_value *data, tmpl_buf *out,
                FILE *err);
