@@ -283,14 +283,10 @@ static int operand_prec(ast_op op, const ast_expr *operand, int min_prec) {
 /* Render syntax form `form` (templates/c/syntax.tmpl) with string pairs key, value, ...,
  * NULL, appending to `b`. */
 static void say(emitter *e, tmpl_buf *b, const char *form, ...) {
-    tmpl_value *data = tmpl_new_map();
-    va_list args;
-    va_start(args, form);
-    for (const char *key; (key = va_arg(args, const char *));)
-        tmpl_set_str(data, key, va_arg(args, const char *));
-    va_end(args);
-    if (syn_render(e->syn, form, data, b, e->err)) e->failed = 1;
-    tmpl_free(data);
+    va_list pairs;
+    va_start(pairs, form);
+    if (syn_vsay(e->syn, b, e->err, form, pairs)) e->failed = 1;
+    va_end(pairs);
 }
 
 static const char *flag(int on) {

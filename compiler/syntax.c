@@ -72,25 +72,16 @@ static int add_form(syn_forms *forms, const char *path, int line, const char *s,
 }
 
 syn_forms *syn_load(const char *path, const char *const *required, FILE *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(err, "%s: error: cannot open the syntax forms\n", path);
+    tmpl_buf file = {0};
+    const int rc = tmpl_buf_read_file(&file, path);
+    if (rc) {
+        fprintf(err, "%s: error: cannot %s the syntax forms\n", path, rc == -1 ? "open" : "read");
+        tmpl_buf_free(&file);
         return NULL;
     }
-    tmpl_buf file = {0};
-    char chunk[4096];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tmpl_buf_append(&file, chunk, got);
-    int failed = ferror(f);
-    fclose(f);
     syn_forms *forms = xrealloc(NULL, sizeof *forms);
     forms->items = NULL;
     forms->count = 0;
-    if (failed) {
-        fprintf(err, "%s: error: cannot read the syntax forms\n", path);
-        goto fail;
-    }
     int line = 1;
     for (const char *p = tmpl_buf_str(&file); *p; line++) {
         const char *nl = strchr(p, '\n');
@@ -134,14 +125,19 @@ int syn_render(const syn_forms *forms, const char *name, const tmpl_value *data,
     return rc;
 }
 
-int syn_say(const syn_forms *forms, tmpl_buf *out, FILE *err, const char *name, ...) {
+int syn_vsay(const syn_forms *forms, tmpl_buf *out, FILE *err, const char *name, va_list pairs) {
     tmpl_value *data = tmpl_new_map();
-    va_list args;
-    va_start(args, name);
-    for (const char *key; (key = va_arg(args, const char *));)
-        tmpl_set_str(data, key, va_arg(args, const char *));
-    va_end(args);
+    for (const char *key; (key = va_arg(pairs, const char *));)
+        tmpl_set_str(data, key, va_arg(pairs, const char *));
     int rc = syn_render(forms, name, data, out, err);
     tmpl_free(data);
+    return rc;
+}
+
+int syn_say(const syn_forms *forms, tmpl_buf *out, FILE *err, const char *name, ...) {
+    va_list pairs;
+    va_start(pairs, name);
+    int rc = syn_vsay(forms, out, err, name, pairs);
+    va_end(pairs);
     return rc;
 }

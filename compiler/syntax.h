@@ -10,6 +10,7 @@
 #ifndef STENC_SYNTAX_H
 #define STENC_SYNTAX_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "template.h"
@@ -30,5 +31,6 @@ int syn_render(const syn_forms *forms, const char *name, const tmpl_value *data,
 
 /* The same with string values: key, value, key, value, ..., NULL. A flag is "1" or "". */
 int syn_say(const syn_forms *forms, tmpl_buf *out, FILE *err, const char *name, ...);
+int syn_vsay(const syn_forms *forms, tmpl_buf *out, FILE *err, const char *name, va_list pairs);
 
 #endif /* STENC_SYNTAX_H */

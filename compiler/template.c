@@ -524,21 +524,23 @@ tmpl *tmpl_load(const char *path, FILE *err) {
     return load_file(path, err, 0);
 }
 
-static tmpl *load_file(const char *path, FILE *err, int nesting) {
+int tmpl_buf_read_file(tmpl_buf *b, const char *path) {
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(err, "%s: error: cannot open template\n", path);
-        return NULL;
-    }
-    tmpl_buf b = {0};
+    if (!f) return -1;
     char chunk[4096];
     size_t got;
     while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tmpl_buf_append(&b, chunk, got);
+        tmpl_buf_append(b, chunk, got);
     int failed = ferror(f);
     fclose(f);
-    if (failed) {
-        fprintf(err, "%s: error: cannot read template\n", path);
+    return failed ? -2 : 0;
+}
+
+static tmpl *load_file(const char *path, FILE *err, int nesting) {
+    tmpl_buf b = {0};
+    const int rc = tmpl_buf_read_file(&b, path);
+    if (rc) {
+        fprintf(err, "%s: error: cannot %s template\n", path, rc == -1 ? "open" : "read");
         tmpl_buf_free(&b);
         return NULL;
     }

@@ -17,8 +17,8 @@
  *
  * Whitespace: a line holding only a section tag (#each, /each, #if, else, /if, #unless,
  * /unless, #wrap, /wrap) or a comment, plus blanks, disappears from the output together with
- * its newline, so that section tags can be indented like code without leaving blank lines. A multi-line
- * value inserted after some indentation has all of its lines indented the same way.
+ * its newline, so that section tags can be indented like code without leaving blank lines. A
+ * multi-line value inserted after some indentation has all of its lines indented the same way.
  *
  * Errors (unknown tag, unknown variable, unterminated section or tag, a list where a string
  * was needed) are reported as "file:line: error: ..." on the given stream.
@@ -48,6 +48,10 @@ void tmpl_buf_printf(tmpl_buf *b, const char *fmt, ...)
 /* The contents ("" when empty); stays owned by the buffer. */
 const char *tmpl_buf_str(const tmpl_buf *b);
 void tmpl_buf_free(tmpl_buf *b);
+
+/* Append the whole file at `path` to `b`: 0, or -1 when it cannot be opened, -2 when it
+ * cannot be read (b then holds what was read; the caller reports and frees). */
+int tmpl_buf_read_file(tmpl_buf *b, const char *path);
 
 /* ---- data: a tree of strings, lists and maps -------------------------------------------- */
 

@@ -46,4 +46,18 @@ static inline int point_same(const stenc_field *got, const stenc_field *want, in
     return 1;
 }
 
+/* A test's device argument: "gpu" or "opencl" set *device (CUDA or OpenCL) and give 1, or
+ * STENC_TEST_SKIP (after saying so) when there is no such device; no such argument gives 0
+ * and leaves *device alone. */
+static inline int point_device_arg(int argc, char **argv, stenc_device *device) {
+    if (argc < 2 || (strcmp(argv[1], "gpu") != 0 && strcmp(argv[1], "opencl") != 0)) return 0;
+    const int opencl = strcmp(argv[1], "opencl") == 0;
+    *device = opencl ? STENC_DEVICE_OPENCL : STENC_DEVICE_CUDA;
+    if ((opencl ? stenc_opencl_device_count() : stenc_cuda_device_count()) == 0) {
+        printf("no %s device: skipped\n", opencl ? "OpenCL" : "CUDA");
+        return STENC_TEST_SKIP;
+    }
+    return 1;
+}
+
 #endif /* STENC_TEST_POINT_CHECK_H */

@@ -170,13 +170,9 @@ static void test_ordered_on_device(void **state) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1 && (strcmp(argv[1], "gpu") == 0 || strcmp(argv[1], "opencl") == 0)) {
-        const int opencl = strcmp(argv[1], "opencl") == 0;
-        device_kind = opencl ? STENC_DEVICE_OPENCL : STENC_DEVICE_CUDA;
-        if ((opencl ? stenc_opencl_device_count() : stenc_cuda_device_count()) == 0) {
-            printf("no %s device: skipped\n", opencl ? "OpenCL" : "CUDA");
-            return STENC_TEST_SKIP;
-        }
+    const int on_device = point_device_arg(argc, argv, &device_kind);
+    if (on_device == STENC_TEST_SKIP) return STENC_TEST_SKIP;
+    if (on_device) {
         const struct CMUnitTest gpu[] = {cmocka_unit_test(test_ordered_on_device)};
         return cmocka_run_group_tests(gpu, NULL, NULL);
     }
