@@ -274,6 +274,17 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
     tmpl_set_fmt(d, "cu_ncells", "%d", ncells);
 }
 
+/* 1 when an input or inout read at offsets is staggered against the launch's extent. */
+static int staggered_input(const km_kernel *km) {
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
+        if ((arr->kind != KM_INPUT && arr->kind != KM_INOUT) || !arr->noffsets) continue;
+        for (int d = 0; d < km->dims; d++)
+            if ((!arr->axes || arr->axes >> d & 1) && arr->stagger[d] != km->stagger[d]) return 1;
+    }
+    return 0;
+}
+
 /* Static shared memory of variant `cv`: the stream kernel's ring of planes per input (with the
  * input's rim), the reducing sweep's partials; 0 for the others. */
 static long variant_shared_bytes(const km_kernel *km, const input_info *info,
@@ -461,8 +472,12 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     cuda_policy pol = km->order ? (cuda_policy){&wave_variant, 1} : choose_policy(km);
     const cuda_variant **fitting = xmalloc((size_t)(pol.count + 1) * sizeof *fitting);
     int nfit = 0;
+    /* The stream kernel fills its planes over the stencil's whole reach on both sides of the
+     * launch's extent; an input staggered against the launch has halo only for its reads. */
+    const int staggered = staggered_input(km);
     for (int v = 0; v < pol.count; v++)
-        if (variant_shared_bytes(km, info, &pol.list[v]) <= CUDA_STATIC_SHARED)
+        if (variant_shared_bytes(km, info, &pol.list[v]) <= CUDA_STATIC_SHARED &&
+            !(staggered && pol.list[v].strategy == 's'))
             fitting[nfit++] = &pol.list[v];
     if (nfit == 0) fitting[nfit++] = &sweep_one_warp; /* only reducing sweeps get here */
     /* The pass combining the blocks' partials: 256 threads, fewer when the partials of many

@@ -8,10 +8,10 @@
 // (stencils/staggered.stencil): node_avg3d (cells to nodes, float, 8 B/point: c in, nd out,
 // over the (n+1)^3 nodes) and face_flux2d (faces normal to i, double, 16 B/point: u in, fx out,
 // a division per point, over (n+1) x n faces). 2-D kernels at 8192^2, 3-D at 512^3 (--quick:
-// 1024^2, 64^3). Timing: CUDA events on the context's stream,
-// one launch, after a warm-up, median of --reps (default 20). Correctness in the same run:
-// every output point of every variant and of the peer against the C kernel on the host, bit
-// for bit (-fmad=false). Prints key=value lines, then a table.
+// 1024^2, 64^3; --staggered-only N: the staggered kernels alone, node_avg3d at N^3 cells). Timing:
+// CUDA events on the context's stream, one launch, after a warm-up, median of --reps (default 20).
+// Correctness in the same run: every output point of every variant and of the peer against the C
+// kernel on the host, bit for bit (-fmad=false). Prints key=value lines, then a table.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -313,13 +313,16 @@ static void bench_staggered(stenc_ctx *dev, stenc_ctx *host, size_t n2, size_t n
 
 int main(int argc, char **argv) {
     int quick = 0;
+    size_t n3_staggered = 0; // --staggered-only N: node_avg3d alone, at N^3 cells
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick"))
             quick = 1;
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--staggered-only") && a + 1 < argc)
+            n3_staggered = (size_t)atol(argv[++a]);
         else {
-            fprintf(stderr, "usage: bench_input_kinds [--quick] [--reps N]\n");
+            fprintf(stderr, "usage: bench_input_kinds [--quick] [--reps N] [--staggered-only N]\n");
             return 2;
         }
     }
@@ -332,10 +335,14 @@ int main(int argc, char **argv) {
     BENCH_STENC_CHECK(stenc_ctx_create(&host, STENC_DEVICE_CPU));
     const double copy = copy_gbs(dev, (size_t)1 << 30);
     printf("device=%s copy_gbs=%.0f\n", stenc_ctx_device_name(dev), copy);
-    bench_stretched2d(dev, host, quick ? 1024 : 8192, copy);
-    bench_planecoef3d(dev, host, quick ? 64 : 512, copy);
-    bench_int_inputs(dev, host, quick ? 1024 : 8192, quick ? 64 : 512, copy);
-    bench_staggered(dev, host, quick ? 1024 : 8192, quick ? 64 : 512, copy);
+    if (n3_staggered) {
+        bench_staggered(dev, host, 64, n3_staggered, copy);
+    } else {
+        bench_stretched2d(dev, host, quick ? 1024 : 8192, copy);
+        bench_planecoef3d(dev, host, quick ? 64 : 512, copy);
+        bench_int_inputs(dev, host, quick ? 1024 : 8192, quick ? 64 : 512, copy);
+        bench_staggered(dev, host, quick ? 1024 : 8192, quick ? 64 : 512, copy);
+    }
     printf("\n%-18s %-24s %9s %8s %10s %9s %5s\n", "kernel", "variant", "ms", "Gpts/s", "of bound",
            "vs full", "bad");
     for (const Row &r : rows)
