@@ -180,6 +180,11 @@ const char *ast_index_name(ast_index index) {
     return (unsigned)index < AST_INDEX_COUNT ? names[index] : "?";
 }
 
+const char *ast_solve_slot_name(ast_solve_slot slot) {
+    static const char *const names[AST_SOLVE_SLOTS] = {"lower", "diag", "upper", "rhs"};
+    return (unsigned)slot < AST_SOLVE_SLOTS ? names[slot] : "?";
+}
+
 static const ast_func_info funcs[AST_FUNC_COUNT] = {
     [AST_FUNC_SQRT] = {"sqrt", 1}, [AST_FUNC_EXP] = {"exp", 1}, [AST_FUNC_LOG] = {"log", 1},
     [AST_FUNC_SIN] = {"sin", 1},   [AST_FUNC_COS] = {"cos", 1}, [AST_FUNC_TAN] = {"tan", 1},

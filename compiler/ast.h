@@ -101,6 +101,9 @@ typedef struct ast_decl {
     /* checker: the array's extent against the launch's reference grid, per stencil dimension
      * (`output fx[i+1, j];`: {1, 0, 0}); 0 where it does not span */
     int stagger[AST_MAX_DIMS];
+    /* checker: 1 + the coefficient slot (AST_SOLVE_LOWER..RHS) of an output the checker made
+     * for a line solve (check.c, lower_solve); 0 for a declared array */
+    int solve_slot;
 } ast_decl;
 
 /* ---- expressions ------------------------------------------------------------------------- */
@@ -316,6 +319,42 @@ struct ast_stmt {
     } u;
 };
 
+/* ---- line solves ------------------------------------------------------------------------- */
+
+/* The coefficients of a line solve, in the order of stenc_launch_solve's slots. */
+typedef enum ast_solve_slot {
+    AST_SOLVE_LOWER = 0,
+    AST_SOLVE_DIAG,
+    AST_SOLVE_UPPER,
+    AST_SOLVE_RHS,
+    AST_SOLVE_SLOTS
+} ast_solve_slot;
+
+/* "lower", "diag", "upper", "rhs". */
+const char *ast_solve_slot_name(ast_solve_slot slot);
+
+/* `solve v along i { lower = ...; diag = ...; upper = ...; rhs = ...; }`: the tridiagonal
+ * system lower*v[p-1] + diag*v[p] + upper*v[p+1] = rhs along every line of v in one
+ * direction. The parser keeps it aside from the body; the checker lowers it: each coefficient
+ * that varies becomes an output of the kernel (a declaration with solve_slot set, appended to
+ * decls, and an assignment appended to the body), v leaves decls (the runtime writes it), and
+ * the coefficients that are the same at every point are computed once per launch. */
+typedef struct ast_solve {
+    const char *name; /* the array solved */
+    ast_loc name_loc;
+    const char *along; /* the direction: "i", "j" or "k" */
+    ast_loc along_loc;
+    ast_block coefs; /* the statements between the braces, as written */
+    ast_loc loc;     /* the whole statement */
+    int before;      /* body statements before it */
+    /* checker: */
+    const ast_decl *decl; /* v, no longer in decls */
+    int field;            /* v's rank among the launcher's field parameters */
+    int dim;              /* 0, 1 or 2 */
+    unsigned uniform;     /* bit q: coefficient q is the same at every point, value[q] */
+    ast_expr *value[AST_SOLVE_SLOTS];
+} ast_solve;
+
 /* ---- stencils and files ------------------------------------------------------------------ */
 
 typedef struct ast_stencil {
@@ -349,6 +388,8 @@ typedef struct ast_stencil {
      * order (k slowest); 0 without one. */
     int order;
     ast_loc order_loc;
+    /* `solve v along i { ... }`: NULL without one (at most one per stencil). */
+    ast_solve *solve;
 } ast_stencil;
 
 typedef struct ast_arena ast_arena;

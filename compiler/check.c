@@ -45,9 +45,9 @@ typedef struct checker {
 
 /* Words the stencil language gives a meaning: its keywords (float and double are read as names
  * by the grammar), besides the built-in functions and index variables. */
-static const char *const language_words[] = {"stencil", "dims",   "type",  "scalar", "input",
-                                             "output",  "inout",  "let",   "if",     "else",
-                                             "color",   "reduce", "float", "double", "func"};
+static const char *const language_words[] = {
+    "stencil", "dims",  "type",   "scalar", "input",  "output", "inout", "let",  "if",
+    "else",    "color", "reduce", "float",  "double", "func",   "step",  "solve"};
 
 /* Keywords of C (C23 included) and C++ (C++20, alternative tokens and contextual words that
  * start a declaration), and the CUDA built-in variables: a stencil's name becomes a function of
@@ -502,6 +502,13 @@ static void check_ref(checker *c, ast_expr *e) {
                    "'%s' is a reduction: the launcher returns it, the body cannot read it", name);
         return;
     }
+    if (c->st->solve && c->st->solve->decl && strcmp(name, c->st->solve->name) == 0) {
+        diag_error(c->d, e->loc,
+                   "'%s' is the array the stencil solves for: its values are the solution, which "
+                   "the coefficients cannot read (read it in another stencil)",
+                   name);
+        return;
+    }
     int index = lookup_index(name);
     if (index >= 0) {
         no_offsets(c, e, "index variable");
@@ -781,6 +788,210 @@ static void check_block(checker *c, ast_block *b) {
     pop_lets(c, mark);
 }
 
+/* ---- line solves ------------------------------------------------------------------------- */
+
+/* Whether a coefficient is the same at every point: literals, scalars, and built-in functions
+ * and operators of them. Arrays, index variables, lets and the file's functions vary (a let
+ * or a function of scalars alone is not worth the analysis: the kernel computes it). */
+static int is_uniform(const ast_stencil *st, const ast_expr *e) {
+    switch (e->kind) {
+    case AST_EXPR_NUMBER:
+        return 1;
+    case AST_EXPR_REF: {
+        const ast_decl *d = ast_find_decl(st, e->u.ref.name);
+        return !e->u.ref.offset_exprs && d && d->kind == AST_DECL_SCALAR;
+    }
+    case AST_EXPR_UNARY:
+        return e->u.unary.op != AST_OP_NOT && is_uniform(st, e->u.unary.operand);
+    case AST_EXPR_BINARY:
+        return !ast_op_is_bool(e->u.binary.op) && e->u.binary.op != AST_OP_MOD &&
+               is_uniform(st, e->u.binary.lhs) && is_uniform(st, e->u.binary.rhs);
+    case AST_EXPR_TERNARY:
+        return 0; /* its condition is a truth value: left to the kernel */
+    case AST_EXPR_CALL:
+        if (ast_func_lookup(e->u.call.name) < 0) return 0;
+        for (int a = 0; a < e->u.call.nargs; a++)
+            if (!is_uniform(st, e->u.call.args[a])) return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* The keyword of a statement, for a caret that does not cover many lines. */
+static ast_loc keyword_loc(ast_loc loc, int length) {
+    ast_loc at = {loc.first_line, loc.first_col, loc.first_line, loc.first_col + length - 1};
+    return at;
+}
+
+/* What may not go with a solve, and where its coefficients come from. */
+static void check_solve_company(checker *c) {
+    ast_stencil *st = c->st;
+    ast_solve *sv = st->solve;
+    ast_loc kw = keyword_loc(sv->loc, 5);
+    if (sv->before < st->body.nstmts) {
+        diag_error(c->d, st->body.stmts[sv->before]->loc,
+                   "a statement after 'solve' in stencil '%s': the solve is the last statement "
+                   "(what follows would need the solution at neighbouring points: write it in "
+                   "another stencil)",
+                   st->name);
+        diag_note(c->d, kw, "the solve is here");
+    }
+    for (int n = 0; n < st->body.nstmts; n++) {
+        const ast_stmt *s = st->body.stmts[n];
+        if (s->kind == AST_STMT_COLOR || s->kind == AST_STMT_REDUCE)
+            diag_error(c->d, s->loc,
+                       "'%s' in stencil '%s', which solves along lines: a solve updates every "
+                       "point of '%s' and returns nothing else",
+                       s->kind == AST_STMT_COLOR ? "color" : "reduce", st->name, sv->name);
+    }
+    if (st->order)
+        diag_error(c->d, st->order_loc,
+                   "'order' with 'solve': a line solve is not an in-place sweep (it writes '%s', "
+                   "an output)",
+                   sv->name);
+    if (st->step_out)
+        diag_error(c->d, st->step_out_loc,
+                   "'step' with 'solve' is not supported: launch the solves one by one");
+}
+
+/* The block `{ lower = ...; diag = ...; upper = ...; rhs = ...; }`: each exactly once. */
+static void collect_coefs(checker *c, const ast_stmt *coef[AST_SOLVE_SLOTS]) {
+    ast_solve *sv = c->st->solve;
+    static const char *const names[AST_SOLVE_SLOTS] = {"lower", "diag", "upper", "rhs"};
+    int bad = 0; /* a statement that is no coefficient: likely the one missing */
+    for (int n = 0; n < sv->coefs.nstmts; n++) {
+        const ast_stmt *s = sv->coefs.stmts[n];
+        if (s->kind != AST_STMT_ASSIGN || s->u.assign.offset_exprs) {
+            diag_error(c->d, s->loc,
+                       "a solve's block holds its four coefficients, each assigned once: "
+                       "lower = ...; diag = ...; upper = ...; rhs = ...; (lets go before the "
+                       "solve)");
+            bad = 1;
+            continue;
+        }
+        int slot = -1;
+        for (int q = 0; q < AST_SOLVE_SLOTS; q++)
+            if (strcmp(s->u.assign.name, names[q]) == 0) slot = q;
+        if (slot < 0) {
+            const char *close = diag_closest(s->u.assign.name, names, AST_SOLVE_SLOTS);
+            diag_error(c->d, s->u.assign.name_loc,
+                       "unknown coefficient '%s' in a solve%s%s%s (lower, diag, upper, rhs)",
+                       s->u.assign.name, close ? "; did you mean '" : "", close ? close : "",
+                       close ? "'?" : "");
+            bad = 1;
+            continue;
+        }
+        if (coef[slot]) {
+            diag_error(c->d, s->u.assign.name_loc,
+                       "'%s' is given twice in the solve (first at %d:%d)", names[slot],
+                       coef[slot]->u.assign.name_loc.first_line,
+                       coef[slot]->u.assign.name_loc.first_col);
+            continue;
+        }
+        coef[slot] = s;
+    }
+    for (int q = 0; q < AST_SOLVE_SLOTS && !bad; q++)
+        if (!coef[q])
+            diag_error(c->d, keyword_loc(sv->loc, 5),
+                       "'solve %s' does not give '%s' (a solve gives lower, diag, upper and rhs)",
+                       sv->name, names[q]);
+}
+
+/* Validate `solve v along d { ... }` and lower it (ast_solve): v leaves decls, and each
+ * coefficient that varies becomes an output named stenc_<slot> with its assignment at the end
+ * of the body. Runs before the declarations are checked, so that those outputs are checked as
+ * any others. */
+static void lower_solve(checker *c, ast_arena *arena) {
+    ast_stencil *st = c->st;
+    ast_solve *sv = st->solve;
+    if (!sv || sv->decl) return; /* none, or lowered by an earlier check */
+    for (int n = 0; n < sv->coefs.nstmts; n++)
+        if (sv->coefs.stmts[n]->depth > AST_MAX_DEPTH) return; /* the parser reported it */
+    check_solve_company(c);
+    sv->dim = lookup_index(sv->along);
+    if (sv->dim < 0 || sv->dim > AST_INDEX_K) {
+        diag_error(c->d, sv->along_loc, "'along %s': the direction of the lines is i, j or k",
+                   sv->along);
+        sv->dim = 0;
+    } else if (st->dims > 0 && sv->dim >= st->dims) {
+        diag_error(c->d, sv->along_loc, "'along %s' in stencil '%s', which has dims %d", sv->along,
+                   st->name, st->dims);
+        sv->dim = 0;
+    }
+    const ast_stmt *coef[AST_SOLVE_SLOTS] = {0};
+    collect_coefs(c, coef);
+    /* v: an output of every dimension, the only array the stencil writes */
+    int at = -1, fields = 0;
+    for (int n = 0; n < st->ndecls; n++) {
+        if (strcmp(st->decls[n]->name, sv->name) == 0 && at < 0) {
+            at = n;
+            sv->field = fields;
+        }
+        fields += st->decls[n]->kind != AST_DECL_SCALAR;
+    }
+    /* Without the array the solve is not lowered: what is unassigned or unused after it is a
+     * consequence, not news (as after a syntax error). */
+    if (at < 0) {
+        report_undeclared(c, sv->name_loc, sv->name);
+        st->has_error = 1;
+        return;
+    }
+    ast_decl *v = st->decls[at];
+    if (v->kind != AST_DECL_OUTPUT) {
+        diag_error(c->d, sv->name_loc, "'solve %s': '%s' is %s %s, not an output", sv->name,
+                   sv->name, v->kind == AST_DECL_INPUT ? "an" : "a", ast_decl_kind_name(v->kind));
+        note_declared(c, v);
+        st->has_error = 1;
+        return;
+    }
+    if (v->naxes) {
+        diag_error(c->d, v->axes_loc,
+                   "'%s' is solved for along lines: it spans every dimension of the stencil and "
+                   "is not staggered (no brackets)",
+                   v->name);
+    }
+    for (int n = 0; n < st->ndecls; n++) {
+        const ast_decl *d = st->decls[n];
+        if (d == v || (d->kind != AST_DECL_OUTPUT && d->kind != AST_DECL_INOUT)) continue;
+        diag_error(c->d, d->loc,
+                   "stencil '%s' solves for '%s', so it writes no other array: give %s '%s' a "
+                   "stencil of its own",
+                   st->name, v->name, ast_decl_kind_name(d->kind), d->name);
+    }
+    sv->decl = v;
+    memmove(&st->decls[at], &st->decls[at + 1], sizeof *st->decls * (size_t)(st->ndecls - at - 1));
+    st->ndecls--;
+    for (int n = 0; n < st->ndecls; n++)
+        if (st->decls[n]->kind == AST_DECL_OUTPUT && st->decls[n]->position > v->position)
+            st->decls[n]->position--;
+    int outputs = 0;
+    for (int n = 0; n < st->ndecls; n++)
+        outputs += st->decls[n]->kind == AST_DECL_OUTPUT;
+    for (int q = 0; q < AST_SOLVE_SLOTS; q++) {
+        if (!coef[q]) continue;
+        ast_expr *value = coef[q]->u.assign.value;
+        if (q != AST_SOLVE_RHS && is_uniform(st, value)) {
+            sv->uniform |= 1u << q;
+            sv->value[q] = value;
+            continue;
+        }
+        ast_decl *d = ast_alloc(arena, sizeof *d);
+        size_t len = strlen("stenc_") + strlen(ast_solve_slot_name((ast_solve_slot)q));
+        char *name = ast_alloc(arena, len + 1);
+        snprintf(name, len + 1, "stenc_%s", ast_solve_slot_name((ast_solve_slot)q));
+        d->kind = AST_DECL_OUTPUT;
+        d->name = name;
+        d->loc = coef[q]->u.assign.name_loc;
+        d->position = outputs++;
+        d->solve_slot = q + 1;
+        ast_push(arena, (void ***)&st->decls, &st->ndecls, d);
+        ast_stmt *s = ast_alloc(arena, sizeof *s);
+        *s = *coef[q];
+        s->u.assign.name = name;
+        ast_push(arena, (void ***)&st->body.stmts, &st->body.nstmts, s);
+    }
+}
+
 /* ---- stencils ---------------------------------------------------------------------------- */
 
 /* `step OUT -> IN;`: OUT an output, IN an input; a stepping launcher swaps them after each
@@ -938,7 +1149,8 @@ static void check_decls(checker *c) {
         /* Counted whatever its name: the parser gave it a position among its kind. */
         if (d->kind == AST_DECL_OUTPUT) c->noutputs++;
         if (d->kind == AST_DECL_INOUT) c->ninouts++;
-        const char *reserved = check_name_reserved(d->name);
+        /* the outputs a line solve's coefficients became have names of the generated code */
+        const char *reserved = d->solve_slot ? NULL : check_name_reserved(d->name);
         if (reserved) {
             diag_error(c->d, d->loc, "'%s' is a reserved name: %s", d->name, reserved);
             continue;
@@ -1103,6 +1315,7 @@ static void check_stencil(diag *d, ast_file *file, ast_stencil *st, ast_type pre
     st->color = NULL;
     st->ncolors = 0;
     st->color_table = NULL;
+    lower_solve(&c, arena);
     check_decls(&c);
     /* The parser already reported a body too deep to walk recursively. */
     if (body_depth(&st->body) > AST_MAX_DEPTH) return;
@@ -1124,6 +1337,9 @@ static void check_stencil(diag *d, ast_file *file, ast_stencil *st, ast_type pre
         abort();
     }
     check_block(&c, &st->body);
+    /* a solve's coefficients that are the same at every point, outside the body */
+    for (int q = 0; st->solve && q < AST_SOLVE_SLOTS; q++)
+        if (st->solve->uniform >> q & 1) check_expr(&c, st->solve->value[q]);
     check_colors(&c, arena);
     /* After a syntax error statements are missing: what is unassigned or unused is likely a
      * consequence, not news. */

@@ -114,6 +114,7 @@ typedef struct emitter {
     /* colours and reductions (see the section "colours and reductions" below) */
     const char **reduce_name, **reduce_acc, **reduce_out; /* by reduce id */
     const char *kernel_name, *args_name, *desc_name;
+    const char *solved_name; /* a line solve's array, a launcher parameter (NULL without) */
     int presumed_line;   /* the line the C compiler believes the next body line has; 0: unknown */
     int bracket;         /* brackets open in the expression being printed */
     tmpl_buf *hoist;     /* declarations of subexpressions taken out of it (see print_expr) */
@@ -168,6 +169,7 @@ static void assign_names(emitter *e) {
 
     for (int a = 0; a < n; a++)
         e->value_name[a] = claim(&e->names, km->arrays[a].name);
+    if (km->st->solve) e->solved_name = claim(&e->names, km->st->solve->decl->name);
     for (int a = 0; a < n; a++) {
         if (km->arrays[a].kind == KM_SCALAR) continue;
         const char *base = km->arrays[a].name;
@@ -867,6 +869,113 @@ static void set_colors_and_reductions(emitter *e, tmpl_value *d) {
     tmpl_set_fmt(d, "nreduces", "%d", km->nreduces);
 }
 
+/* What the launch check and the launcher's parameters need of field km->arrays[a]. */
+static void field_keys(emitter *e, tmpl_value *f, int a) {
+    const km_kernel *km = e->km;
+    const km_array *arr = &km->arrays[a];
+    tmpl_set_str(f, "decl", arr->name);
+    tmpl_set_str(f, "name", e->value_name[a]);
+    tmpl_set_bool(f, "is_input", arr->kind == KM_INPUT);
+    tmpl_set_bool(f, "step_const", arr->kind == KM_INPUT && a != km->step_in);
+    tmpl_set_bool(f, "is_inout", arr->kind == KM_INOUT);
+    tmpl_set_str(f, "data", e->data_name[a]);
+    tmpl_set_str(f, "row", e->row_name[a]);
+    tmpl_set_str(f, "sj", e->sj_name[a]);
+    tmpl_set_str(f, "sk", e->sk_name[a]);
+    /* Lower-dimensional inputs: the dimensions they span, for the launch check; rows of
+     * one without i are single elements, not aligned rows. */
+    tmpl_set_bool(f, "lower", arr->axes != 0);
+    tmpl_set_fmt(f, "axes", "%u", arr->axes);
+    /* Integer inputs: their own element type (form `element`), and the launch check's. */
+    if (arr->elem != AST_ELEM_REAL) {
+        tmpl_buf elem = {0};
+        say(e, &elem, "element", "i32", flag(arr->elem == AST_ELEM_I32), NULL);
+        tmpl_set_str(f, "type", tmpl_buf_str(&elem));
+        tmpl_buf_free(&elem);
+    }
+    tmpl_value *stagger = tmpl_set_list(f, "stagger");
+    for (int dim = 0; dim < 3; dim++) {
+        char e_d[16];
+        snprintf(e_d, sizeof e_d, "%d", arr->stagger[dim]);
+        tmpl_append_str(stagger, e_d);
+    }
+    tmpl_set_bool(f, "is_i32", arr->elem == AST_ELEM_I32);
+    tmpl_set_bool(f, "is_u8", arr->elem == AST_ELEM_U8);
+    int reads_at_offsets = arr->kind == KM_INPUT || arr->kind == KM_INOUT;
+    tmpl_set_fmt(f, "halo", "%d", reads_at_offsets ? array_halo(arr, km->dims) : 0);
+    tmpl_buf b = {0};
+    if (reads_at_offsets) widest_read(&b, arr, km->dims);
+    tmpl_set_str(f, "widest_read", tmpl_buf_str(&b));
+    tmpl_buf_free(&b);
+}
+
+/* The rank of field km->arrays[a] among the launcher's field parameters: the kernel's fields
+ * in order, without a line solve's coefficients and with its array at its declared rank. */
+static int arg_index(const km_kernel *km, int a) {
+    const ast_solve *sv = km->st->solve;
+    int rank = 0;
+    for (int b = 0; b < a; b++)
+        rank += km->arrays[b].kind != KM_SCALAR && !km->arrays[b].decl->solve_slot;
+    return sv && rank >= sv->field ? rank + 1 : rank;
+}
+
+/* The launcher's field parameters (`args`): for most stencils the kernel's fields; a line
+ * solve's launcher takes the array it solves instead of the coefficients its kernel writes. */
+static void set_args(emitter *e, tmpl_value *d) {
+    const km_kernel *km = e->km;
+    const ast_solve *sv = km->st->solve;
+    tmpl_value *args = tmpl_set_list(d, "args");
+    int nargs = 0;
+    for (int a = 0; a <= km->narrays; a++) {
+        if (sv && nargs == sv->field) {
+            tmpl_value *f = tmpl_append_map(args);
+            tmpl_set_str(f, "decl", sv->decl->name);
+            tmpl_set_str(f, "name", e->solved_name);
+            tmpl_set_bool(f, "is_input", 0);
+            tmpl_set_bool(f, "is_inout", 0);
+            tmpl_set_bool(f, "step_const", 0);
+            tmpl_set_bool(f, "is_i32", 0);
+            tmpl_set_bool(f, "is_u8", 0);
+            tmpl_set_str(f, "axes", "0");
+            tmpl_set_str(f, "halo", "0");
+            tmpl_set_str(f, "widest_read", "");
+            tmpl_value *stagger = tmpl_set_list(f, "stagger");
+            for (int dim = 0; dim < 3; dim++)
+                tmpl_append_str(stagger, "0");
+            nargs++;
+        }
+        if (a == km->narrays) break;
+        const km_array *arr = &km->arrays[a];
+        if (arr->kind == KM_SCALAR || arr->decl->solve_slot) continue;
+        field_keys(e, tmpl_append_map(args), a);
+        nargs++;
+    }
+    tmpl_set_fmt(d, "nargs", "%d", nargs);
+    tmpl_set_bool(d, "solve", sv != NULL);
+    if (!sv) return;
+    tmpl_set_fmt(d, "solve_dim", "%d", sv->dim);
+    tmpl_set_str(d, "solve_along", sv->along);
+    tmpl_set_str(d, "solve_decl", sv->decl->name);
+    tmpl_set_fmt(d, "solve_arg", "%d", sv->field);
+    tmpl_set_fmt(d, "solve_uniform", "%u", sv->uniform);
+    /* The coefficients that are the same at every point, computed once per launch: each
+     * value, after the declarations its printing takes out (hoist_expr). */
+    tmpl_value *uniform = tmpl_set_list(d, "uniform");
+    e->nhoisted = 0;
+    e->line_directives = 0;
+    for (int q = 0; q < AST_SOLVE_SLOTS; q++) {
+        if (!(sv->uniform >> q & 1)) continue;
+        tmpl_buf pre = {0}, text = {0};
+        print_statement_expr(e, &pre, &text, sv->value[q], AST_VT_REAL, 1, 0);
+        tmpl_value *u = tmpl_append_map(uniform);
+        tmpl_set_fmt(u, "slot", "%d", q);
+        tmpl_set_str(u, "pre", tmpl_buf_str(&pre));
+        tmpl_set_str(u, "value", tmpl_buf_str(&text));
+        tmpl_buf_free(&pre);
+        tmpl_buf_free(&text);
+    }
+}
+
 static tmpl_value *build_data(emitter *e) {
     const km_kernel *km = e->km;
     tmpl_value *d = tmpl_new_map();
@@ -929,12 +1038,11 @@ static tmpl_value *build_data(emitter *e) {
             continue;
         }
         tmpl_value *f = tmpl_append_map(fields);
-        tmpl_set_str(f, "decl", arr->name);
-        tmpl_set_str(f, "name", e->value_name[a]);
+        field_keys(e, f, a);
         tmpl_set_fmt(f, "index", "%d", nfields++);
-        tmpl_set_bool(f, "is_input", arr->kind == KM_INPUT);
-        tmpl_set_bool(f, "step_const", arr->kind == KM_INPUT && a != km->step_in);
-        tmpl_set_bool(f, "is_inout", arr->kind == KM_INOUT);
+        tmpl_set_bool(f, "coef", arr->decl->solve_slot != 0);
+        tmpl_set_fmt(f, "slot", "%d", arr->decl->solve_slot - 1);
+        tmpl_set_fmt(f, "arg_index", "%d", arg_index(km, a));
         tmpl_set_bool(f, "used", arr->kind != KM_INPUT || arr->noffsets > 0);
         views_used |= arr->kind != KM_INPUT || arr->noffsets > 0;
         tmpl_set_str(f, "data", e->data_name[a]);
@@ -945,28 +1053,9 @@ static tmpl_value *build_data(emitter *e) {
          * one without i are single elements, not aligned rows. */
         tmpl_set_bool(f, "lower", arr->axes != 0);
         tmpl_set_fmt(f, "axes", "%u", arr->axes);
-        /* Integer inputs: their own element type (form `element`), and the launch check's. */
-        if (arr->elem != AST_ELEM_REAL) {
-            tmpl_buf elem = {0};
-            say(e, &elem, "element", "i32", flag(arr->elem == AST_ELEM_I32), NULL);
-            tmpl_set_str(f, "type", tmpl_buf_str(&elem));
-            tmpl_buf_free(&elem);
-        }
-        tmpl_value *stagger = tmpl_set_list(f, "stagger");
-        for (int dim = 0; dim < 3; dim++) {
-            char e_d[16];
-            snprintf(e_d, sizeof e_d, "%d", arr->stagger[dim]);
-            tmpl_append_str(stagger, e_d);
-        }
-        tmpl_set_bool(f, "is_i32", arr->elem == AST_ELEM_I32);
-        tmpl_set_bool(f, "is_u8", arr->elem == AST_ELEM_U8);
         tmpl_set_bool(f, "aligned", arr->axes == 0 || (arr->axes & 1));
         int reads_at_offsets = arr->kind == KM_INPUT || arr->kind == KM_INOUT;
-        tmpl_set_fmt(f, "halo", "%d", reads_at_offsets ? array_halo(arr, km->dims) : 0);
         tmpl_buf b = {0};
-        if (reads_at_offsets) widest_read(&b, arr, km->dims);
-        tmpl_set_str(f, "widest_read", tmpl_buf_str(&b));
-        tmpl_buf_free(&b);
         if (arr->kind == KM_INOUT) {
             tmpl_value *io = tmpl_append_map(inouts);
             tmpl_set_str(io, "decl", arr->name);
@@ -1040,6 +1129,7 @@ static tmpl_value *build_data(emitter *e) {
 
     set_sweep_data(e, d);
     set_colors_and_reductions(e, d);
+    set_args(e, d);
     /* Each target: a flag of its name, and the data of its own templates (targets.c). */
     const emit_symbols sym = {(const char *const *)e->read_name, (const char *const *)e->value_name,
                               (const char *const *)e->reduce_name,

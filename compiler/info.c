@@ -131,6 +131,28 @@ void info_print_kernel(FILE *out, const km_kernel *km) {
         fprintf(out, ", %s; the points of one are computed in parallel\n",
                 km->order > 0 ? "increasing" : "decreasing");
     }
+    const ast_solve *sv = km->st->solve;
+    if (sv) {
+        /* The runtime's layout of the lines: along i they are rows, contiguous; along j and k
+         * the lines' points lie a row or a plane apart, the layout of an interleaved batch. */
+        fprintf(out,
+                "  solve %s along %s: one tridiagonal system per line, solved by the runtime's "
+                "batched solver (%s layout)\n",
+                sv->decl->name, sv->along, sv->dim == 0 ? "contiguous" : "interleaved");
+        fprintf(out, "    the kernel writes:");
+        for (int a = 0; a < km->narrays; a++)
+            if (km->arrays[a].decl->solve_slot)
+                fprintf(out, " %s", ast_solve_slot_name(km->arrays[a].decl->solve_slot - 1));
+        fputc('\n', out);
+        if (sv->uniform) {
+            fprintf(out, "    the same at every point, computed once per launch:");
+            for (int q = 0; q < AST_SOLVE_SLOTS; q++)
+                if (sv->uniform >> q & 1) fprintf(out, " %s", ast_solve_slot_name(q));
+            fputc('\n', out);
+        }
+        fprintf(out, "    %s's halo (at least 1) holds the values beyond the ends of the lines\n",
+                sv->decl->name);
+    }
     if (km->step_in >= 0)
         fprintf(out, "  steps: %s -> %s (%s_steps)\n", km->arrays[km->step_out].name,
                 km->arrays[km->step_in].name, km->name);

@@ -82,6 +82,9 @@ static void add_func(parse_state *ps, char *name, ast_loc loc, parse_list *param
 static void set_step(parse_state *ps, char *out, ast_loc out_loc, char *in, ast_loc in_loc);
 static void set_order(parse_state *ps, const char *word, ast_loc word_loc, const char *how,
                       ast_loc how_loc);
+static void add_solve(parse_state *ps, char *name, ast_loc name_loc, const char *along,
+                      ast_loc along_loc, char *dim, ast_loc dim_loc, ast_block *coefs,
+                      ast_loc loc);
 }
 
 %union {
@@ -98,6 +101,7 @@ static void set_order(parse_state *ps, const char *word, ast_loc word_loc, const
 %token STENCIL "'stencil'" DIMS "'dims'" TYPE "'type'" SCALAR "'scalar'" INPUT "'input'"
 %token OUTPUT "'output'" INOUT "'inout'" LET "'let'" IF "'if'" ELSE "'else'"
 %token COLOR "'color'" REDUCE "'reduce'" FUNC "'func'" STEP "'step'" ARROW "'->'"
+%token SOLVE "'solve'"
 %token LE "'<='" GE "'>='" EQ "'=='" NE "'!='" AND "'&&'" OR "'||'"
 
 %type <expr> expr
@@ -181,6 +185,7 @@ item
       }
     | STEP IDENT ARROW IDENT ';' { set_step(ps, $2, @2, $4, @4); }
     | IDENT IDENT ';'        { set_order(ps, $1, @1, $2, @2); }
+    | SOLVE IDENT IDENT IDENT block { add_solve(ps, $2, @2, $3, @3, $4, @4, $5, @$); }
     | stmt                   { add_stmt(ps, $1); }
     ;
 
@@ -390,7 +395,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, pars
     static const char *const keywords[] = {"stencil", "dims",  "type", "scalar",
                                            "input",   "output", "inout", "let",
                                            "if",      "else",  "color", "reduce",
-                                           "func",    "step"};
+                                           "func",    "step",   "solve"};
     enum { NKEYWORDS = sizeof keywords / sizeof keywords[0] };
     if (la == YYSYMBOL_IDENT && ps->tok_starts_item) {
         const char *close = diag_closest(ps->tok_text, keywords, NKEYWORDS);
@@ -717,7 +722,7 @@ static void set_order(parse_state *ps, const char *word, ast_loc word_loc, const
     if (strcmp(word, "order") != 0) {
         /* `inpt u;`: a misspelt keyword, most likely */
         static const char *const words[] = {"dims",  "type",  "scalar", "input", "output",
-                                            "inout", "color", "reduce", "step",  "order"};
+                                            "inout", "color", "reduce", "step",  "order",  "solve"};
         const char *close = diag_closest(word, words, (int)(sizeof words / sizeof words[0]));
         if (close && strcmp(close, "order") != 0)
             diag_error(ps->d, word_loc, "unknown keyword '%s'; did you mean '%s'?", word, close);
@@ -779,6 +784,34 @@ static void add_decls(parse_state *ps, ast_decl_kind kind, parse_list *names) {
             if (st->decls[k]->kind == kind) d->position++;
         ast_push(ps->arena, (void ***)&st->decls, &st->ndecls, d);
     }
+}
+
+/* `solve v along i { lower = ...; diag = ...; upper = ...; rhs = ...; }`: kept aside with the
+ * number of statements before it; the checker validates it and lowers it (check.c). */
+static void add_solve(parse_state *ps, char *name, ast_loc name_loc, const char *along,
+                      ast_loc along_loc, char *dim, ast_loc dim_loc, ast_block *coefs,
+                      ast_loc loc) {
+    ast_stencil *st = current(ps);
+    if (strcmp(along, "along") != 0) {
+        diag_error(ps->d, along_loc, "'solve %.40s %.40s': expected 'along' and a dimension (i, j or k)",
+                   name, along);
+        st->has_error = 1;
+        return;
+    }
+    if (st->solve) {
+        diag_error(ps->d, loc, "stencil '%s' has a second 'solve' (the first is at %d:%d): one line solve per stencil",
+                   st->name, st->solve->loc.first_line, st->solve->loc.first_col);
+        return;
+    }
+    ast_solve *sv = ast_alloc(ps->arena, sizeof *sv);
+    sv->name = name, sv->name_loc = name_loc;
+    sv->along = dim, sv->along_loc = dim_loc;
+    sv->coefs = *coefs;
+    sv->loc = loc;
+    sv->before = st->body.nstmts;
+    for (int n = 0; n < coefs->nstmts; n++)
+        note_depth(ps, coefs->stmts[n]->depth, coefs->stmts[n]->loc);
+    st->solve = sv;
 }
 
 static void add_stmt(parse_state *ps, ast_stmt *s) {

@@ -25,6 +25,10 @@ static stenc_status check_report(const stenc_tridiag_report *report, const char 
     return stenc_ctx_check(report->ctx, fn);
 }
 
+stenc_status tdg_report_check_live(const stenc_tridiag_report *report, const char *fn) {
+    return check_report(report, fn);
+}
+
 /* 1 when the byte ranges [p, p+bytes) and [q, q+bytes) overlap. */
 static int ranges_overlap(const void *p, const void *q, size_t bytes) {
     uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;

@@ -1114,12 +1114,19 @@ stenc_status run_global(stenc_ctx *ctx, const solve_args<T> &p, stenc_tridiag_al
 }
 
 // The rows per thread THOMAS_PCR uses (THOMAS on contiguous data: one chunk per system).
+// A chunk count just past a power of two (129 chunks for n = 2064 at 16 rows) costs a
+// thread-count step and, past 128, the reduced solve in shared memory instead of one warp:
+// then a few more rows per thread bring the count back to the power of two (17 rows there:
+// 19% faster at 2064 x 2049 double, 9% at 4112 x 4097; bench/logs/h100_2026-11-26_lines.txt).
 template <class T> int tpcr_rows(stenc_tridiag_algo algo, int n, int sw) {
-    return algo == STENC_TRIDIAG_THOMAS              ? n
-           : sw > 0                                  ? sw
-           : sizeof(T) == 4                          ? tdg_policy::thomas_pcr_rows_f32
-           : n <= tdg_policy::thomas_pcr_small_max_n ? tdg_policy::thomas_pcr_rows_f64_small
-                                                     : tdg_policy::thomas_pcr_rows_f64;
+    if (algo == STENC_TRIDIAG_THOMAS) return n;
+    if (sw > 0) return sw;
+    const int m = sizeof(T) == 4                            ? tdg_policy::thomas_pcr_rows_f32
+                  : n <= tdg_policy::thomas_pcr_small_max_n ? tdg_policy::thomas_pcr_rows_f64_small
+                                                            : tdg_policy::thomas_pcr_rows_f64;
+    const int chunks = (n + m - 1) / m, pow2 = (int)(next_pow2(chunks + 1) / 2);
+    if (chunks > pow2 && pow2 >= 32 && 8 * chunks <= 9 * pow2) return (n + pow2 - 1) / pow2;
+    return m;
 }
 
 // 1 when solve_contiguous runs in one kernel (no run_global, no scratch).

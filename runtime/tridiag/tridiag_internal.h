@@ -32,6 +32,9 @@ struct stenc_tridiag_report {
     void *device_first;  /* CUDA: a uint64_t in device memory, TDG_NONE when clear */
 };
 
+/* STENC_ERR_INVALID_ARGUMENT unless `report` is a live report of a live context. */
+stenc_status tdg_report_check_live(const stenc_tridiag_report *report, const char *fn);
+
 /* CPU Thomas; *first_bad gets the lowest failing system or TDG_NONE. */
 stenc_status tdg_cpu_solve(const tdg_problem *p, uint64_t *first_bad);
 

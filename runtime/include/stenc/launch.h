@@ -138,6 +138,63 @@ stenc_status stenc_launch_reduce_finish(const stenc_launch_desc *desc, stenc_ctx
                                         const stenc_launch_shape *shape, const char *ops,
                                         stenc_status kernel, double *terms, double *results);
 
+/* ---- line solves ---------------------------------------------------------------------------- */
+/* `solve v along i { lower = E; diag = E; upper = E; rhs = E; }`: along every line of v in one
+ * direction, lower*v[p-1] + diag*v[p] + upper*v[p+1] = rhs at each interior point p, where v's
+ * halo holds the lines' boundary values (Dirichlet). The launcher calls stenc_launch_check,
+ * then stenc_launch_solve_begin, which hands out four scratch arrays laid out exactly like v
+ * (coef[], indexed like a field: origin + i + j*stride[1] + k*stride[2]); its kernel writes
+ * the interior points of coef[STENC_SOLVE_RHS] and of each non-uniform coefficient; then
+ * stenc_launch_solve_end solves every line into v (batched, stenc/tridiag.h). Runs where the
+ * fields live: on the host (the CPU's Thomas solver, whatever the context) or on a CUDA
+ * device, on the context's stream. The scratch is the context's, kept between launches. */
+
+/* Coefficient slots of a line solve (indices of coef[] and bits of uniform). */
+#define STENC_SOLVE_LOWER 0
+#define STENC_SOLVE_DIAG 1
+#define STENC_SOLVE_UPPER 2
+#define STENC_SOLVE_RHS 3
+
+/* What a launcher solves for. */
+typedef struct stenc_launch_solve {
+    int dim; /* the lines' direction: 0 (i), 1 (j) or 2 (k), < desc->dims */
+    int arg; /* index in desc->args of the solved array (written: output or inout; stagger 0) */
+    /* Bit (1u << q) for q = LOWER, DIAG, UPPER: coefficient q is the same at every interior
+     * point, values[q], and the kernel does not write it. */
+    unsigned uniform;
+} stenc_launch_solve;
+
+/* Prepare a line solve of fields[solve->arg] (v) and set coef[q] (q = LOWER, DIAG, UPPER, RHS)
+ * to arrays with v's layout: origin at the interior point (0,0,0), v's strides. A uniform
+ * coefficient's array already holds (type)values[q] (values may be NULL when uniform is 0);
+ * arrays for the same values and shape are kept and reused across launches. With an empty
+ * interior (a shape->n of 0) the origins are NULL and the launch does nothing. Fails, naming
+ * the stencil and v, with STENC_ERR_UNSUPPORTED when v is distributed over MPI ranks or is a
+ * view (stenc_field_view), when the fields live on an OpenCL device (line solves run on the
+ * CPU and on CUDA) or while ctx records a graph (the solve waits for its singular check);
+ * STENC_ERR_SHAPE when v's halo is 0 (it holds the boundary values);
+ * STENC_ERR_INVALID_ARGUMENT for a NULL pointer, a bad dim, arg or uniform, or a stencil
+ * type other than float and double; STENC_ERR_OUT_OF_MEMORY for the scratch. Writes nothing
+ * to coef on failure. */
+stenc_status stenc_launch_solve_begin(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                      const stenc_launch_solve *solve,
+                                      const stenc_field *const fields[],
+                                      const stenc_launch_shape *shape, const double values[3],
+                                      stenc_launch_field coef[4]);
+
+/* After the kernel: put the identity equation (lower 0, diag 1, upper 0, rhs v's value, 0 in
+ * row padding) at every non-interior position of the arrays, then solve every line into v,
+ * with the same arguments as stenc_launch_solve_begin (STENC_ERR_INVALID_ARGUMENT without a
+ * matching begin on ctx). v's halo is unchanged, bit for bit. Lines run over v's whole
+ * allocation, so all of v's halo must be finite: a line whose system meets a zero pivot or a
+ * non-finite value (coefficient or halo value) is STENC_ERR_SINGULAR, naming the line by its
+ * interior coordinates (negative or past the extent for a line of the halo); v's interior is
+ * then undefined and its halo still unchanged. On the device the call waits for the solve. */
+stenc_status stenc_launch_solve_end(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                    const stenc_launch_solve *solve,
+                                    const stenc_field *const fields[],
+                                    const stenc_launch_shape *shape);
+
 /* ---- CUDA variants ------------------------------------------------------------------------ */
 /* The cuda target generates several kernels per stencil (strategy, block shape, points per
  * thread); each is a variant with a name and a run function. The launcher picks one with
