@@ -13,7 +13,8 @@
  * that many resident blocks per SM (__launch_bounds__), capping registers to raise occupancy
  * (suffix _o<minb> in the name). */
 typedef struct cuda_variant {
-    char strategy; /* 'd' direct, 's' stream, 'w' sweep, 'f' wavefront (ordered sweeps) */
+    char strategy; /* 'd' direct, 's' stream, 'w' sweep, 'f' wavefront, 'a' DOACROSS bands
+                      (ordered sweeps) */
     int v, k, bx, by;
     int minb; /* 0: no minimum */
 } cuda_variant;
@@ -142,6 +143,21 @@ static int read_by_point(const km_kernel *km, int array) {
     return (a->axes != 0 && !(a->axes & 1)) || a->elem != AST_ELEM_REAL;
 }
 
+/* The hyperplane distance of an offset (wave . offset), 0 without an order. */
+static int wave_distance(const km_kernel *km, const km_offset *o) {
+    int t = 0;
+    for (int d = 0; d < km->dims; d++)
+        t += km->wave[d] * o->d[d];
+    return t;
+}
+
+/* 1 for a read that an ordered 2-D sweep's DOACROSS kernel takes from its ring: an inout's,
+ * on an earlier hyperplane (a value this sweep has computed). */
+static int ring_read(const km_kernel *km, const km_read *rd) {
+    if (!km->order || km->dims != 2 || km->arrays[rd->array].kind != KM_INOUT) return 0;
+    return wave_distance(km, &rd->offset) * km->order < 0;
+}
+
 /* What the load partials (templates/cuda/load*.tmpl) need of read `rd` of field `field`: the
  * field, whether it is an inout, the offset in the kernels' frame (di, dj, dk), and for a read
  * by point its element type and the frame's dimensions the array spans. */
@@ -161,6 +177,17 @@ static void describe_read(tmpl_value *rv, const km_kernel *km, const km_read *rd
     tmpl_set_bool(rv, "span_i", on & 1);
     tmpl_set_bool(rv, "span_m", km->dims == 3 && (on >> 1 & 1));
     tmpl_set_bool(rv, "span_o", km->dims == 3 ? (on >> 2 & 1) : km->dims == 2 && (on >> 1 & 1));
+    /* An ordered 2-D sweep's read of an inout before the point (a value of this sweep): the
+     * DOACROSS kernel takes it from its band's ring of recent values (ring_load.tmpl). */
+    const int ring = ring_read(km, rd);
+    tmpl_set_bool(rv, "ring", ring);
+    if (!ring) return;
+    int slot = 0;
+    for (int a = 0; a < rd->array; a++)
+        slot += km->arrays[a].kind == KM_INOUT;
+    tmpl_set_fmt(rv, "ring_slot", "%d", slot);
+    tmpl_set_fmt(rv, "ring_di", "%d", rd->offset.d[0]);
+    tmpl_set_fmt(rv, "ring_dj", "%d", rd->offset.d[1]);
 }
 
 /* The suffix of an offset in a buffer's name: "m1", "0", "p2". */
@@ -212,6 +239,7 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         if (km->arrays[a].kind != KM_INOUT) continue;
         tmpl_value *io = tmpl_append_map(inouts);
         tmpl_set_fmt(io, "field", "%d", field_of[a]);
+        tmpl_set_fmt(io, "slot", "%d", (int)tmpl_list_len(inouts) - 1);
         tmpl_set_str(io, "local", value_name[a]);
     }
     /* reductions, in id order (the launcher's results[] order) */
@@ -468,8 +496,26 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
                  km->dims == 3   ? km->wave[2]
                  : km->dims == 2 ? km->wave[1]
                                  : 0);
-    static const cuda_variant wave_variant = {'f', 1, 1, 256, 1, 0};
-    cuda_policy pol = km->order ? (cuda_policy){&wave_variant, 1} : choose_policy(km);
+    /* 2-D: the DOACROSS kernel first (bands of 32 rows, a warp each, stepping the hyperplanes;
+     * its ring keeps each row's last cu_ring_w values), when its rings fit the static shared
+     * memory; then the launch per hyperplane. */
+    int depth = 0, nring = 0;
+    for (int r = 0; r < km->nreads; r++)
+        if (ring_read(km, &km->reads[r]) && abs(wave_distance(km, &km->reads[r].offset)) > depth)
+            depth = abs(wave_distance(km, &km->reads[r].offset));
+    for (int a = 0; a < km->narrays; a++)
+        nring += km->arrays[a].kind == KM_INOUT;
+    int ring_w = 1;
+    while (ring_w <= depth)
+        ring_w *= 2;
+    tmpl_set_fmt(d, "cu_ring_w", "%d", ring_w);
+    tmpl_set_fmt(d, "cu_nring", "%d", nring > 0 ? nring : 1);
+    tmpl_set_bool(d, "cu_ring", km->order && km->dims == 2);
+    const int doacross = km->order && km->dims == 2 &&
+                         (long)nring * 32 * ring_w * km->type_size <= CUDA_STATIC_SHARED;
+    static const cuda_variant ordered_variants[] = {{'a', 1, 1, 32, 1, 0}, {'f', 1, 1, 256, 1, 0}};
+    cuda_policy pol =
+        km->order ? (cuda_policy){ordered_variants + !doacross, 2 - !doacross} : choose_policy(km);
     const cuda_variant **fitting = xmalloc((size_t)(pol.count + 1) * sizeof *fitting);
     int nfit = 0;
     /* The stream kernel fills its planes over the stencil's whole reach on both sides of the
@@ -495,6 +541,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
                      cv->strategy == 'd'   ? "direct"
                      : cv->strategy == 'w' ? "sweep"
                      : cv->strategy == 'f' ? "wave"
+                     : cv->strategy == 'a' ? "doacross"
                                            : "stream");
         tmpl_set_fmt(vv, "v", "%d", cv->v);
         tmpl_set_fmt(vv, "k", "%d", cv->k);
@@ -508,6 +555,8 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
             tmpl_buf_printf(&name, "sweep_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
         else if (cv->strategy == 'f')
             tmpl_buf_printf(&name, "wavefront_%d", cv->bx);
+        else if (cv->strategy == 'a')
+            tmpl_buf_printf(&name, "doacross_%d", cv->bx);
         else
             tmpl_buf_printf(&name, "stream_%dx%d_k%d", cv->bx, cv->by, cv->k);
         if (minb > 1) tmpl_buf_printf(&name, "_o%d", minb);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <limits.h>
 
 #include "seidel2d.h"
 #include "stenc/launch.h"
@@ -70,6 +71,9 @@ template <int NP> __device__ __forceinline__ int stenc_slot(int plane) {
 #define STENC_W_MID 0
 #define STENC_W_OUT 2
 #define STENC_FORWARD 1
+/* Here the values of earlier hyperplanes are in memory. */
+#define STENC_RING_READ(slot, dj, di, p) (*(p))
+#define STENC_RING_WROTE(slot, value) ((void)0)
 template <int V, int K, int BX, int BY, int MINB>
 __global__ void __launch_bounds__(BX * BY, MINB)
     seidel2d_wave(const stenc_args stenc_a, const long stenc_t, const int stenc_olo) {
@@ -82,10 +86,10 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     const int stenc_i = (int)stenc_ii;
     const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
                                     (ptrdiff_t)stenc_o * stenc_a.sk[0];
-    const stenc_T a_m1_m1_ = *(stenc_a.f[0] + stenc_q0 - 1 - stenc_a.sk[0]);
-    const stenc_T a_0_m1_ = *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
-    const stenc_T a_p1_m1_ = *(stenc_a.f[0] + stenc_q0 + 1 - stenc_a.sk[0]);
-    const stenc_T a_m1_0_ = *(stenc_a.f[0] + stenc_q0 - 1);
+    const stenc_T a_m1_m1_ = STENC_RING_READ(0, -1, -1, &*(stenc_a.f[0] + stenc_q0 - 1 - stenc_a.sk[0]));
+    const stenc_T a_0_m1_ = STENC_RING_READ(0, -1, 0, &*(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]));
+    const stenc_T a_p1_m1_ = STENC_RING_READ(0, -1, 1, &*(stenc_a.f[0] + stenc_q0 + 1 - stenc_a.sk[0]));
+    const stenc_T a_m1_0_ = STENC_RING_READ(0, 0, -1, &*(stenc_a.f[0] + stenc_q0 - 1));
     const stenc_T a_p1_0_ = *(stenc_a.f[0] + stenc_q0 + 1);
     const stenc_T a_m1_p1_ = *(stenc_a.f[0] + stenc_q0 - 1 + stenc_a.sk[0]);
     const stenc_T a_0_p1_ = *(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
@@ -93,8 +97,107 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     stenc_T a_ = stenc_a.f[0][stenc_q0];
     #line 12 "stencils/ordered.stencil"
     a_ = (a_m1_m1_ + a_0_m1_ + a_p1_m1_ + a_m1_0_ + a_ + a_p1_0_ + a_m1_p1_ + a_0_p1_ + a_p1_p1_) / 9.0;
-#line 97 "seidel2d_cuda.cu"
+#line 101 "seidel2d_cuda.cu"
     stenc_a.f[0][stenc_q0] = a_;
+    STENC_RING_WROTE(0, a_);
+}
+
+/* The DOACROSS kernel of a 2-D ordered sweep. Rows are taken in sweep order in bands of 32, a
+ * warp per band, lane l the band's row l; bands go to warps by a ticket, in order, so a warp
+ * waits only on bands that running warps hold. The warp steps the hyperplanes
+ * t = i + STENC_W_OUT * j (in sweep order), each lane computing its row's point of the
+ * hyperplane, then __syncwarp: the points of one hyperplane are independent, and every read
+ * of an earlier one sees this sweep's value. Those of the band's own rows come from a ring in
+ * shared memory holding each row's last STENC_RING_W values; those of the band before from
+ * memory through L2 (__ldcg), once that band has reported the hyperplane done (done[band],
+ * published every STENC_LAG steps after a fence). Reads of later hyperplanes are of values not
+ * yet written: the band after waits on this one. The result is the sequential loop's, bit for
+ * bit. */
+#define STENC_RING_W 4
+#define STENC_NRING 1
+#define STENC_LAG 8
+#undef STENC_RING_READ
+#undef STENC_RING_WROTE
+#define STENC_RING_READ(slot, dj, di, p)                                                           \
+    stenc_ring_read(stenc_ring[slot], stenc_lane + (STENC_FORWARD ? (dj) : -(dj)), stenc_i + (di), \
+                    stenc_a.n[0], p)
+#define STENC_RING_WROTE(slot, value) (stenc_ring[slot][stenc_lane][stenc_i & (STENC_RING_W - 1)] = (value))
+#define STENC_AHEAD 64
+__device__ __forceinline__ void stenc_prefetch_l2(const stenc_T *p) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+__device__ __forceinline__ stenc_T stenc_ring_read(const stenc_T (*ring)[STENC_RING_W], int lane,
+                                                   int col, int n0, const stenc_T *p) {
+    return lane >= 0 && col >= 0 && col < n0 ? ring[lane][col & (STENC_RING_W - 1)] : __ldcg(p);
+}
+
+template <int V, int K, int BX, int BY, int MINB>
+__global__ void __launch_bounds__(32)
+    seidel2d_doacross(const stenc_args stenc_a, unsigned *stenc_ticket, long long *stenc_done,
+                      int stenc_nbands) {
+    __shared__ stenc_T stenc_ring[STENC_NRING][32][STENC_RING_W];
+    const int stenc_lane = (int)threadIdx.x;
+    const long stenc_n0 = stenc_a.n[0], stenc_n2 = stenc_a.n[2];
+    const int stenc_m = 0;
+    for (;;) {
+        int stenc_band = 0;
+        if (stenc_lane == 0) stenc_band = (int)atomicAdd(stenc_ticket, 1u);
+        stenc_band = __shfl_sync(0xffffffffu, stenc_band, 0);
+        if (stenc_band >= stenc_nbands) return;
+        const long stenc_row = 32L * stenc_band + stenc_lane; /* in sweep order */
+        const bool stenc_row_in = stenc_row < stenc_n2;
+        const int stenc_o = (int)(STENC_FORWARD ? stenc_row : stenc_n2 - 1 - stenc_row);
+        const long stenc_last = stenc_row - stenc_lane + 31 < stenc_n2 ? stenc_row - stenc_lane + 31
+                                                                       : stenc_n2 - 1;
+        const long stenc_t0 = (long)STENC_W_OUT * (stenc_row - stenc_lane);
+        const long stenc_t1 = (stenc_n0 - 1) + (long)STENC_W_OUT * stenc_last;
+        long long stenc_known = stenc_band == 0 ? LLONG_MAX : -1; /* the band before's progress */
+        for (long stenc_t = stenc_t0; stenc_t <= stenc_t1; stenc_t++) {
+            if (stenc_known < stenc_t - 1) {
+                if (stenc_lane == 0) {
+                    const volatile long long *stenc_prev = stenc_done + stenc_band - 1;
+                    while ((stenc_known = *stenc_prev) < stenc_t - 1) {
+                    }
+                    __threadfence();
+                }
+                stenc_known = __shfl_sync(0xffffffffu, stenc_known, 0);
+            }
+            const long stenc_ir = stenc_t - (long)STENC_W_OUT * stenc_row;
+            if (stenc_row_in && stenc_ir + STENC_AHEAD >= 0 && stenc_ir + STENC_AHEAD < stenc_n0) {
+                /* the row's values STENC_AHEAD points on into L2: every step some lane starts
+                 * a new line, and the warp would wait for its DRAM latency */
+                const long stenc_pc = STENC_FORWARD ? stenc_ir + STENC_AHEAD
+                                                    : stenc_n0 - 1 - stenc_ir - STENC_AHEAD;
+                stenc_prefetch_l2(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_o * stenc_a.sk[0]);
+            }
+            if (stenc_row_in && stenc_ir >= 0 && stenc_ir < stenc_n0) {
+                const int stenc_i = (int)(STENC_FORWARD ? stenc_ir : stenc_n0 - 1 - stenc_ir);
+                const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
+                                                (ptrdiff_t)stenc_o * stenc_a.sk[0];
+                const stenc_T a_m1_m1_ = STENC_RING_READ(0, -1, -1, &*(stenc_a.f[0] + stenc_q0 - 1 - stenc_a.sk[0]));
+                const stenc_T a_0_m1_ = STENC_RING_READ(0, -1, 0, &*(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]));
+                const stenc_T a_p1_m1_ = STENC_RING_READ(0, -1, 1, &*(stenc_a.f[0] + stenc_q0 + 1 - stenc_a.sk[0]));
+                const stenc_T a_m1_0_ = STENC_RING_READ(0, 0, -1, &*(stenc_a.f[0] + stenc_q0 - 1));
+                const stenc_T a_p1_0_ = *(stenc_a.f[0] + stenc_q0 + 1);
+                const stenc_T a_m1_p1_ = *(stenc_a.f[0] + stenc_q0 - 1 + stenc_a.sk[0]);
+                const stenc_T a_0_p1_ = *(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+                const stenc_T a_p1_p1_ = *(stenc_a.f[0] + stenc_q0 + 1 + stenc_a.sk[0]);
+                stenc_T a_ = stenc_a.f[0][stenc_q0];
+                #line 12 "stencils/ordered.stencil"
+                a_ = (a_m1_m1_ + a_0_m1_ + a_p1_m1_ + a_m1_0_ + a_ + a_p1_0_ + a_m1_p1_ + a_0_p1_ + a_p1_p1_) / 9.0;
+#line 189 "seidel2d_cuda.cu"
+                stenc_a.f[0][stenc_q0] = a_;
+                STENC_RING_WROTE(0, a_);
+            }
+            const bool stenc_report = (stenc_t - stenc_t0) % STENC_LAG == STENC_LAG - 1 ||
+                                      stenc_t == stenc_t1;
+            if (stenc_report) __threadfence();
+            __syncwarp();
+            if (stenc_report && stenc_lane == 0)
+                *(volatile long long *)(stenc_done + stenc_band) =
+                    stenc_t == stenc_t1 ? LLONG_MAX : (long long)stenc_t;
+        }
+    }
 }
 
 /* Launch-configuration errors, reported the way the library does (stenc_last_error()). */
@@ -165,8 +268,49 @@ stenc_status stenc_run_wave(stenc_ctx *ctx, const stenc_launch_shape *shape,
     return STENC_OK;
 }
 
+template <int V, int K, int BX, int BY, int MINB>
+stenc_status stenc_run_doacross(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                const stenc_launch_field *f, const double *scalars,
+                                const stenc_launch_op *) {
+    stenc_args a;
+    if (!stenc_make_args(shape, f, scalars, 1, &a)) return STENC_OK;
+    cudaStream_t stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
+    const int nbands = (int)(((long)a.n[2] + 31) / 32);
+    /* the bands' progress (-1: nothing done) and the ticket, freed in stream order */
+    const size_t done_bytes = sizeof(long long) * (size_t)nbands;
+    void *mem = nullptr;
+    cudaError_t e = cudaMallocAsync(&mem, done_bytes + sizeof(unsigned), stream);
+    if (e == cudaSuccess) e = cudaMemsetAsync(mem, 0xff, done_bytes, stream);
+    unsigned *ticket = (unsigned *)((char *)mem + done_bytes);
+    if (e == cudaSuccess) e = cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream);
+    int per_sm = 0, sms = 0, device = 0;
+    if (e == cudaSuccess) e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, seidel2d_doacross<V, K, BX, BY, MINB>, 32, 0);
+    if (e != cudaSuccess) {
+        if (mem) cudaFreeAsync(mem, stream);
+        return stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__,
+                               "seidel2d: the DOACROSS sweep's setup failed: %s",
+                               cudaGetErrorString(e));
+    }
+    const long resident = (long)(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+    const unsigned grid = (unsigned)(nbands < resident ? nbands : resident);
+    seidel2d_doacross<V, K, BX, BY, MINB><<<grid, 32, 0, stream>>>(a, ticket, (long long *)mem,
+                                                                 nbands);
+    e = cudaFreeAsync(mem, stream); /* a failed launch is still the last error */
+    STENC_GENERATED_CHECK_LAUNCH("doacross", V, K, BX, BY);
+    if (e != cudaSuccess)
+        return stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__,
+                               "seidel2d: freeing the DOACROSS sweep's flags failed: %s",
+                               cudaGetErrorString(e));
+    return STENC_OK;
+}
+
 /* The variants, by name; the first is the default. */
-const stenc_launch_variant stenc_variant_list[1] = {
+const stenc_launch_variant stenc_variant_list[2] = {
+    {"doacross_32", stenc_run_doacross<1, 1, 32, 1, 1>},
     {"wavefront_256", stenc_run_wave<1, 1, 256, 1, 1>},
 };
 
@@ -175,5 +319,5 @@ const stenc_launch_variant stenc_variant_list[1] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants seidel2d_cuda_variants = {
-    "seidel2d", STENC_F64, 1, stenc_variant_list, STENC_VARIANTS_FIXED, "0363ac8d92261679",
+    "seidel2d", STENC_F64, 2, stenc_variant_list, STENC_VARIANTS_FIXED, "ba73fe0f3d5f0fe5",
 };

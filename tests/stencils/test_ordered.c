@@ -1,14 +1,16 @@
 /* Ordered sweeps (stencils/ordered.stencil) against the sequential loop nest written here
  * (PolyBench's seidel-2d; a backward Gauss-Seidel sweep in 3-D), every point bit for bit
  * (both built without contraction), at odd sizes, on random data with random halos, several
- * sweeps: with one OpenMP thread (the generated loop) and with several (the wavefront). With
- * argument "gpu" or "opencl": the CUDA or OpenCL wavefront against the host loop (exit 77
- * without such a device). */
+ * sweeps: with one OpenMP thread (the generated loop) and with several (the wavefront); and a
+ * backward radius-2 sweep in 2-D. With argument "gpu" or "opencl": every CUDA variant (the
+ * DOACROSS bands, the launch per hyperplane) or the OpenCL wavefront against the host loop
+ * (exit 77 without such a device). */
 #include <omp.h>
 
 #include "gs7_backward.h"
-#include "seidel2d.h"
 #include "point_check.h"
+#include "seidel2d.h"
+#include "star2_backward.h"
 
 static const int thread_counts[] = {1, 2, 3};
 
@@ -48,6 +50,49 @@ static void test_seidel2d(void **state) {
             snprintf(what, sizeof what, "seidel2d %ldx%ld, %d thread(s)", ni, nj, thread_counts[t]);
             assert_true(point_same(a, want, 1, what));
             stenc_field_free(a);
+            stenc_field_free(want);
+        }
+    stenc_ctx_destroy(ctx);
+}
+
+/* star2_backward's loop: rows and points in decreasing order, radius 2 both ways. */
+static void star2_loop(stenc_field *u, long ni, long nj) {
+    for (long j = nj - 1; j >= 0; j--)
+        for (long i = ni - 1; i >= 0; i--)
+            stenc_field_set(u, i, j, 0,
+                            0.125 * (point_at(u, i - 2, j, 0) + point_at(u, i - 1, j, 0) +
+                                     point_at(u, i + 1, j, 0) + point_at(u, i + 2, j, 0) +
+                                     point_at(u, i, j - 2, 0) + point_at(u, i, j - 1, 0) +
+                                     point_at(u, i, j + 1, 0) + point_at(u, i, j + 2, 0)));
+}
+
+static void test_star2_backward(void **state) {
+    (void)state;
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_CPU), STENC_OK);
+    const size_t sizes[][2] = {{37, 23}, {1, 9}, {8, 1}, {70, 67}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
+            const long ni = (long)sizes[s][0], nj = (long)sizes[s][1];
+            stenc_field *u, *want;
+            assert_int_equal(
+                stenc_field_create(ctx, &u, STENC_F64, 2, (size_t)ni, (size_t)nj, 1, 2), STENC_OK);
+            assert_int_equal(
+                stenc_field_create(ctx, &want, STENC_F64, 2, (size_t)ni, (size_t)nj, 1, 2),
+                STENC_OK);
+            test_rng r1 = test_rng_seeded(40 + s), r2 = r1;
+            point_fill(u, &r1, -1, 1);
+            point_fill(want, &r2, -1, 1);
+            for (int sweep = 0; sweep < 2; sweep++) {
+                star2_loop(want, ni, nj);
+                omp_set_num_threads(thread_counts[t]);
+                assert_int_equal(star2_backward(ctx, u), STENC_OK);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "star2_backward %ldx%ld, %d thread(s)", ni, nj,
+                     thread_counts[t]);
+            assert_true(point_same(u, want, 1, what));
+            stenc_field_free(u);
             stenc_field_free(want);
         }
     stenc_ctx_destroy(ctx);
@@ -102,6 +147,58 @@ static void test_gs7_backward(void **state) {
 
 /* The device of test_ordered_on_device. */
 static stenc_device device_kind = STENC_DEVICE_CUDA;
+
+/* The 2-D stencils on the device by every variant (CUDA: the DOACROSS bands and the launch
+ * per hyperplane; OpenCL: its wavefront) against the host loop, bit for bit after several
+ * sweeps, at odd sizes, across bands of 32 rows. */
+typedef stenc_status (*ordered2d_fn)(stenc_ctx *, const char *, stenc_field *);
+static stenc_status seidel2d_by(stenc_ctx *ctx, const char *variant, stenc_field *a) {
+    return seidel2d_variant(ctx, variant, a);
+}
+static stenc_status star2_by(stenc_ctx *ctx, const char *variant, stenc_field *u) {
+    return star2_backward_variant(ctx, variant, u);
+}
+
+static void test_ordered2d_variants(void **state) {
+    (void)state;
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, device_kind), STENC_OK);
+    const size_t sizes[][2] = {{37, 23}, {1, 9}, {130, 3}, {61, 100}, {5, 130}};
+    const ordered2d_fn fns[2] = {seidel2d_by, star2_by};
+    const char *(*names[2])(int) = {seidel2d_variant_name, star2_backward_variant_name};
+    const int halo[2] = {1, 2};
+    for (int st = 0; st < 2; st++)
+        for (int v = 0; device_kind != STENC_DEVICE_CUDA || names[st](v); v++) {
+            const char *variant = device_kind == STENC_DEVICE_CUDA ? names[st](v) : NULL;
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                const long ni = (long)sizes[s][0], nj = (long)sizes[s][1];
+                stenc_field *a, *want;
+                assert_int_equal(
+                    stenc_field_create(ctx, &a, STENC_F64, 2, (size_t)ni, (size_t)nj, 1, halo[st]),
+                    STENC_OK);
+                assert_int_equal(stenc_field_create(ctx, &want, STENC_F64, 2, (size_t)ni,
+                                                    (size_t)nj, 1, halo[st]),
+                                 STENC_OK);
+                test_rng r1 = test_rng_seeded(70 + s), r2 = r1;
+                point_fill(a, &r1, -1, 1);
+                point_fill(want, &r2, -1, 1);
+                assert_int_equal(stenc_field_upload(a), STENC_OK);
+                omp_set_num_threads(1);
+                for (int sweep = 0; sweep < 3; sweep++) {
+                    assert_int_equal(fns[st](ctx, variant, a), STENC_OK);
+                    assert_int_equal(fns[st](ctx, NULL, want), STENC_OK); /* the host loop */
+                }
+                assert_int_equal(stenc_field_download(a), STENC_OK);
+                char what[128];
+                snprintf(what, sizeof what, "%s %ldx%ld on the device (%s)",
+                         st ? "star2_backward" : "seidel2d", ni, nj, variant ? variant : "auto");
+                assert_true(point_same(a, want, 1, what));
+                stenc_field_free(a), stenc_field_free(want);
+            }
+            if (device_kind != STENC_DEVICE_CUDA) break;
+        }
+    stenc_ctx_destroy(ctx);
+}
 
 /* On the device (the CUDA or OpenCL wavefront: a launch per hyperplane): the host loop's bits,
  * after several sweeps, at odd sizes, for both stencils. */
@@ -173,11 +270,13 @@ int main(int argc, char **argv) {
     const int on_device = point_device_arg(argc, argv, &device_kind);
     if (on_device == STENC_TEST_SKIP) return STENC_TEST_SKIP;
     if (on_device) {
-        const struct CMUnitTest gpu[] = {cmocka_unit_test(test_ordered_on_device)};
+        const struct CMUnitTest gpu[] = {cmocka_unit_test(test_ordered_on_device),
+                                         cmocka_unit_test(test_ordered2d_variants)};
         return cmocka_run_group_tests(gpu, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seidel2d),
+        cmocka_unit_test(test_star2_backward),
         cmocka_unit_test(test_gs7_backward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
