@@ -1014,6 +1014,9 @@ static tmpl_value *build_data(emitter *e) {
         if (km->halo_lo[dim] > halo) halo = km->halo_lo[dim];
         if (km->halo_hi[dim] > halo) halo = km->halo_hi[dim];
     }
+    /* A line solve's array holds its boundary values in a halo of at least 1: NAME_HALO, the
+     * one halo that fits every field (the reference-test harness makes all fields with it). */
+    if (km->st->solve && halo < 1) halo = 1;
     tmpl_set_fmt(d, "halo", "%d", halo);
     tmpl_set_fmt(d, "flops", "%ld", km->flops);
     tmpl_set_fmt(d, "bytes", "%ld", km->bytes);

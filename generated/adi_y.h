@@ -16,7 +16,8 @@
 extern "C" {
 #endif
 
-/* Ghost layers that every input field of adi_y needs. */
+/* Ghost layers that every input field of adi_y needs (and v, whose halo holds the lines'
+ * boundary values). */
 #define ADI_Y_HALO 1
 
 /* Apply adi_y at every interior point of the outputs. All fields are 2-D double

@@ -17,8 +17,9 @@
 extern "C" {
 #endif
 
-/* Ghost layers that every input field of bvp1d needs. */
-#define BVP1D_HALO 0
+/* Ghost layers that every input field of bvp1d needs (and w, whose halo holds the lines'
+ * boundary values). */
+#define BVP1D_HALO 1
 
 /* Apply bvp1d at every interior point of the outputs. All fields are 1-D double
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least

@@ -17,7 +17,8 @@
 extern "C" {
 #endif
 
-/* Ghost layers that every input field of diffuse_j3d needs. */
+/* Ghost layers that every input field of diffuse_j3d needs (and v, whose halo holds the lines'
+ * boundary values). */
 #define DIFFUSE_J3D_HALO 1
 
 /* Apply diffuse_j3d at every interior point of the outputs. All fields are 3-D float

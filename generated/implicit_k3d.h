@@ -17,8 +17,9 @@
 extern "C" {
 #endif
 
-/* Ghost layers that every input field of implicit_k3d needs. */
-#define IMPLICIT_K3D_HALO 0
+/* Ghost layers that every input field of implicit_k3d needs (and v, whose halo holds the lines'
+ * boundary values). */
+#define IMPLICIT_K3D_HALO 1
 
 /* Apply implicit_k3d at every interior point of the outputs. All fields are 3-D double
  * fields of the same interior extents, created on `ctx`; inputs need a halo of at least
