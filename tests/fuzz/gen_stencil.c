@@ -83,7 +83,7 @@ typedef struct node {
     struct node *a[3];
 } node;
 
-enum { S_LET = 1, S_ASSIGN, S_IF, S_REDUCE, S_DECL };
+enum { S_LET = 1, S_ASSIGN, S_IF, S_REDUCE, S_DECL, S_SOLVE };
 
 typedef struct block {
     struct stmt **s;
@@ -92,8 +92,9 @@ typedef struct block {
 
 typedef struct stmt {
     int kind;
-    int ref; /* let id, field, reduction id, or declaration index (S_DECL) */
+    int ref; /* let id, field (S_SOLVE: the one solved), reduction id, or declaration index */
     node *e;
+    node *coef[4]; /* S_SOLVE: lower, diag, upper, rhs */
     block then_b, else_b;
     int has_else;
 } stmt;
@@ -107,7 +108,8 @@ struct gs_stencil {
     int nlets;
     int let_uses[GS_MAX_LETS];
     char reduce[GS_MAX_REDUCES][GS_NAME];
-    int color_kind; /* 0 none, 1 linear (c.i + c.j + c.k + add) mod m, 2 parity bits */
+    int named[GS_MAX_FIELDS]; /* declared with its dimensions in brackets: dx[i], fx[i+1, j] */
+    int color_kind;           /* 0 none, 1 linear (c.i + c.j + c.k + add) mod m, 2 parity bits */
     int ccoef[3], cadd, cmod;
     block body;
     char *text;
@@ -170,8 +172,9 @@ const char *gs_text(const gs_stencil *st) {
 
 /* ---- flags ------------------------------------------------------------------------------- */
 
-static const char *const flag_name[] = {"cnames",    "logic",   "boolmul", "widelit",     "radius8",
-                                        "subnormal", "fsuffix", "unused",  "stencilnames"};
+static const char *const flag_name[] = {
+    "cnames", "logic",        "boolmul", "widelit", "radius8",  "subnormal", "fsuffix",
+    "unused", "stencilnames", "lowdim",  "stagger", "intinput", "solve"};
 #define NFLAGS ((int)(sizeof flag_name / sizeof flag_name[0]))
 
 long gs_parse_flags(const char *text) {
@@ -453,6 +456,9 @@ const char *gs_c_name(int index) {
 typedef struct gen {
     gs_stencil *st;
     rng r;
+    rng x; /* the array shapes and element types, and whether to solve (lowdim, stagger,
+              intinput, solve): a stream of their own, so that the rest of a seed's stencil is
+              what it was before those classes */
     unsigned flags;
     char used[96][GS_NAME]; /* every name taken in this stencil */
     int nused;
@@ -639,6 +645,10 @@ static void pick_offset(gen *g, node *e, int f) {
     }
     int zero = !e->off[0] && !e->off[1] && !e->off[2];
     e->centre = zero && chance(&g->r, 70);
+    /* A lower-dimensional input has no offset along the dimensions it does not span (drawn all
+     * the same: the stream stays the seed's). */
+    for (int d = 0; d < 3; d++)
+        if (st->info.axes[f] && !(st->info.axes[f] >> d & 1)) e->off[d] = 0;
     for (int d = 0; d < 3; d++) {
         int a = abs(e->off[d]);
         if (a > st->info.radius) st->info.radius = a;
@@ -812,12 +822,19 @@ static void print_expr(gen *g, sbuf *b, const node *e, int min_prec) {
     case N_FIELD:
         put(b, "%s", st->field[e->ref]);
         if (!e->centre) {
+            /* One offset per dimension the array spans; the draws of the others are made (and
+             * printed nowhere) so that the stream stays the seed's. */
+            unsigned axes = st->info.axes[e->ref];
+            sbuf skip = {0};
             put(b, "[");
-            for (int d = 0; d < st->info.dims; d++) {
-                if (d) put(b, chance(&g->r, 80) ? "," : " , ");
-                print_offset(g, b, e->off[d]);
+            for (int d = 0, shown = 0; d < st->info.dims; d++) {
+                int spans = !axes || (axes >> d & 1);
+                const char *sep = d && chance(&g->r, 80) ? "," : " , ";
+                if (spans && shown++) put(b, "%s", sep);
+                print_offset(g, spans ? b : &skip, e->off[d]);
             }
             put(b, "]");
+            free(skip.s);
         }
         break;
     case N_UNARY: {
@@ -976,11 +993,27 @@ static void print_block(gen *g, sbuf *b, const block *blk, int indent);
 static void print_decl(gen *g, sbuf *b, int d, int indent) {
     gs_stencil *st = g->st;
     static const char *const kw[] = {"", "input", "output", "inout"};
+    static const char *const elem[] = {"", " int32", " uint8"};
     put(b, "%*s", indent, "");
-    if (d < 0)
+    if (d < 0) {
         put(b, "scalar %s;\n", st->scalar[-d - 1]);
-    else
-        put(b, "%s %s;\n", kw[st->info.kind[d]], st->field[d]);
+        return;
+    }
+    put(b, "%s%s %s", kw[st->info.kind[d]], elem[st->info.elem[d]], st->field[d]);
+    if (st->named[d]) { /* its dimensions, each with its extent's offset: [i+1, k] */
+        rng *x = &g->x;
+        put(b, "[");
+        for (int k = 0, shown = 0; k < st->info.dims; k++) {
+            if (st->info.axes[d] && !(st->info.axes[d] >> k & 1)) continue;
+            int s = st->info.stagger[d][k];
+            put(b, "%s%c", shown++ ? (chance(x, 80) ? ", " : ",") : "", "ijk"[k]);
+            if (s || chance(x, 10))
+                put(b, chance(x, 80) ? "%c%s%d" : " %c %s%d", s < 0 ? '-' : '+',
+                    chance(x, 5) ? "0" : "", abs(s));
+        }
+        put(b, "]");
+    }
+    put(b, ";\n");
 }
 
 static void print_stmt(gen *g, sbuf *b, const stmt *s, int indent) {
@@ -1007,6 +1040,24 @@ static void print_stmt(gen *g, sbuf *b, const stmt *s, int indent) {
         put(b, "%*sreduce %s %s = ", indent, "", rop[st->info.reduce_op[s->ref]],
             st->reduce[s->ref]);
         break;
+    case S_SOLVE: { /* the four coefficients in any order */
+        static const char *const coef[] = {"lower", "diag", "upper", "rhs"};
+        int order[4] = {0, 1, 2, 3};
+        for (int q = 3; q > 0; q--) {
+            int o = below(&g->r, q + 1), t = order[q];
+            order[q] = order[o];
+            order[o] = t;
+        }
+        put(b, "%*ssolve %s along %c {\n", indent, "", st->field[s->ref],
+            "ijk"[st->info.solve - 1]);
+        for (int q = 0; q < 4; q++) {
+            put(b, "%*s%s = ", indent + 4, "", coef[order[q]]);
+            print_expr(g, b, s->coef[order[q]], P_TERN);
+            put(b, ";\n");
+        }
+        put(b, "%*s}\n", indent, "");
+        return;
+    }
     case S_IF:
         put(b, "%*sif (", indent, "");
         print_expr(g, b, s->e, P_TERN);
@@ -1060,10 +1111,306 @@ static void print_color(gen *g, sbuf *b) {
     put(b, ";\n");
 }
 
+/* An extent's offset against the reference grid: mostly a face or node more or an interior
+ * face less, sometimes farther (docs/language.md allows -16..16). */
+static int draw_stagger(rng *x) {
+    int r = below(x, 100);
+    if (r < 40) return 0;
+    if (r < 68) return 1;
+    if (r < 84) return -1;
+    if (r < 91) return 2;
+    if (r < 95) return -2;
+    if (r < 98) return chance(x, 50) ? between(x, 3, 4) : -between(x, 3, 4);
+    return between(x, 5, 16);
+}
+
+/* The arrays' dimensions, extents and element types, from g->x alone. Written arrays share the
+ * launch's stagger; only inputs may span fewer dimensions or hold integers, and some array
+ * must span every dimension. */
+static void gen_shapes(gen *g) {
+    gs_stencil *st = g->st;
+    gs_info *in = &st->info;
+    rng *x = &g->x;
+    const unsigned all = (1u << in->dims) - 1;
+    if ((g->flags & GS_STAGGER) && g->has_writable && !in->solve && chance(x, 35))
+        for (int d = 0; d < in->dims; d++)
+            in->launch_stagger[d] = draw_stagger(x);
+    int full_input = -1;
+    for (int f = 0; f < in->nfields; f++) {
+        unsigned axes = all;
+        if (in->kind[f] != GS_INPUT) {
+            memcpy(in->stagger[f], in->launch_stagger, sizeof in->stagger[f]);
+        } else {
+            if ((g->flags & GS_LOWDIM) && in->dims > 1 && chance(x, 35))
+                axes = (unsigned)between(x, 1, (int)all - 1); /* a proper subset */
+            if ((g->flags & GS_INT_INPUT) && chance(x, 20))
+                in->elem[f] = chance(x, 50) ? GS_I32 : GS_U8;
+            if ((g->flags & GS_STAGGER) && chance(x, 30))
+                for (int d = 0; d < in->dims; d++)
+                    if (axes >> d & 1) in->stagger[f][d] = draw_stagger(x);
+            if (axes == all && full_input < 0) full_input = f;
+        }
+        in->axes[f] = axes == all ? 0 : axes;
+        /* every dimension named is the same as none: [i, j] */
+        st->named[f] = (g->flags & (GS_LOWDIM | GS_STAGGER)) && chance(x, 8);
+        if (in->solve && in->kind[f] == GS_OUTPUT) st->named[f] = 0; /* no brackets at all */
+    }
+    if (!g->has_writable && full_input < 0 && in->nfields) in->axes[0] = 0;
+}
+
+static void note_reads(gs_info *in, const node *e, int lo[][3], int hi[][3]) {
+    if (!e) return;
+    if (e->kind == N_FIELD && in->kind[e->ref] != GS_OUTPUT)
+        for (int d = 0; d < in->dims; d++) {
+            int f = e->ref, above = e->off[d] + in->launch_stagger[d] - in->stagger[f][d];
+            if (in->axes[f] && !(in->axes[f] >> d & 1)) continue;
+            if (-e->off[d] > lo[f][d]) lo[f][d] = -e->off[d];
+            if (above > hi[f][d]) hi[f][d] = above;
+        }
+    for (int a = 0; a < 3; a++)
+        note_reads(in, e->a[a], lo, hi);
+}
+
+static void note_block_reads(gs_info *in, const block *b, int lo[][3], int hi[][3]) {
+    for (int n = 0; n < b->n; n++) {
+        note_reads(in, b->s[n]->e, lo, hi);
+        for (int q = 0; q < 4; q++)
+            note_reads(in, b->s[n]->coef[q], lo, hi);
+        note_block_reads(in, &b->s[n]->then_b, lo, hi);
+        note_block_reads(in, &b->s[n]->else_b, lo, hi);
+    }
+}
+
+/* The halo each array's reads need: below, what they reach below element 0; above, what they
+ * reach past its own extent, max(0, offset + the launch's stagger - the array's). An input
+ * that would need more than 14 (fields have at most 16) takes the launch's stagger. Then the
+ * least reference extents at which every array has a point. */
+static void settle_halos(gs_stencil *st) {
+    gs_info *in = &st->info;
+    for (int pass = 0; pass < 2; pass++) {
+        int lo[GS_MAX_FIELDS][3] = {{0}}, hi[GS_MAX_FIELDS][3] = {{0}}, again = 0;
+        note_block_reads(in, &st->body, lo, hi);
+        for (int f = 0; f < in->nfields; f++) {
+            in->halo_need[f] = 0;
+            for (int d = 0; d < in->dims; d++) {
+                if (lo[f][d] > in->halo_need[f]) in->halo_need[f] = lo[f][d];
+                if (hi[f][d] > in->halo_need[f]) in->halo_need[f] = hi[f][d];
+            }
+            if (in->halo_need[f] > 14) {
+                for (int d = 0; d < in->dims; d++)
+                    if (!in->axes[f] || (in->axes[f] >> d & 1))
+                        in->stagger[f][d] = in->launch_stagger[d];
+                again = 1;
+            }
+        }
+        if (!again) break;
+    }
+    for (int d = 0; d < 3; d++) {
+        in->min_extent[d] = 1;
+        for (int f = 0; f < in->nfields; f++)
+            if (1 - in->stagger[f][d] > in->min_extent[d])
+                in->min_extent[d] = 1 - in->stagger[f][d];
+    }
+    for (int f = 0; f < in->nfields; f++)
+        for (int d = 0; d < in->dims; d++)
+            st->named[f] |= in->axes[f] != 0 || in->stagger[f][d] != 0;
+}
+
+/* One expression that reads every scalar and input (NULL without any). */
+static node *every_read(gen *g) {
+    gs_info *in = &g->st->info;
+    node *sum = NULL;
+    for (int s = 0; s < in->nscalars; s++) {
+        node *e = mk(g, N_SCALAR, 0);
+        e->ref = s;
+        if (sum) {
+            node *add = mk(g, N_BINARY, OP_ADD);
+            add->a[0] = sum;
+            add->a[1] = e;
+            e = add;
+        }
+        sum = e;
+    }
+    for (int f = 0; f < in->nfields; f++) {
+        if (in->kind[f] != GS_INPUT) continue;
+        node *e = mk(g, N_FIELD, 0);
+        e->ref = f;
+        e->centre = 1;
+        if (sum) {
+            node *add = mk(g, N_BINARY, OP_SUB);
+            add->a[0] = sum;
+            add->a[1] = e;
+            e = add;
+        }
+        sum = e;
+    }
+    return sum;
+}
+
+static node *num(gen *g, const char *text) {
+    node *e = mk(g, N_NUM, 0);
+    snprintf(e->text, sizeof e->text, "%s", text);
+    e->val_f = (double)strtof(text, NULL);
+    e->val_d = strtod(text, NULL);
+    return e;
+}
+
+static node *op2(gen *g, int kind, int op, node *a, node *b) {
+    node *e = mk(g, kind, op);
+    e->a[0] = a;
+    e->a[1] = b;
+    return e;
+}
+
+/* min(max(e, -lim), lim): finite whatever e is (fmax and fmin drop a NaN). */
+static node *clamp(gen *g, node *e, const char *lim) {
+    node *neg = mk(g, N_UNARY, OP_NEG);
+    neg->a[0] = num(g, lim);
+    return op2(g, N_CALL, F_MIN, op2(g, N_CALL, F_MAX, e, neg), num(g, lim));
+}
+
+/* An expression for a coefficient: any (inputs at offsets, lets, index variables), of the
+ * scalars and literals alone (the compiler computes it once, on the host), or a literal. */
+static node *coef_source(gen *g, int uniform) {
+    gs_info *in = &g->st->info;
+    if (uniform && in->nscalars && chance(&g->r, 70)) {
+        node *e = mk(g, N_SCALAR, 0);
+        e->ref = below(&g->r, in->nscalars);
+        return chance(&g->r, 50) ? e : op2(g, N_BINARY, OP_MUL, e, e);
+    }
+    if (uniform) return num(g, chance(&g->r, 50) ? "0.75" : "3");
+    g->nodes = chance(&g->r, 10) ? 60 : 16;
+    return arith(g, between(&g->r, 1, 4));
+}
+
+/* A line solve (docs/language.md, "Line solves"): lets, then `solve v along d { ... }` with a
+ * diagonally dominant system, so that the reference Thomas solve and the runtime's agree
+ * within rounding: |lower|, |upper| <= 1 and |diag| >= 2.5; every coefficient finite. */
+static void gen_solve(gen *g) {
+    gs_stencil *st = g->st;
+    gs_info *in = &st->info;
+    int nlets = below(&g->r, 4);
+    for (int l = 0; l < nlets && st->nlets < GS_MAX_LETS; l++) {
+        stmt *s = new_stmt(g, S_LET);
+        s->ref = st->nlets++;
+        s->e = rhs(g);
+        new_name(g, st->let[s->ref], "t");
+        g->vis[g->nvis++] = s->ref;
+        push(&st->body, s);
+    }
+    stmt *s = new_stmt(g, S_SOLVE);
+    for (int f = 0; f < in->nfields; f++)
+        if (in->kind[f] == GS_OUTPUT) s->ref = f;
+    static const char *const scale[] = {"0.5", "-0.5", "1", "-1", "0.25", ".9"};
+    static const char *const base[] = {"2.5", "4", "3", "10"};
+    for (int q = 0; q < 4; q++) {
+        int r = below(&g->r, 100), uniform = r < 25;
+        node *e;
+        if (q == 1) { /* diag: +-(base + |bounded|) */
+            e = op2(g, N_BINARY, OP_ADD, num(g, base[below(&g->r, 4)]), mk(g, N_CALL, F_FABS));
+            e->a[1]->a[0] = clamp(g, coef_source(g, uniform), "8");
+            if (chance(&g->r, 20)) {
+                node *neg = mk(g, N_UNARY, OP_NEG);
+                neg->a[0] = e;
+                e = neg;
+            }
+        } else if (q == 3) { /* rhs: anything finite */
+            e = clamp(g, coef_source(g, uniform), chance(&g->r, 50) ? "1e6" : "2");
+        } else if (r < 12) { /* a literal of at most 1 */
+            e = num(g, scale[below(&g->r, 6)]);
+        } else { /* lower, upper: scale * min(max(e, -1), 1), or the sine of it */
+            e = clamp(g, coef_source(g, uniform), "1");
+            if (varying(e) && chance(&g->r, 30)) {
+                node *sine = mk(g, N_CALL, chance(&g->r, 50) ? F_SIN : F_COS);
+                sine->a[0] = e;
+                e = sine;
+            }
+            e = op2(g, N_BINARY, OP_MUL, num(g, scale[below(&g->r, 6)]), e);
+        }
+        s->coef[q] = e;
+    }
+    /* Every let read, and without GS_UNUSED every scalar and input, through the rhs. */
+    node *extra = g->flags & GS_UNUSED ? NULL : every_read(g);
+    for (int l = 0; l < st->nlets; l++) {
+        if (st->let_uses[l]) continue;
+        node *ref = mk(g, N_LET, 0);
+        ref->ref = l;
+        st->let_uses[l]++;
+        extra = extra ? op2(g, N_BINARY, OP_ADD, extra, ref) : ref;
+    }
+    if (extra) s->coef[3]->a[0]->a[0] = op2(g, N_BINARY, OP_ADD, s->coef[3]->a[0]->a[0], extra);
+    push(&st->body, s);
+}
+
+/* The body of a sweep: a colour, statements, every output assigned on every path. */
+static void gen_sweep(gen *g, int ninout) {
+    gs_stencil *st = g->st;
+    gs_info *in = &st->info;
+    /* A colour: always possible, likely with inouts (their neighbours need one). */
+    if (chance(&g->r, ninout ? 75 : 15)) {
+        if (chance(&g->r, 40)) {
+            st->color_kind = 2;
+            in->ncolors = 1 << in->dims;
+        } else {
+            st->color_kind = 1;
+            st->cmod = between(&g->r, 2, 4);
+            int unit = below(&g->r, in->dims); /* one coefficient +-1: every residue occurs */
+            for (int d = 0; d < in->dims; d++)
+                st->ccoef[d] = d == unit ? (chance(&g->r, 80) ? 1 : -1) : between(&g->r, -2, 2);
+            st->cadd = below(&g->r, 3);
+            in->ncolors = st->cmod;
+        }
+    }
+
+    /* Outputs assigned unconditionally at a random top-level position; inouts usually. */
+    int force_at[GS_MAX_FIELDS], nforce = between(&g->r, 0, 6);
+    for (int f = 0; f < in->nfields; f++) {
+        int must = in->kind[f] == GS_OUTPUT ||
+                   (in->kind[f] == GS_INOUT && (!(g->flags & GS_UNUSED) || chance(&g->r, 90)));
+        force_at[f] = must ? below(&g->r, nforce + 1) : -1;
+    }
+    if (!g->has_writable) { /* a pure reduction */
+        st->info.nreduces = 1;
+        st->info.reduce_op[0] = (gs_reduce_op)between(&g->r, GS_SUM, GS_MIN);
+        new_name(g, st->reduce[0], "r");
+        stmt *s = new_stmt(g, S_REDUCE);
+        s->ref = 0;
+        s->e = rhs(g);
+        push(&st->body, s);
+    }
+    gen_block(g, &st->body, 0, 1, force_at, nforce);
+
+    /* Without GS_UNUSED every scalar and input is read: append a use where missing. */
+    if (!(g->flags & GS_UNUSED)) {
+        node *sum = every_read(g);
+        if (sum) {
+            stmt *s;
+            int w = pick_writable(g);
+            if (w >= 0) {
+                s = new_stmt(g, S_ASSIGN);
+                s->ref = w;
+            } else {
+                s = new_stmt(g, S_REDUCE);
+                s->ref = st->info.nreduces++;
+                st->info.reduce_op[s->ref] = GS_MAX;
+                new_name(g, st->reduce[s->ref], "r");
+            }
+            s->e = sum;
+            if (chance(&g->r, 50) || w < 0)
+                push(&st->body, s);
+            else /* first: later statements may overwrite it, but it is still a read */
+                insert_at(&st->body, 0, s);
+        }
+    }
+}
+
 gs_stencil *gs_generate(uint64_t seed, unsigned flags, const char *name) {
     gs_stencil *st = calloc(1, sizeof *st);
     if (!st) abort();
-    gen g = {.st = st, .r = {seed * 0x2545F4914F6CDD1Dull + 0x1234567ull}, .flags = flags};
+    gen g = {.st = st,
+             .r = {seed * 0x2545F4914F6CDD1Dull + 0x1234567ull},
+             .x = {seed * 0xD1342543DE82EF95ull + 0x7F4A7C15ull},
+             .flags = flags};
     gs_info *in = &st->info;
     in->dims = between(&g.r, 1, 3);
     in->is_float = chance(&g.r, 50);
@@ -1080,6 +1427,12 @@ gs_stencil *gs_generate(uint64_t seed, unsigned flags, const char *name) {
         new_name(&g, st->scalar[s], "a");
     int ninputs = below(&g.r, 4), nout = below(&g.r, 4),
         ninout = chance(&g.r, 35) ? between(&g.r, 1, 2) : 0;
+    /* A line solve (drawn from g.x): one output, no inout. */
+    in->solve = (flags & GS_SOLVE) && chance(&g.x, 10) ? 1 + below(&g.x, in->dims) : 0;
+    if (in->solve) {
+        nout = 1;
+        ninout = 0;
+    }
     if (ninputs + nout + ninout == 0) ninputs = 1;
     int kinds[GS_MAX_FIELDS], nk = 0;
     for (int f = 0; f < ninputs; f++)
@@ -1100,88 +1453,13 @@ gs_stencil *gs_generate(uint64_t seed, unsigned flags, const char *name) {
         in->field_name[f] = st->field[f];
         if (kinds[f] != GS_INPUT) g.has_writable = 1;
     }
+    gen_shapes(&g);
 
-    /* A colour: always possible, likely with inouts (their neighbours need one). */
-    if (chance(&g.r, ninout ? 75 : 15)) {
-        if (chance(&g.r, 40)) {
-            st->color_kind = 2;
-            in->ncolors = 1 << in->dims;
-        } else {
-            st->color_kind = 1;
-            st->cmod = between(&g.r, 2, 4);
-            int unit = below(&g.r, in->dims); /* one coefficient +-1: every residue occurs */
-            for (int d = 0; d < in->dims; d++)
-                st->ccoef[d] = d == unit ? (chance(&g.r, 80) ? 1 : -1) : between(&g.r, -2, 2);
-            st->cadd = below(&g.r, 3);
-            in->ncolors = st->cmod;
-        }
-    }
-
-    /* Outputs assigned unconditionally at a random top-level position; inouts usually. */
-    int force_at[GS_MAX_FIELDS], nforce = between(&g.r, 0, 6);
-    for (int f = 0; f < nk; f++) {
-        int must = kinds[f] == GS_OUTPUT ||
-                   (kinds[f] == GS_INOUT && (!(flags & GS_UNUSED) || chance(&g.r, 90)));
-        force_at[f] = must ? below(&g.r, nforce + 1) : -1;
-    }
-    if (!g.has_writable) { /* a pure reduction */
-        st->info.nreduces = 1;
-        st->info.reduce_op[0] = (gs_reduce_op)between(&g.r, GS_SUM, GS_MIN);
-        new_name(&g, st->reduce[0], "r");
-        stmt *s = new_stmt(&g, S_REDUCE);
-        s->ref = 0;
-        s->e = rhs(&g);
-        push(&st->body, s);
-    }
-    gen_block(&g, &st->body, 0, 1, force_at, nforce);
-
-    /* Without GS_UNUSED every scalar and input is read: append a use where missing. */
-    if (!(flags & GS_UNUSED)) {
-        /* Simplest: one statement that reads every scalar and input. */
-        node *sum = NULL;
-        for (int s = 0; s < in->nscalars; s++) {
-            node *e = mk(&g, N_SCALAR, 0);
-            e->ref = s;
-            if (sum) {
-                node *add = mk(&g, N_BINARY, OP_ADD);
-                add->a[0] = sum;
-                add->a[1] = e;
-                e = add;
-            }
-            sum = e;
-        }
-        for (int f = 0; f < nk; f++) {
-            if (kinds[f] != GS_INPUT) continue;
-            node *e = mk(&g, N_FIELD, 0);
-            e->ref = f;
-            e->centre = 1;
-            if (sum) {
-                node *add = mk(&g, N_BINARY, OP_SUB);
-                add->a[0] = sum;
-                add->a[1] = e;
-                e = add;
-            }
-            sum = e;
-        }
-        if (sum) {
-            stmt *s;
-            int w = pick_writable(&g);
-            if (w >= 0) {
-                s = new_stmt(&g, S_ASSIGN);
-                s->ref = w;
-            } else {
-                s = new_stmt(&g, S_REDUCE);
-                s->ref = st->info.nreduces++;
-                st->info.reduce_op[s->ref] = GS_MAX;
-                new_name(&g, st->reduce[s->ref], "r");
-            }
-            s->e = sum;
-            if (chance(&g.r, 50) || w < 0)
-                push(&st->body, s);
-            else /* first: later statements may overwrite it, but it is still a read */
-                insert_at(&st->body, 0, s);
-        }
-    }
+    if (in->solve)
+        gen_solve(&g);
+    else
+        gen_sweep(&g, ninout);
+    settle_halos(st);
 
     /* Declarations go anywhere among the top-level items (they may follow their uses). */
     int ndecl = in->nscalars + nk;
@@ -1226,19 +1504,32 @@ gs_stencil *gs_generate(uint64_t seed, unsigned flags, const char *name) {
 
 /* ---- evaluation -------------------------------------------------------------------------- */
 
-size_t gs_field_points(const gs_info *info, const long n[3], int halo) {
-    size_t p = 1;
-    for (int d = 0; d < 3; d++)
-        p *= (size_t)(n[d] + (d < info->dims ? 2 * halo : 0));
+int gs_field_shape(const gs_info *info, int f, const long n[3], long ext[3]) {
+    int p = 0;
+    for (int d = 0; d < info->dims; d++)
+        if (!info->axes[f] || (info->axes[f] >> d & 1)) ext[p++] = n[d] + info->stagger[f][d];
+    for (int d = p; d < 3; d++)
+        ext[d] = 1;
     return p;
 }
 
-size_t gs_field_index(const gs_info *info, const long n[3], int halo, long i, long j, long k) {
-    long h[3];
+size_t gs_field_points(const gs_info *info, int f, const long n[3], int halo) {
+    long ext[3];
+    int fdims = gs_field_shape(info, f, n, ext);
+    size_t p = 1;
     for (int d = 0; d < 3; d++)
-        h[d] = d < info->dims ? halo : 0;
-    long w0 = n[0] + 2 * h[0], w1 = n[1] + 2 * h[1];
-    return (size_t)((i + h[0]) + w0 * ((j + h[1]) + w1 * (k + h[2])));
+        p *= (size_t)(ext[d] + (d < fdims ? 2 * halo : 0));
+    return p;
+}
+
+size_t gs_field_index(const gs_info *info, int f, const long n[3], int halo, long a, long b,
+                      long c) {
+    long ext[3], h[3];
+    int fdims = gs_field_shape(info, f, n, ext);
+    for (int d = 0; d < 3; d++)
+        h[d] = d < fdims ? halo : 0;
+    long w0 = ext[0] + 2 * h[0], w1 = ext[1] + 2 * h[1];
+    return (size_t)((a + h[0]) + w0 * ((b + h[1]) + w1 * (c + h[2])));
 }
 
 static long emod(long a, long m) {
@@ -1264,14 +1555,16 @@ int gs_color_at(const gs_stencil *st, long i, long j, long k) {
 
 typedef struct point {
     const gs_stencil *st;
-    const long *n;
+    const long *n;    /* the reference grid */
+    const long *size; /* the launch's extents: ni, nj, nk */
     long pos[3];
     const double *scalars;       /* already in the stencil's type */
     gs_field *before;            /* the fields at the start of the launch */
     double local[GS_MAX_FIELDS]; /* outputs: last value assigned; inouts: current value */
     double let[GS_MAX_LETS];
     double red[GS_MAX_REDUCES];
-    int loose; /* a min or max met zeros of both signs: the sign of its zero is unspecified */
+    double coef[4]; /* a line solve's coefficients at the point */
+    int loose;      /* a min or max met zeros of both signs: the sign of its zero is unspecified */
 } point;
 
 static double rt(const point *p, double v) {
@@ -1289,15 +1582,20 @@ static double eval(point *p, const node *e) {
     case N_LET:
         return p->let[e->ref];
     case N_INDEX:
-        return rt(p, (double)(e->op < 3 ? p->pos[e->op] : p->n[e->op - 3]));
+        return rt(p, (double)(e->op < 3 ? p->pos[e->op] : p->size[e->op - 3]));
     case N_FIELD: {
         int f = e->ref;
         if (st->info.kind[f] == GS_OUTPUT) return p->local[f];
         if (st->info.kind[f] == GS_INOUT && !e->off[0] && !e->off[1] && !e->off[2])
             return p->local[f];
+        /* Point p reads element p + o of the array, in the dimensions it spans, whatever its
+         * extent; an integer is converted to the stencil's type. */
         const gs_field *fd = &p->before[f];
-        return fd->data[gs_field_index(&st->info, p->n, fd->halo, p->pos[0] + e->off[0],
-                                       p->pos[1] + e->off[1], p->pos[2] + e->off[2])];
+        long at[3] = {0, 0, 0};
+        for (int d = 0, q = 0; d < st->info.dims; d++)
+            if (!st->info.axes[f] || (st->info.axes[f] >> d & 1)) at[q++] = p->pos[d] + e->off[d];
+        double v = fd->data[gs_field_index(&st->info, f, p->n, fd->halo, at[0], at[1], at[2])];
+        return st->info.elem[f] != GS_REAL ? rt(p, v) : v;
     }
     case N_UNARY: {
         double a = eval(p, e->a[0]);
@@ -1387,6 +1685,10 @@ static void run_block(point *p, const block *b) {
         case S_REDUCE:
             p->red[s->ref] = eval(p, s->e);
             break;
+        case S_SOLVE:
+            for (int q = 0; q < 4; q++)
+                p->coef[q] = eval(p, s->coef[q]);
+            break;
         case S_IF:
             if (eval(p, s->e) != 0)
                 run_block(p, &s->then_b);
@@ -1399,12 +1701,65 @@ static void run_block(point *p, const block *b) {
     }
 }
 
+/* The line solve (docs/language.md): along every line of v in its direction, at interior
+ * positions of the other dimensions, lower*v[p-1] + diag*v[p] + upper*v[p+1] = rhs with v's
+ * halo as the values beyond both ends; by Thomas's algorithm in long double, from the
+ * coefficients in the stencil's type (coef: 4 per launch point, i fastest). Each value may be
+ * off by what the solver's rounding gives: 32 ulps of the type of the line's magnitude (the
+ * largest of its solution, right-hand sides and ends; the systems are diagonally dominant,
+ * |diag| >= 2.5 >= |lower| + |upper| + 0.5, so errors do not grow; seen: 1.2 ulps). */
+static void solve_lines(const gs_stencil *st, const long n[3], const long size[3],
+                        const double *coef, int vf, const gs_field *before, gs_field *v) {
+    const gs_info *in = &st->info;
+    const int dim = in->solve - 1;
+    const long m = size[dim];
+    long double *cp = malloc((size_t)m * sizeof *cp), *rp = malloc((size_t)m * sizeof *rp);
+    if (!cp || !rp) abort();
+    const double eps = in->is_float ? 0x1p-23 : 0x1p-52;
+    long pos[3];
+    for (pos[2] = 0; pos[2] < (dim == 2 ? 1 : size[2]); pos[2]++)
+        for (pos[1] = 0; pos[1] < (dim == 1 ? 1 : size[1]); pos[1]++)
+            for (pos[0] = 0; pos[0] < (dim == 0 ? 1 : size[0]); pos[0]++) {
+                long at[3] = {pos[0], pos[1], pos[2]};
+                at[dim] = -1;
+                double lo =
+                    before->data[gs_field_index(in, vf, n, before->halo, at[0], at[1], at[2])];
+                at[dim] = m;
+                double hi =
+                    before->data[gs_field_index(in, vf, n, before->halo, at[0], at[1], at[2])];
+                double scale = fmax(fabs(lo), fabs(hi));
+                for (long t = 0; t < m; t++) {
+                    at[dim] = t;
+                    const double *c = coef + 4 * (at[0] + size[0] * (at[1] + size[1] * at[2]));
+                    long double a = c[0], b = c[1], u = c[2], r = c[3];
+                    scale = fmax(scale, fabs(c[3]));
+                    if (t == 0) r -= a * lo;
+                    if (t == m - 1) r -= u * hi;
+                    long double den = t ? b - a * cp[t - 1] : b;
+                    cp[t] = u / den;
+                    rp[t] = (r - (t ? a * rp[t - 1] : 0)) / den;
+                }
+                for (long t = m - 1; t >= 0; t--) {
+                    if (t < m - 1) rp[t] -= cp[t] * rp[t + 1];
+                    scale = fmax(scale, fabs((double)rp[t]));
+                }
+                for (long t = 0; t < m; t++) {
+                    at[dim] = t;
+                    size_t k = gs_field_index(in, vf, n, v->halo, at[0], at[1], at[2]);
+                    v->data[k] = in->is_float ? (double)(float)rp[t] : (double)rp[t];
+                    if (v->tol) v->tol[k] = 32 * eps * scale + 0x1p-1022; /* zeros: any sign */
+                }
+            }
+    free(cp);
+    free(rp);
+}
+
 void gs_eval_launch(const gs_stencil *st, const long n[3], int color, const double *scalars,
                     gs_field *fields, double *red, double *red_abs) {
     const gs_info *in = &st->info;
     gs_field before[GS_MAX_FIELDS];
     for (int f = 0; f < in->nfields; f++) {
-        size_t pts = gs_field_points(in, n, fields[f].halo);
+        size_t pts = gs_field_points(in, f, n, fields[f].halo);
         before[f].halo = fields[f].halo;
         before[f].data = malloc(pts * sizeof(double));
         if (!before[f].data) abort();
@@ -1424,10 +1779,18 @@ void gs_eval_launch(const gs_stencil *st, const long n[3], int color, const doub
         inf_sum[r] = 0;
         red_abs[r] = 0;
     }
-    point p = {.st = st, .n = n, .scalars = sc, .before = before};
-    for (long k = 0; k < n[2]; k++)
-        for (long j = 0; j < n[1]; j++)
-            for (long i = 0; i < n[0]; i++) {
+    long size[3];
+    for (int d = 0; d < 3; d++)
+        size[d] = n[d] + in->launch_stagger[d];
+    point p = {.st = st, .n = n, .size = size, .scalars = sc, .before = before};
+    double *coef = NULL; /* a line solve's coefficients, 4 per point */
+    if (in->solve) {
+        coef = malloc((size_t)(size[0] * size[1] * size[2]) * 4 * sizeof *coef);
+        if (!coef) abort();
+    }
+    for (long k = 0; k < size[2]; k++)
+        for (long j = 0; j < size[1]; j++)
+            for (long i = 0; i < size[0]; i++) {
                 if (st->color_kind && gs_color_at(st, i, j, k) != color) continue;
                 p.pos[0] = i;
                 p.pos[1] = j;
@@ -1436,12 +1799,16 @@ void gs_eval_launch(const gs_stencil *st, const long n[3], int color, const doub
                 for (int f = 0; f < in->nfields; f++)
                     p.local[f] =
                         in->kind[f] == GS_INOUT
-                            ? before[f].data[gs_field_index(in, n, before[f].halo, i, j, k)]
+                            ? before[f].data[gs_field_index(in, f, n, before[f].halo, i, j, k)]
                             : 0;
                 run_block(&p, &st->body);
+                if (coef) {
+                    memcpy(coef + 4 * (i + size[0] * (j + size[1] * k)), p.coef, sizeof p.coef);
+                    continue;
+                }
                 for (int f = 0; f < in->nfields; f++) {
                     if (in->kind[f] == GS_INPUT) continue;
-                    size_t at = gs_field_index(in, n, fields[f].halo, i, j, k);
+                    size_t at = gs_field_index(in, f, n, fields[f].halo, i, j, k);
                     fields[f].data[at] = p.local[f];
                     if (fields[f].loose) fields[f].loose[at] = (unsigned char)p.loose;
                 }
@@ -1467,6 +1834,9 @@ void gs_eval_launch(const gs_stencil *st, const long n[3], int color, const doub
                     }
                 }
             }
+    for (int f = 0; coef && f < in->nfields; f++)
+        if (in->kind[f] == GS_OUTPUT) solve_lines(st, n, size, coef, f, &before[f], &fields[f]);
+    free(coef);
     for (int r = 0; r < in->nreduces; r++) {
         red[r] = in->reduce_op[r] != GS_SUM ? acc[r]
                  : nonfinite[r]             ? inf_sum[r]
