@@ -319,6 +319,12 @@ static void report_undeclared(checker *c, ast_loc loc, const char *name) {
     }
 }
 
+/* The keyword of a statement, for a caret that does not cover many lines. */
+static ast_loc keyword_loc(ast_loc loc, int length) {
+    ast_loc at = {loc.first_line, loc.first_col, loc.first_line, loc.first_col + length - 1};
+    return at;
+}
+
 /* ---- offsets ----------------------------------------------------------------------------- */
 
 /* An offset is an integer literal with any number of unary minus signs. */
@@ -698,7 +704,7 @@ static void check_assign(checker *c, ast_stmt *s) {
 static void check_if(checker *c, ast_stmt *s) {
     check_expr(c, s->u.if_.cond);
     if (++c->if_depth == AST_MAX_IF_DEPTH + 1) {
-        ast_loc at = {s->loc.first_line, s->loc.first_col, s->loc.first_line, s->loc.first_col + 1};
+        const ast_loc at = keyword_loc(s->loc, 2);
         diag_error(c->d, at, "if statements are nested more than %d deep", AST_MAX_IF_DEPTH);
     }
     size_t n = (size_t)c->noutputs;
@@ -815,12 +821,6 @@ static int is_uniform(const ast_stencil *st, const ast_expr *e) {
         return 1;
     }
     return 0;
-}
-
-/* The keyword of a statement, for a caret that does not cover many lines. */
-static ast_loc keyword_loc(ast_loc loc, int length) {
-    ast_loc at = {loc.first_line, loc.first_col, loc.first_line, loc.first_col + length - 1};
-    return at;
 }
 
 /* What may not go with a solve, and where its coefficients come from. */
@@ -1349,8 +1349,7 @@ static void check_stencil(diag *d, ast_file *file, ast_stencil *st, ast_type pre
             const ast_stmt *lost = c.lost_at[dc->position];
             if (lost) {
                 /* The if where some paths assign it and others do not: its keyword. */
-                ast_loc at = {lost->loc.first_line, lost->loc.first_col, lost->loc.first_line,
-                              lost->loc.first_col + 1};
+                const ast_loc at = keyword_loc(lost->loc, 2);
                 diag_error(
                     d, at, "output '%s' is not assigned on every path: this 'if' assigns it %s",
                     dc->name,

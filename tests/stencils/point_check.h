@@ -1,5 +1,6 @@
 /* What the tests of generated stencils against plain loops share: a point of a host field as a
- * double, random contents over the whole box, and a bitwise comparison of two fields. */
+ * double, random contents over the whole box, random fields made where a context lives, host
+ * copies of fields, and a bitwise comparison of two fields. */
 #ifndef STENC_TEST_POINT_CHECK_H
 #define STENC_TEST_POINT_CHECK_H
 
@@ -44,6 +45,44 @@ static inline int point_same(const stenc_field *got, const stenc_field *want, in
                 }
             }
     return 1;
+}
+
+/* A field of ctx, uniform in [lo, hi) over its whole box (seeded), uploaded when ctx is a
+ * device's. */
+static inline stenc_field *point_make(stenc_ctx *ctx, stenc_type type, int dims, size_t n0,
+                                      size_t n1, size_t n2, int halo, double lo, double hi,
+                                      uint64_t seed) {
+    stenc_field *f;
+    assert_int_equal(stenc_field_create(ctx, &f, type, dims, n0, n1, n2, halo), STENC_OK);
+    test_rng rng = test_rng_seeded(seed);
+    point_fill(f, &rng, lo, hi);
+    if (stenc_ctx_device(ctx) != STENC_DEVICE_CPU)
+        assert_int_equal(stenc_field_upload(f), STENC_OK);
+    return f;
+}
+
+/* A field of host_ctx holding a copy of f's host box (halo and padding included), as it is
+ * now: the values an output had before a launch. */
+static inline stenc_field *point_snapshot(stenc_ctx *host_ctx, const stenc_field *f) {
+    stenc_field_layout l;
+    stenc_field_get_layout(f, &l);
+    stenc_field *s;
+    assert_int_equal(
+        stenc_field_create(host_ctx, &s, l.type, l.dims, l.n[0], l.n[1], l.n[2], l.halo), STENC_OK);
+    const size_t size = stenc_type_size(l.type);
+    memcpy((char *)stenc_field_host_origin(s) - l.origin_elems * size,
+           (const char *)stenc_field_host_origin(f) - l.origin_elems * size, l.alloc_elems * size);
+    return s;
+}
+
+/* A field of host_ctx holding f's values: f is downloaded first, and uploaded again, when it
+ * lives on a device. Freed by the caller. */
+static inline stenc_field *point_host_copy(stenc_ctx *host_ctx, stenc_field *f) {
+    const int on_device = stenc_field_location(f) == STENC_ON_DEVICE;
+    if (on_device) assert_int_equal(stenc_field_download(f), STENC_OK);
+    stenc_field *s = point_snapshot(host_ctx, f);
+    if (on_device) assert_int_equal(stenc_field_upload(f), STENC_OK);
+    return s;
 }
 
 /* A test's device argument: "gpu" or "opencl" set *device (CUDA or OpenCL) and give 1, or

@@ -18,32 +18,6 @@
 static stenc_device device_kind = STENC_DEVICE_CPU;
 static stenc_ctx *host_ctx; /* the snapshots' */
 
-/* A field of ctx, uniform in [lo, hi) over its whole box (seeded), uploaded on a device. */
-static stenc_field *make(stenc_ctx *ctx, stenc_type type, int dims, const size_t n[3], int halo,
-                         double lo, double hi, uint64_t seed) {
-    stenc_field *f;
-    assert_int_equal(stenc_field_create(ctx, &f, type, dims, n[0], n[1], n[2], halo), STENC_OK);
-    test_rng rng = test_rng_seeded(seed);
-    point_fill(f, &rng, lo, hi);
-    if (device_kind != STENC_DEVICE_CPU) assert_int_equal(stenc_field_upload(f), STENC_OK);
-    return f;
-}
-
-/* A host copy of f's whole box (downloaded first when f lives on a device). */
-static stenc_field *host_of(stenc_field *f) {
-    if (device_kind != STENC_DEVICE_CPU) assert_int_equal(stenc_field_download(f), STENC_OK);
-    stenc_field_layout l;
-    stenc_field_get_layout(f, &l);
-    stenc_field *s;
-    assert_int_equal(
-        stenc_field_create(host_ctx, &s, l.type, l.dims, l.n[0], l.n[1], l.n[2], l.halo), STENC_OK);
-    const size_t size = stenc_type_size(l.type);
-    memcpy((char *)stenc_field_host_origin(s) - l.origin_elems * size,
-           (const char *)stenc_field_host_origin(f) - l.origin_elems * size, l.alloc_elems * size);
-    if (device_kind != STENC_DEVICE_CPU) assert_int_equal(stenc_field_upload(f), STENC_OK);
-    return s;
-}
-
 /* The coefficients (lower, diag, upper, rhs) at interior point p, as the stencil computes them. */
 typedef void (*coef_fn)(const long p[3], const void *arg, long double out[4]);
 
@@ -178,12 +152,14 @@ static void test_adi(void **state) {
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         for (int dim = 0; dim < 2; dim++) {
             const int halo = 1 + (int)(s % 2);
-            stenc_field *u = make(ctx, STENC_F64, 2, sizes[s], 1, -1, 1, 10 + s);
-            stenc_field *v = make(ctx, STENC_F64, 2, sizes[s], halo, -1, 1, 20 + s);
-            stenc_field *before = host_of(v);
+            stenc_field *u = point_make(ctx, STENC_F64, 2, sizes[s][0], sizes[s][1], sizes[s][2], 1,
+                                        -1, 1, 10 + s);
+            stenc_field *v = point_make(ctx, STENC_F64, 2, sizes[s][0], sizes[s][1], sizes[s][2],
+                                        halo, -1, 1, 20 + s);
+            stenc_field *before = point_host_copy(host_ctx, v);
             const double r = 0.3 + 0.1 * (double)s;
             assert_int_equal(dim == 0 ? adi_x(ctx, r, u, v) : adi_y(ctx, r, u, v), STENC_OK);
-            stenc_field *hu = host_of(u), *hv = host_of(v);
+            stenc_field *hu = point_host_copy(host_ctx, u), *hv = point_host_copy(host_ctx, v);
             const adi_case c = {hu, r, dim};
             char what[96];
             snprintf(what, sizeof what, "adi_%c %zux%zu", dim ? 'y' : 'x', sizes[s][0],
@@ -204,12 +180,16 @@ static void test_varying(void **state) {
     for (size_t s = 0; s < sizeof sizes3 / sizeof *sizes3; s++) {
         char what[96];
         /* along j, float, coefficients from kappa */
-        stenc_field *u = make(ctx, STENC_F32, 3, sizes3[s], 1, -1, 1, 30 + s);
-        stenc_field *kappa = make(ctx, STENC_F32, 3, sizes3[s], 1, 0.1, 2, 40 + s);
-        stenc_field *v = make(ctx, STENC_F32, 3, sizes3[s], 1, -1, 1, 50 + s);
-        stenc_field *before = host_of(v);
+        stenc_field *u = point_make(ctx, STENC_F32, 3, sizes3[s][0], sizes3[s][1], sizes3[s][2], 1,
+                                    -1, 1, 30 + s);
+        stenc_field *kappa = point_make(ctx, STENC_F32, 3, sizes3[s][0], sizes3[s][1], sizes3[s][2],
+                                        1, 0.1, 2, 40 + s);
+        stenc_field *v = point_make(ctx, STENC_F32, 3, sizes3[s][0], sizes3[s][1], sizes3[s][2], 1,
+                                    -1, 1, 50 + s);
+        stenc_field *before = point_host_copy(host_ctx, v);
         assert_int_equal(diffuse_j3d(ctx, 0.7, u, kappa, v), STENC_OK);
-        stenc_field *hu = host_of(u), *hk = host_of(kappa), *hv = host_of(v);
+        stenc_field *hu = point_host_copy(host_ctx, u), *hk = point_host_copy(host_ctx, kappa),
+                    *hv = point_host_copy(host_ctx, v);
         const diffuse_case dc = {hu, hk, 0.7f};
         snprintf(what, sizeof what, "diffuse_j3d %zux%zux%zu", sizes3[s][0], sizes3[s][1],
                  sizes3[s][2]);
@@ -218,13 +198,16 @@ static void test_varying(void **state) {
         for (size_t a = 0; a < sizeof all / sizeof *all; a++)
             stenc_field_free(all[a]);
         /* along k, double, the sub-diagonal varying, the super-diagonal uniform */
-        u = make(ctx, STENC_F64, 3, sizes3[s], 0, -1, 1, 60 + s);
-        stenc_field *sf = make(ctx, STENC_F64, 3, sizes3[s], 0, 0, 1, 70 + s);
-        v = make(ctx, STENC_F64, 3, sizes3[s], 2, -1, 1, 80 + s);
-        before = host_of(v);
+        u = point_make(ctx, STENC_F64, 3, sizes3[s][0], sizes3[s][1], sizes3[s][2], 0, -1, 1,
+                       60 + s);
+        stenc_field *sf = point_make(ctx, STENC_F64, 3, sizes3[s][0], sizes3[s][1], sizes3[s][2], 0,
+                                     0, 1, 70 + s);
+        v = point_make(ctx, STENC_F64, 3, sizes3[s][0], sizes3[s][1], sizes3[s][2], 2, -1, 1,
+                       80 + s);
+        before = point_host_copy(host_ctx, v);
         assert_int_equal(implicit_k3d(ctx, 1.5, 0.25 * (double)(s + 1), u, sf, v), STENC_OK);
-        stenc_field *hs = host_of(sf);
-        hu = host_of(u), hv = host_of(v);
+        stenc_field *hs = point_host_copy(host_ctx, sf);
+        hu = point_host_copy(host_ctx, u), hv = point_host_copy(host_ctx, v);
         const implicit_case ic = {hu, hs, 1.5, 0.25 * (double)(s + 1)};
         snprintf(what, sizeof what, "implicit_k3d %zux%zux%zu", sizes3[s][0], sizes3[s][1],
                  sizes3[s][2]);
@@ -235,12 +218,16 @@ static void test_varying(void **state) {
     }
     static const size_t sizes1[][3] = {{1, 1, 1}, {2, 1, 1}, {7, 1, 1}, {100, 1, 1}, {1001, 1, 1}};
     for (size_t s = 0; s < sizeof sizes1 / sizeof *sizes1; s++) {
-        stenc_field *c = make(ctx, STENC_F64, 1, sizes1[s], 0, 0, 1, 90 + s);
-        stenc_field *f = make(ctx, STENC_F64, 1, sizes1[s], 0, -1, 1, 100 + s);
-        stenc_field *w = make(ctx, STENC_F64, 1, sizes1[s], 1, -1, 1, 110 + s);
-        stenc_field *before = host_of(w);
+        stenc_field *c = point_make(ctx, STENC_F64, 1, sizes1[s][0], sizes1[s][1], sizes1[s][2], 0,
+                                    0, 1, 90 + s);
+        stenc_field *f = point_make(ctx, STENC_F64, 1, sizes1[s][0], sizes1[s][1], sizes1[s][2], 0,
+                                    -1, 1, 100 + s);
+        stenc_field *w = point_make(ctx, STENC_F64, 1, sizes1[s][0], sizes1[s][1], sizes1[s][2], 1,
+                                    -1, 1, 110 + s);
+        stenc_field *before = point_host_copy(host_ctx, w);
         assert_int_equal(bvp1d(ctx, 0.5, c, f, w), STENC_OK);
-        stenc_field *hc = host_of(c), *hf = host_of(f), *hw = host_of(w);
+        stenc_field *hc = point_host_copy(host_ctx, c), *hf = point_host_copy(host_ctx, f),
+                    *hw = point_host_copy(host_ctx, w);
         const bvp_case bc = {hc, hf, 0.5};
         char what[64];
         snprintf(what, sizeof what, "bvp1d %zu", sizes1[s][0]);
@@ -272,10 +259,8 @@ static void test_errors(void **state) {
     stenc_ctx_destroy(ctx);
     if (stenc_opencl_device_count() == 0) return;
     assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_OPENCL), STENC_OK);
-    stenc_field *ou = make(ctx, STENC_F64, 2, n, 1, -1, 1, 1);
-    stenc_field *ov = make(ctx, STENC_F64, 2, n, 1, -1, 1, 2);
-    assert_int_equal(stenc_field_upload(ou), STENC_OK);
-    assert_int_equal(stenc_field_upload(ov), STENC_OK);
+    stenc_field *ou = point_make(ctx, STENC_F64, 2, n[0], n[1], n[2], 1, -1, 1, 1);
+    stenc_field *ov = point_make(ctx, STENC_F64, 2, n[0], n[1], n[2], 1, -1, 1, 2);
     assert_int_equal(adi_x(ctx, 0.25, ou, ov), STENC_ERR_UNSUPPORTED);
     assert_non_null(strstr(stenc_last_error(), "OpenCL"));
     stenc_field_free(ou), stenc_field_free(ov);
@@ -291,8 +276,8 @@ static void test_deferred(void **state) {
     assert_int_equal(stenc_ctx_create(&ctx, device_kind), STENC_OK);
     assert_int_equal(stenc_ctx_create(&other, STENC_DEVICE_CPU), STENC_OK);
     const size_t n[3] = {9, 5, 1};
-    stenc_field *u = make(ctx, STENC_F64, 2, n, 1, -1, 1, 3);
-    stenc_field *v = make(ctx, STENC_F64, 2, n, 1, -1, 1, 4);
+    stenc_field *u = point_make(ctx, STENC_F64, 2, n[0], n[1], n[2], 1, -1, 1, 3);
+    stenc_field *v = point_make(ctx, STENC_F64, 2, n[0], n[1], n[2], 1, -1, 1, 4);
     stenc_tridiag_report *report = NULL, *foreign = NULL;
     assert_int_equal(stenc_tridiag_report_create(ctx, &report), STENC_OK);
     assert_int_equal(stenc_tridiag_report_create(other, &foreign), STENC_OK);

@@ -16,17 +16,6 @@
 static stenc_device device_kind = STENC_DEVICE_CPU;
 static stenc_ctx *host_ctx; /* the snapshots' */
 
-/* A field of ctx, random over its whole box (seeded), uploaded when ctx is a device's. */
-static stenc_field *make(stenc_ctx *ctx, stenc_type type, int dims, size_t n0, size_t n1, size_t n2,
-                         int halo, uint64_t seed) {
-    stenc_field *f;
-    assert_int_equal(stenc_field_create(ctx, &f, type, dims, n0, n1, n2, halo), STENC_OK);
-    test_rng rng = test_rng_seeded(seed);
-    point_fill(f, &rng, -1, 1);
-    if (device_kind != STENC_DEVICE_CPU) assert_int_equal(stenc_field_upload(f), STENC_OK);
-    return f;
-}
-
 /* 1 when every point of a's box (halo included) equals want(i, j, k) bitwise. */
 typedef double (*point_fn)(long i, long j, long k, const void *arg);
 
@@ -115,29 +104,6 @@ static double diff_point(long i, long j, long k, const void *arg) {
     return point_at(c->u, i + 1, 0, 0) - point_at(c->u, i, 0, 0);
 }
 
-/* A copy of f's host box: the values an output had before a launch. */
-static stenc_field *snapshot(const stenc_field *f) {
-    stenc_field_layout l;
-    stenc_field_get_layout(f, &l);
-    stenc_field *s;
-    assert_int_equal(
-        stenc_field_create(host_ctx, &s, l.type, l.dims, l.n[0], l.n[1], l.n[2], l.halo), STENC_OK);
-    const size_t size = stenc_type_size(l.type);
-    memcpy((char *)stenc_field_host_origin(s) - l.origin_elems * size,
-           (const char *)stenc_field_host_origin(f) - l.origin_elems * size, l.alloc_elems * size);
-    return s;
-}
-
-/* A host field holding f's values (f downloaded and uploaded again when it lives on a
- * device); freed by the caller. */
-static stenc_field *host_of(stenc_field *f) {
-    if (device_kind == STENC_DEVICE_CPU) return snapshot(f);
-    assert_int_equal(stenc_field_download(f), STENC_OK);
-    stenc_field *s = snapshot(f);
-    assert_int_equal(stenc_field_upload(f), STENC_OK);
-    return s;
-}
-
 static void test_staggered(void **state) {
     (void)state;
     stenc_ctx *ctx = NULL;
@@ -147,21 +113,22 @@ static void test_staggered(void **state) {
         const size_t ni = sizes2[s][0], nj = sizes2[s][1];
         char what[96];
         /* the fluxes on the faces normal to i */
-        stenc_field *u = make(ctx, STENC_F64, 2, ni, nj, 1, 1, 10 + s);
-        stenc_field *dxf = make(ctx, STENC_F64, 1, ni + 1, 1, 1, 0, 20 + s);
-        stenc_field *fx = make(ctx, STENC_F64, 2, ni + 1, nj, 1, 1, 30 + s);
-        stenc_field *fx_before = snapshot(fx);
+        stenc_field *u = point_make(ctx, STENC_F64, 2, ni, nj, 1, 1, -1, 1, 10 + s);
+        stenc_field *dxf = point_make(ctx, STENC_F64, 1, ni + 1, 1, 1, 0, -1, 1, 20 + s);
+        stenc_field *fx = point_make(ctx, STENC_F64, 2, ni + 1, nj, 1, 1, -1, 1, 30 + s);
+        stenc_field *fx_before = point_snapshot(host_ctx, fx);
         assert_int_equal(face_flux2d(ctx, 0.75, u, dxf, fx), STENC_OK);
-        stenc_field *hu = host_of(u), *hdxf = host_of(dxf), *hfx = host_of(fx);
+        stenc_field *hu = point_host_copy(host_ctx, u), *hdxf = point_host_copy(host_ctx, dxf),
+                    *hfx = point_host_copy(host_ctx, fx);
         const flux_case fc = {hu, hdxf, fx_before, (long)ni, (long)nj, 0.75};
         snprintf(what, sizeof what, "face_flux2d %zux%zu", ni, nj);
         assert_true(box_matches(hfx, flux_point, &fc, what));
         /* the cells from their faces (fy: random faces normal to j) */
-        stenc_field *fy = make(ctx, STENC_F64, 2, ni, nj + 1, 1, 0, 40 + s);
-        stenc_field *v = make(ctx, STENC_F64, 2, ni, nj, 1, 2, 50 + s);
-        stenc_field *v_before = snapshot(v);
+        stenc_field *fy = point_make(ctx, STENC_F64, 2, ni, nj + 1, 1, 0, -1, 1, 40 + s);
+        stenc_field *v = point_make(ctx, STENC_F64, 2, ni, nj, 1, 2, -1, 1, 50 + s);
+        stenc_field *v_before = point_snapshot(host_ctx, v);
         assert_int_equal(face_div2d(ctx, 0.1, u, fx, fy, v), STENC_OK);
-        stenc_field *hfy = host_of(fy), *hv = host_of(v);
+        stenc_field *hfy = point_host_copy(host_ctx, fy), *hv = point_host_copy(host_ctx, v);
         const div_case dc = {hu, hfx, hfy, v_before, (long)ni, (long)nj, 0.1};
         snprintf(what, sizeof what, "face_div2d %zux%zu", ni, nj);
         assert_true(box_matches(hv, div_point, &dc, what));
@@ -172,11 +139,12 @@ static void test_staggered(void **state) {
     static const size_t sizes3[][3] = {{1, 1, 1}, {2, 3, 5}, {13, 7, 9}, {33, 4, 3}};
     for (size_t s = 0; s < sizeof sizes3 / sizeof *sizes3; s++) {
         const size_t *n = sizes3[s];
-        stenc_field *c = make(ctx, STENC_F32, 3, n[0], n[1], n[2], 1, 60 + s);
-        stenc_field *nd = make(ctx, STENC_F32, 3, n[0] + 1, n[1] + 1, n[2] + 1, 1, 70 + s);
-        stenc_field *nd_before = snapshot(nd);
+        stenc_field *c = point_make(ctx, STENC_F32, 3, n[0], n[1], n[2], 1, -1, 1, 60 + s);
+        stenc_field *nd =
+            point_make(ctx, STENC_F32, 3, n[0] + 1, n[1] + 1, n[2] + 1, 1, -1, 1, 70 + s);
+        stenc_field *nd_before = point_snapshot(host_ctx, nd);
         assert_int_equal(node_avg3d(ctx, c, nd), STENC_OK);
-        stenc_field *hc = host_of(c), *hnd = host_of(nd);
+        stenc_field *hc = point_host_copy(host_ctx, c), *hnd = point_host_copy(host_ctx, nd);
         const node_case nc = {hc, nd_before, {(long)n[0], (long)n[1], (long)n[2]}};
         char what[96];
         snprintf(what, sizeof what, "node_avg3d %zux%zux%zu", n[0], n[1], n[2]);
@@ -187,11 +155,12 @@ static void test_staggered(void **state) {
     static const size_t sizes1[] = {2, 3, 100, 4097};
     for (size_t s = 0; s < sizeof sizes1 / sizeof *sizes1; s++) {
         const size_t ni = sizes1[s];
-        stenc_field *u = make(ctx, STENC_F64, 1, ni, 1, 1, 0, 80 + s); /* no halo needed */
-        stenc_field *g = make(ctx, STENC_F64, 1, ni - 1, 1, 1, 2, 90 + s);
-        stenc_field *g_before = snapshot(g);
+        stenc_field *u =
+            point_make(ctx, STENC_F64, 1, ni, 1, 1, 0, -1, 1, 80 + s); /* no halo needed */
+        stenc_field *g = point_make(ctx, STENC_F64, 1, ni - 1, 1, 1, 2, -1, 1, 90 + s);
+        stenc_field *g_before = point_snapshot(host_ctx, g);
         assert_int_equal(inner_diff1d(ctx, u, g), STENC_OK);
-        stenc_field *hu = host_of(u), *hg = host_of(g);
+        stenc_field *hu = point_host_copy(host_ctx, u), *hg = point_host_copy(host_ctx, g);
         const diff_case dc = {hu, g_before, (long)ni};
         char what[96];
         snprintf(what, sizeof what, "inner_diff1d %zu", ni);
