@@ -9,6 +9,7 @@
 #include "stenc/accum.h"
 #include "stenc/multigrid.h"
 #include "stenc/reduce.h"
+#include "stenc/sor.h"
 #include "stenc/sort.h"
 #include "stenc/hash.h"
 #include "stenc/nelder_mead.h"

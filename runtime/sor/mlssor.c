@@ -1,0 +1,143 @@
+/* MLSSOR, the C half: checks, dispatch, and the OpenMP sweep (the tiles of a phase in
+ * parallel, each tile in place on the field: tiles of one phase touch disjoint points). */
+#include <math.h>
+
+#include "../field/field_internal.h"
+#include "mlssor_internal.h"
+
+#define MLS_FN "stenc_mlssor_sweep"
+
+/* One tile of the phase with classes (ci, cj): its layers in order, each in lexicographic
+ * order of the logical grid. */
+#define MLS_DEFINE_TILE(T, SUF)                                                                    \
+    static void tile_##SUF(const mls_sweep *s, int ci, int cj, long p, long q) {                   \
+        T *u = (T *)s->u;                                                                          \
+        const T *f = (const T *)s->f;                                                              \
+        const T a = (T)(1.0 - s->omega), b = (T)(s->omega * 0.25), h2 = (T)s->h2;                  \
+        const ptrdiff_t pu = s->pitch_u, pf = s->pitch_f;                                          \
+        for (long d = 0; d < s->K; d++) {                                                          \
+            long ilo, ihi, jlo, jhi;                                                               \
+            mls_interval(s->n, ci, p, d, &ilo, &ihi);                                              \
+            mls_interval(s->n, cj, q, d, &jlo, &jhi);                                              \
+            ilo = mls_max(ilo, 0), ihi = mls_min(ihi, s->nx - 1);                                  \
+            jlo = mls_max(jlo, 0), jhi = mls_min(jhi, s->ny - 1);                                  \
+            for (long lj = jlo; lj <= jhi; lj++) {                                                 \
+                const long y = s->backward ? s->ny - 1 - lj : lj;                                  \
+                T *row = u + y * pu;                                                               \
+                const T *frow = f ? f + y * pf : NULL;                                             \
+                for (long li = ilo; li <= ihi; li++) {                                             \
+                    const long x = s->backward ? s->nx - 1 - li : li;                              \
+                    T t = frow ? h2 * frow[x] : (T)0;                                              \
+                    t = t + row[x - 1];                                                            \
+                    t = t + row[x + 1];                                                            \
+                    t = t + row[x - pu];                                                           \
+                    t = t + row[x + pu];                                                           \
+                    row[x] = a * row[x] + b * t;                                                   \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+MLS_DEFINE_TILE(float, f32)
+MLS_DEFINE_TILE(double, f64)
+
+static void sweep_cpu(const mls_sweep *s) {
+    for (int phase = 0; phase < MLS_PHASES; phase++) {
+        const int ci = mls_phase_class(phase, 0), cj = mls_phase_class(phase, 1);
+        long p0, p1, q0, q1;
+        mls_tile_range(s->n, s->K, ci, s->nx, &p0, &p1);
+        mls_tile_range(s->n, s->K, cj, s->ny, &q0, &q1);
+        const long np = p1 - p0 + 1;
+        if (np <= 0 || q1 < q0) continue; /* no tile of this phase meets the grid */
+        const long count = np * (q1 - q0 + 1);
+#pragma omp parallel for schedule(static)
+        for (long t = 0; t < count; t++) {
+            if (s->type == STENC_F32)
+                tile_f32(s, ci, cj, p0 + t % np, q0 + t / np);
+            else
+                tile_f64(s, ci, cj, p0 + t % np, q0 + t / np);
+        }
+    }
+}
+
+static stenc_status check_field(const stenc_field *fld, const char *what) {
+    STENC_TRY(stenc_field_check(fld, MLS_FN, what));
+    if (fld->dist)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                           "%s: %s is distributed over MPI ranks; MLSSOR runs on one process",
+                           MLS_FN, what);
+    if (fld->parent)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "%s: %s is a view; MLSSOR runs on whole fields",
+                           MLS_FN, what);
+    const stenc_field_layout *l = &fld->layout;
+    if (l->dims != 2)
+        return STENC_ERROR(STENC_ERR_SHAPE, "%s: %s is %d-D; MLSSOR is 2-D", MLS_FN, what, l->dims);
+    if (l->type != STENC_F32 && l->type != STENC_F64)
+        return STENC_ERROR(STENC_ERR_UNSUPPORTED, "%s: %s has type %s; only float and double",
+                           MLS_FN, what, stenc_type_name(l->type));
+    return STENC_OK;
+}
+
+static void *origin_of(const stenc_field *fld) {
+    return fld->location == STENC_ON_DEVICE ? stenc_field_device_origin(fld)
+                                            : stenc_field_host_origin(fld);
+}
+
+stenc_status stenc_mlssor_sweep(stenc_field *u, const stenc_field *f, double h2, double omega,
+                                long subdomain, int layers, stenc_sweep_dir dir) {
+    STENC_TRY(check_field(u, "u"));
+    if (f) STENC_TRY(check_field(f, "f"));
+    STENC_REQUIRE(omega > 0 && omega < 2, "%s: omega is %g; SOR needs 0 < omega < 2", MLS_FN,
+                  omega);
+    STENC_REQUIRE(isfinite(h2) && h2 > 0, "%s: h2 is %g; it must be positive and finite", MLS_FN,
+                  h2);
+    STENC_REQUIRE(dir == STENC_SWEEP_FORWARD || dir == STENC_SWEEP_BACKWARD,
+                  "%s: direction %d is neither STENC_SWEEP_FORWARD nor STENC_SWEEP_BACKWARD",
+                  MLS_FN, (int)dir);
+    /* 2^20: ample for any grid, and small enough that tile arithmetic stays far from overflow. */
+    STENC_REQUIRE(subdomain >= 2 && subdomain <= (1L << 20),
+                  "%s: subdomain is %ld; it must be 2..1048576", MLS_FN, subdomain);
+    const long kmax = subdomain / 2;
+    STENC_REQUIRE(layers >= 0 && layers <= kmax,
+                  "%s: %d layers with subdomain %ld; a sweep takes 1..%ld layers (0: %ld)", MLS_FN,
+                  layers, subdomain, kmax, kmax);
+    const stenc_field_layout *lu = &u->layout;
+    if (lu->halo < 1)
+        return STENC_ERROR(STENC_ERR_SHAPE,
+                           "%s: u has halo 0, but MLSSOR reads the boundary values from its halo "
+                           "(create it with halo 1 or more)",
+                           MLS_FN);
+    if (f) {
+        STENC_REQUIRE(f->ctx == u->ctx, "%s: u and f belong to different contexts", MLS_FN);
+        if (f->location != u->location)
+            return STENC_ERROR(STENC_ERR_LOCATION, "%s: u lives on the %s but f on the %s", MLS_FN,
+                               u->location == STENC_ON_DEVICE ? "device" : "host",
+                               f->location == STENC_ON_DEVICE ? "device" : "host");
+        if (f->layout.type != lu->type)
+            return STENC_ERROR(STENC_ERR_SHAPE, "%s: u is %s but f is %s", MLS_FN,
+                               stenc_type_name(lu->type), stenc_type_name(f->layout.type));
+        if (f->layout.n[0] != lu->n[0] || f->layout.n[1] != lu->n[1])
+            return STENC_ERROR(STENC_ERR_SHAPE, "%s: u is %zux%zu but f is %zux%zu", MLS_FN,
+                               lu->n[0], lu->n[1], f->layout.n[0], f->layout.n[1]);
+    }
+    if (u->location == STENC_ON_DEVICE) STENC_TRY(stenc_ctx_require_cpu_or_cuda(u->ctx, MLS_FN));
+
+    mls_sweep s = {
+        .nx = (long)lu->n[0],
+        .ny = (long)lu->n[1],
+        .pitch_u = lu->stride[1],
+        .pitch_f = f ? f->layout.stride[1] : 0,
+        .n = subdomain,
+        .K = layers ? layers : (int)kmax,
+        .backward = dir == STENC_SWEEP_BACKWARD,
+        .h2 = h2,
+        .omega = omega,
+        .type = lu->type,
+        .u = origin_of(u),
+        .f = f ? origin_of(f) : NULL,
+    };
+    if (s.u == NULL || (f && s.f == NULL))
+        return STENC_ERROR(STENC_ERR_INTERNAL, "%s: a field has no storage where it lives", MLS_FN);
+    if (u->location == STENC_ON_DEVICE) return mls_cuda_sweep(u->ctx, &s);
+    sweep_cpu(&s);
+    return STENC_OK;
+}
