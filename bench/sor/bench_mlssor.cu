@@ -45,7 +45,8 @@ struct Problem {
 };
 
 double now_s() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 void sync(const Problem &p) {
@@ -93,7 +94,8 @@ double iteration_block_s(Problem &p, const Method &m, long every) {
     const bool gpu = stenc_ctx_device(p.ctx) == STENC_DEVICE_CUDA;
     if (gpu) {
         cudaStream_t s = (cudaStream_t)stenc_ctx_cuda_stream(p.ctx);
-        return 1e-3 * bench_median_ms(s, [&] { iterate(p, m, every, &layers); }, 5);
+        return 1e-3 * bench_median_ms(
+                          s, [&] { iterate(p, m, every, &layers); }, 5);
     }
     std::vector<double> t;
     iterate(p, m, every, &layers);
@@ -136,8 +138,10 @@ long check_against_host(stenc_ctx *dev, stenc_ctx *host) {
         BENCH_STENC_CHECK(stenc_field_download(du));
         BENCH_STENC_CHECK(stenc_field_copy_to(hu, a.data()));
         BENCH_STENC_CHECK(stenc_field_copy_to(du, b.data()));
-        for (size_t e = 0; e < a.size(); e++) mismatches += memcmp(&a[e], &b[e], sizeof(double)) != 0;
-        for (stenc_field *f : {hu, du, hf, df}) BENCH_STENC_CHECK(stenc_field_free(f));
+        for (size_t e = 0; e < a.size(); e++)
+            mismatches += memcmp(&a[e], &b[e], sizeof(double)) != 0;
+        for (stenc_field *f : {hu, du, hf, df})
+            BENCH_STENC_CHECK(stenc_field_free(f));
     }
     return mismatches;
 }
@@ -167,8 +171,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[a], "--host"))
             on_host = true;
         else {
-            fprintf(stderr, "usage: bench_mlssor [--host] [--n N] [--tol T] [--every I] "
-                            "[--max-iters I] [--max-seconds S] [--omega W] [--methods rb,ssor,mlN,...]\n");
+            fprintf(stderr,
+                    "usage: bench_mlssor [--host] [--n N] [--tol T] [--every I] "
+                    "[--max-iters I] [--max-seconds S] [--omega W] [--methods rb,ssor,mlN,...]\n");
             return 2;
         }
     }
@@ -178,7 +183,10 @@ int main(int argc, char **argv) {
         if (end == std::string::npos) end = methods.size();
         std::string w = methods.substr(at, end - at);
         at = end + 1;
-        long sub = w == "rb" ? 0 : w == "ssor" ? -1 : w.rfind("ml", 0) == 0 ? atol(w.c_str() + 2) : -2;
+        long sub = w == "rb"               ? 0
+                   : w == "ssor"           ? -1
+                   : w.rfind("ml", 0) == 0 ? atol(w.c_str() + 2)
+                                           : -2;
         if (sub == -2 || (sub > 0 && (sub < 2 || every % (sub / 2) != 0))) {
             fprintf(stderr, "bench_mlssor: bad method '%s' (or --every not a multiple of its K)\n",
                     w.c_str());
@@ -243,12 +251,13 @@ int main(int argc, char **argv) {
     double rb_s = 0;
     for (const Row &r : rows)
         if (r.name == "rb") rb_s = r.tol_s;
-    printf("\n%-8s %10s %12s %12s %12s %14s\n", "method", "iters", "ms/iter", "s to tol",
-           "solve s", "time / rb");
+    printf("\n%-8s %10s %12s %12s %12s %14s\n", "method", "iters", "ms/iter", "s to tol", "solve s",
+           "time / rb");
     for (const Row &r : rows)
         printf("%-8s %10ld %12.4f %12.3f %12.3f %14s\n", r.name.c_str(), r.iters, r.it_ms, r.tol_s,
                r.solve_s, rb_s > 0 ? std::to_string(r.tol_s / rb_s).substr(0, 5).c_str() : "-");
-    for (stenc_field *f : {p.u, p.f, p.r}) BENCH_STENC_CHECK(stenc_field_free(f));
+    for (stenc_field *f : {p.u, p.f, p.r})
+        BENCH_STENC_CHECK(stenc_field_free(f));
     if (p.ctx != host) BENCH_STENC_CHECK(stenc_ctx_destroy(p.ctx));
     BENCH_STENC_CHECK(stenc_ctx_destroy(host));
     return 0;
