@@ -121,6 +121,7 @@ typedef struct emitter {
     int nhoisted;        /* stenc_h<N> temporaries declared so far */
     int line_directives; /* the body being printed has #line directives */
     int uses_real;       /* the body calls stenc_real() (templates define it only then) */
+    unsigned index_dims; /* bit d: the body reads the position or the extent of dimension d */
     int failed;          /* an unsupported construct was met */
     FILE *err;
     int calls[AST_FUNC_COUNT]; /* the built-in functions the body calls */
@@ -365,6 +366,7 @@ static void print_index(emitter *e, tmpl_buf *b, ast_index index) {
     }
     say(e, b, "index", "name", ast_index_name(index), NULL);
     e->uses_real = 1;
+    e->index_dims |= 1u << dim;
 }
 
 static void print_ref(emitter *e, tmpl_buf *b, const ast_expr *x) {
@@ -795,6 +797,8 @@ static char *str_printf(const char *fmt, ...) {
     return s;
 }
 
+static int arg_index(const km_kernel *km, int a);
+
 /* Ordered sweeps and `step OUT -> IN;`. The launchers' parameter lists are the c target's
  * partials (params.tmpl, ...), which read the fields' step_const. */
 static void set_sweep_data(emitter *e, tmpl_value *d) {
@@ -809,6 +813,8 @@ static void set_sweep_data(emitter *e, tmpl_value *d) {
         tmpl_set_str(d, "step_out", e->value_name[km->step_out]);
         tmpl_set_str(d, "step_in_decl", km->arrays[km->step_in].name);
         tmpl_set_str(d, "step_out_decl", km->arrays[km->step_out].name);
+        tmpl_set_fmt(d, "step_in_arg", "%d", arg_index(km, km->step_in));
+        tmpl_set_fmt(d, "step_out_arg", "%d", arg_index(km, km->step_out));
     }
 }
 
@@ -1117,6 +1123,10 @@ static tmpl_value *build_data(emitter *e) {
         tmpl_buf_free(&body);
     }
     tmpl_set_bool(d, "uses_real", e->uses_real);
+    /* The stepping launcher's wavefront runs the kernel on slabs of the slowest dimension, whose
+     * positions it then sees from the slab's start: a body that reads that index (or extent)
+     * takes its steps one by one. */
+    tmpl_set_bool(d, "step_blockable", !(e->index_dims >> (e->km->dims - 1) & 1u));
     /* The built-in functions called, by their double names (the body calls `sqrtf` in a float
      * stencil: form `call`). */
     tmpl_value *calls = tmpl_set_list(d, "calls");

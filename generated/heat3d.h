@@ -40,9 +40,10 @@ const char *heat3d_variant_name(int index);
 /* `step y -> x;`: nsteps steps (0 or more), each filling the halo
  * of x by bc (stenc_field_fill_halo), launching heat3d, and swapping
  * x and y: afterwards x holds the last step's
- * result, bitwise that of the same launches made one by one. Fields of one process only
- * (STENC_ERR_UNSUPPORTED for distributed ones: exchange their halos between launches). Stops
- * at the first failure and returns it. */
+ * result, bitwise that of the same launches made one by one. On host fields several steps
+ * share one sweep through memory (temporal blocking; STENC_STEPS_BLOCK, docs/runtime.md).
+ * Fields of one process only (STENC_ERR_UNSUPPORTED for distributed ones: exchange their
+ * halos between launches). Stops at the first failure and returns it. */
 stenc_status heat3d_steps(stenc_ctx *ctx, double a_, double b_, stenc_field *x_, stenc_field *y_,
                           long nsteps, const stenc_bc bc[STENC_FACE_COUNT]);
 

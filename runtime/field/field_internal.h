@@ -49,6 +49,16 @@ stenc_status stenc_field_interior_get(const stenc_field *field, void *dense, con
 stenc_status stenc_field_value_fits(stenc_type type, double value, const char *fn);
 stenc_status stenc_field_interior_put(stenc_field *field, const void *dense, const char *fn);
 
+/* What stenc_field_fill_halo writes at positions [lo, hi) of the slowest dimension (dims - 1),
+ * on a host field with checked bc whose slowest dimension is not periodic, for the stepping
+ * launchers' wavefront (runtime/launch/steps.c), which fills each step's halo slab by slab
+ * in increasing order as the step is made: the other dimensions' faces on those positions
+ * (lo may be -halo, hi n + halo); then, when [lo, hi) reaches position 0 (or n - 1), the
+ * slowest dimension's low (high) face, from the values already filled. Slabs that cover
+ * [0, n) once, in order, fill the halo bit for bit as stenc_field_fill_halo does. */
+void stenc_field_fill_halo_slab(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT], long lo,
+                                long hi);
+
 /* Transfers at or above this size go through pinned staging buffers, in chunks of
  * STENC_FIELD_STAGING_CHUNK bytes, two buffers in flight; smaller ones are one plain copy. */
 #define STENC_FIELD_STAGING_MIN ((size_t)1 << 20)

@@ -123,6 +123,40 @@ stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *
 stenc_status stenc_launch_steps_check(const stenc_launch_desc *desc,
                                       const stenc_field *const fields[]);
 
+/* ---- stepping launchers: temporal blocking on the host -------------------------------------- */
+/* A stepping launcher's host kernel: one sweep over shape with the fields' views, the scalars
+ * in declaration order as double (NULL when the stencil has none). */
+typedef void (*stenc_launch_step_kernel)(const stenc_launch_shape *shape,
+                                         const stenc_launch_field *views, const double *scalars);
+
+/* What stenc_launch_steps_blocked needs of a stencil with `step OUT -> IN;`. */
+typedef struct stenc_launch_stepper {
+    int in, out; /* indices in desc->args of IN and OUT */
+    stenc_launch_step_kernel kernel;
+    int blockable; /* 0: the body reads the slowest dimension's index (a slab would shift it) */
+} stenc_launch_stepper;
+
+/* Make nsteps steps of NAME_steps (fill in's halo by bc, sweep, swap in and out) several per
+ * trip through memory, as a wavefront along the slowest dimension (docs/runtime.md, "Temporal
+ * blocking"): the fields end bit for bit as after the steps made one by one, halos included.
+ * Sets *done to 1 when it made them; sets it to 0 and changes nothing when these steps are not
+ * blocked (fields on a device, 1-D, fewer than 2 steps, an inout, a periodic or unknown face
+ * of the slowest dimension, views, a degree of 1, ...): the launcher then makes them one at a
+ * time. The degree is STENC_STEPS_BLOCK when set (a number 1..64, or `auto`), else chosen from
+ * the size of a plane; any other value of STENC_STEPS_BLOCK is STENC_ERR_INVALID_ARGUMENT.
+ * Fails like stenc_field_fill_halo (a Dirichlet value the type cannot hold), before writing
+ * anything. fields[] as for stenc_launch_check; in and out are fields[stepper->in] and
+ * fields[stepper->out]. */
+stenc_status stenc_launch_steps_blocked(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                        const stenc_launch_stepper *stepper,
+                                        const stenc_field *const fields[], stenc_field *in,
+                                        stenc_field *out, const double *scalars, long nsteps,
+                                        const stenc_bc bc[STENC_FACE_COUNT], int *done);
+
+/* The degree (steps per trip) of the last stepping launch made on this thread: 1 when it made
+ * its steps one at a time, 0 before any. For tests and benchmarks. */
+int stenc_launch_steps_last_degree(void);
+
 /* For an ordered sweep (`order forward|backward;`): STENC_ERR_UNSUPPORTED on distributed fields
  * (each part would need its neighbours' updated values first). */
 stenc_status stenc_launch_ordered_check(const stenc_launch_desc *desc,

@@ -1,0 +1,205 @@
+/* Temporal blocking of stepping launchers (`step OUT -> IN;`) on the host.
+ *
+ * NAME_steps makes nsteps steps, each filling IN's halo, sweeping the stencil from IN into OUT
+ * and swapping the two. Made one by one, each step streams every field through memory once.
+ * Here T steps share one trip: a wavefront along the slowest dimension (k in 3-D, j in 2-D).
+ * For fronts f = 0, S, 2S, ... it makes, for t = 1..T in turn, slab [f - (t-1) r, + S) of step
+ * t, where r is the stencil's reach: step t reads step t-1 up to r planes past its slab, and
+ * step t-1 is r planes ahead. Step t is written over step t-2, in the storage of IN or OUT as
+ * the plain steps would: every plane it overwrites has been read by each plane of step t-1 that
+ * needs it, since those lie at most r ahead. Each slab's halo is filled as soon as it is made
+ * (stenc_field_fill_halo_slab), with the rules of stenc_field_fill_halo, so both fields end bit
+ * for bit as after the plain steps, halos included. What stays in the cache is about
+ * (T - 1) r + S + 2 r planes of every field. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "../field/field_internal.h"
+#include "stenc/launch.h"
+
+/* How the degree T is chosen when STENC_STEPS_BLOCK is unset or `auto`. */
+enum {
+    STEPS_MAX_DEGREE = 8,         /* more steps per trip gain little once compute dominates */
+    STEPS_FORCED_MAX = 64,        /* the largest STENC_STEPS_BLOCK taken */
+    STEPS_SLAB_MAX = 1 << 20,     /* the largest STENC_STEPS_SLAB taken */
+    STEPS_CACHE_MB_MAX = 1 << 20, /* the largest STENC_STEPS_CACHE_MB taken */
+    /* The fewest points a slab (one parallel kernel call) holds, per thread: thinner slabs
+     * spend more on starting the threads than they gain (16 threads, 384^3: 1 plane per slab
+     * 0.83x the plain steps, 4 planes 1.39x; bench/cpu/RESULTS.md). */
+    STEPS_SLAB_POINTS_PER_THREAD = 32768,
+};
+/* The last-level cache when nothing says: a common desktop L3. */
+#define STEPS_CACHE_DEFAULT ((size_t)32 << 20)
+
+/* Bytes of the last-level cache: STENC_STEPS_CACHE_MB when set, else what Linux says of cpu0's
+ * L3 (sysfs, which counts what a VM's CPU really shares, where glibc's sysconf may report the
+ * whole host's), else sysconf's, else STEPS_CACHE_DEFAULT. Fields that fit it whole are left to
+ * the plain steps (already in cache); the wavefront's planes get half of it. */
+static size_t cache_bytes(long cache_mb) {
+    if (cache_mb > 0) return (size_t)cache_mb << 20;
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+    if (f) {
+        unsigned long v = 0;
+        char unit = 0;
+        const int got = fscanf(f, "%lu%c", &v, &unit);
+        fclose(f);
+        if (got >= 1 && v > 0)
+            return (size_t)v << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
+    }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l3 > 0) return (size_t)l3;
+#endif
+    return STEPS_CACHE_DEFAULT;
+}
+
+static size_t slab_points(void) {
+#ifdef _OPENMP
+    return (size_t)STEPS_SLAB_POINTS_PER_THREAD * (size_t)omp_get_max_threads();
+#else
+    return STEPS_SLAB_POINTS_PER_THREAD;
+#endif
+}
+
+static _Thread_local int last_degree;
+
+int stenc_launch_steps_last_degree(void) {
+    return last_degree;
+}
+
+/* An environment variable holding a number from 1 to max, or `auto`: *value 0 for `auto` or
+ * unset, else the number. */
+static stenc_status count_from_env(const char *stencil, const char *name, const char *what,
+                                   long max, long *value) {
+    const char *env = getenv(name);
+    *value = 0;
+    if (!env || !*env || strcmp(env, "auto") == 0) return STENC_OK;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(env, &end, 10);
+    if (errno || *end || v < 1 || v > max)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "%s_steps: environment variable %s='%s' is not 'auto' or a number of "
+                           "%s from 1 to %ld",
+                           stencil, name, env, what, max);
+    *value = v;
+    return STENC_OK;
+}
+
+/* Bytes of an element of argument a. */
+static size_t arg_elem_size(const stenc_launch_desc *desc, int a) {
+    const int t = desc->args[a].int_type ? desc->args[a].int_type : (int)desc->type;
+    return stenc_type_size((stenc_type)t);
+}
+
+/* Whether these steps can be blocked at all: the same cases as the plain steps handle, on the
+ * host, with a slowest dimension whose halo is filled from planes already made. */
+static int blockable(const stenc_launch_desc *desc, const stenc_launch_stepper *stepper,
+                     const stenc_field *in, const stenc_field *out,
+                     const stenc_bc bc[STENC_FACE_COUNT]) {
+    if (desc->dims < 2 || !stepper->blockable) return 0;
+    for (int a = 0; a < desc->nargs; a++)
+        if (desc->args[a].kind == STENC_ARG_INOUT) return 0; /* updated in place every step */
+    if (stenc_field_is_view(in) || stenc_field_is_view(out)) return 0;
+    if (stenc_field_location(in) != STENC_ON_HOST) return 0;
+    const stenc_field_layout *li = &in->layout, *lo = &out->layout;
+    if (li->type != lo->type || li->dims != lo->dims || li->halo != lo->halo ||
+        memcmp(li->n, lo->n, sizeof li->n) != 0 ||
+        memcmp(li->stride, lo->stride, sizeof li->stride))
+        return 0; /* the plain steps' swap refuses them */
+    for (int f = 0; f < 2 * desc->dims; f++)
+        if ((unsigned)bc[f].kind > STENC_BC_PERIODIC) return 0; /* the fill says why */
+    const int s = desc->dims - 1;
+    return bc[2 * s].kind != STENC_BC_PERIODIC && bc[2 * s + 1].kind != STENC_BC_PERIODIC;
+}
+
+/* The automatic degree: the largest up to STEPS_MAX_DEGREE whose planes fit the cache budget;
+ * 1 when the fields fit whole or not even two steps' planes do. */
+static long auto_degree(size_t plane_bytes, size_t total_bytes, long reach, long slab,
+                        long cache_mb) {
+    const size_t cache = cache_bytes(cache_mb), budget = cache / 2;
+    if (total_bytes <= cache) return 1;
+    long degree = 1;
+    for (long t = 2; t <= STEPS_MAX_DEGREE; t++)
+        if ((size_t)((t - 1) * reach + slab + 2 * reach) * plane_bytes <= budget) degree = t;
+    return degree;
+}
+
+stenc_status stenc_launch_steps_blocked(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                        const stenc_launch_stepper *stepper,
+                                        const stenc_field *const fields[], stenc_field *in,
+                                        stenc_field *out, const double *scalars, long nsteps,
+                                        const stenc_bc bc[STENC_FACE_COUNT], int *done) {
+    STENC_REQUIRE(desc && stepper && fields && in && out && bc && done,
+                  "stenc_launch_steps_blocked: NULL argument");
+    *done = 0;
+    last_degree = 1;
+    long degree = 0, slab = 0, cache_mb = 0;
+    STENC_TRY(count_from_env(desc->name, "STENC_STEPS_BLOCK", "steps per sweep", STEPS_FORCED_MAX,
+                             &degree));
+    STENC_TRY(
+        count_from_env(desc->name, "STENC_STEPS_SLAB", "planes per slab", STEPS_SLAB_MAX, &slab));
+    STENC_TRY(count_from_env(desc->name, "STENC_STEPS_CACHE_MB", "megabytes of cache",
+                             STEPS_CACHE_MB_MAX, &cache_mb));
+    if (nsteps < 2 || degree == 1 || !blockable(desc, stepper, in, out, bc)) return STENC_OK;
+    stenc_launch_field views[STENC_LAUNCH_MAX_FIELDS];
+    stenc_launch_shape shape;
+    if (stenc_launch_check(desc, ctx, fields, views, &shape) != STENC_OK ||
+        shape.location != STENC_ON_HOST)
+        return STENC_OK; /* the plain steps report it, after the first fill as ever */
+
+    const int s = desc->dims - 1;
+    const long n = (long)shape.n[s];
+    const long reach = desc->args[stepper->in].halo;
+    const size_t plane_points = shape.n[0] * (s == 2 ? shape.n[1] : 1);
+    if (slab == 0) slab = (long)((slab_points() + plane_points - 1) / plane_points);
+    size_t plane_bytes = 0;
+    for (int a = 0; a < desc->nargs; a++)
+        plane_bytes += (size_t)views[a].stride[s] * arg_elem_size(desc, a);
+    if (degree == 0)
+        degree = auto_degree(plane_bytes, plane_bytes * (size_t)n, reach, slab, cache_mb);
+    if (degree > nsteps) degree = nsteps;
+    if (degree < 2) return STENC_OK;
+
+    STENC_TRY(stenc_field_fill_halo(in, bc));
+    /* Step g lives in buffers[g % 2]: the plain steps' IN for even g, OUT for odd. */
+    stenc_field *const buffers[2] = {in, out};
+    char *const origin[2] = {views[stepper->in].origin, views[stepper->out].origin};
+    stenc_launch_field slab_views[STENC_LAUNCH_MAX_FIELDS];
+    stenc_launch_shape slab_shape = shape;
+    for (long g0 = 0; g0 < nsteps; g0 += degree) {
+        const long levels = nsteps - g0 < degree ? nsteps - g0 : degree;
+        for (long front = 0; front - (levels - 1) * reach < n; front += slab) {
+            for (long t = 1; t <= levels; t++) {
+                long lo = front - (t - 1) * reach, hi = lo + slab;
+                if (lo < 0) lo = 0;
+                if (hi > n) hi = n;
+                if (lo >= hi) continue;
+                const long g = g0 + t; /* the step made: from step g - 1 */
+                for (int a = 0; a < desc->nargs; a++) {
+                    char *base = views[a].origin;
+                    if (a == stepper->in) base = origin[(g - 1) % 2];
+                    if (a == stepper->out) base = origin[g % 2];
+                    slab_views[a] = views[a];
+                    slab_views[a].origin =
+                        base + lo * views[a].stride[s] * (ptrdiff_t)arg_elem_size(desc, a);
+                }
+                slab_shape.n[s] = (size_t)(hi - lo);
+                stepper->kernel(&slab_shape, slab_views, scalars);
+                if (g < nsteps) stenc_field_fill_halo_slab(buffers[g % 2], bc, lo, hi);
+            }
+        }
+    }
+    /* The plain steps swap nsteps times. */
+    if (nsteps % 2) STENC_TRY(stenc_field_swap(in, out));
+    *done = 1;
+    last_degree = (int)degree;
+    return STENC_OK;
+}
