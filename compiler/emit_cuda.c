@@ -8,8 +8,9 @@
 #include "emit_names.h"
 
 /* One variant of the generated kernels. Direct: V points along i (one vector load per row) by
- * K along the outer dimension per thread, BX x BY threads. Stream: one point along i per
- * thread, BX x BY threads marching over KC planes of the outer dimension. minb > 1 asks for
+ * K along the outer dimension per thread, BX x BY threads. Stream: one point along i and V
+ * along mid (BY apart) per thread, BX x BY threads marching over KC planes of the outer
+ * dimension (name stream_vV_... when V > 1). minb > 1 asks for
  * that many resident blocks per SM (__launch_bounds__), capping registers to raise occupancy
  * (suffix _o<minb> in the name). */
 typedef struct cuda_variant {
@@ -32,11 +33,11 @@ typedef struct cuda_policy {
 enum { CUDA_HEAVY_FIELDS = 6 };
 
 static const cuda_variant v3_float[] = {
-    {'d', 4, 4, 32, 8, 0}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 4, 32, 8, 0}, {'d', 4, 2, 32, 8, 0},
-    {'d', 2, 4, 64, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 1, 64, 64, 8, 0}};
-static const cuda_variant v3_double[] = {{'d', 2, 4, 32, 8, 0},  {'d', 1, 1, 32, 8, 0},
-                                         {'d', 1, 4, 32, 8, 0},  {'d', 2, 2, 32, 8, 0},
-                                         {'s', 1, 32, 32, 8, 0}, {'s', 1, 64, 64, 4, 0}};
+    {'d', 4, 4, 32, 8, 0}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 4, 32, 8, 0},  {'d', 4, 2, 32, 8, 0},
+    {'d', 2, 4, 64, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0}};
+static const cuda_variant v3_double[] = {
+    {'d', 2, 4, 32, 8, 0},  {'d', 1, 1, 32, 8, 0},  {'d', 1, 4, 32, 8, 0}, {'d', 2, 2, 32, 8, 0},
+    {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0}};
 /* Heavy stencils in double (euler_flux: 13 IEEE divisions per point) need 100-150 registers
  * per thread uncapped: 12-25% occupancy, too few loads in flight. The _o variants cap them. */
 static const cuda_variant v3_heavy_float[] = {
@@ -321,7 +322,7 @@ static long variant_shared_bytes(const km_kernel *km, const input_info *info,
     if (cv->strategy == 's')
         for (int a = 0; a < km->narrays; a++)
             if (info[a].has_plane)
-                bytes += (long)(info[a].phi - info[a].plo + 1) * (cv->by + 2 * info[a].ry) *
+                bytes += (long)(info[a].phi - info[a].plo + 1) * (cv->by * cv->v + 2 * info[a].ry) *
                          (cv->bx + 2 * info[a].rx) * km->type_size;
     if (cv->strategy == 'w') bytes = (long)km->nreduces * cv->bx * cv->by * CUDA_ACC_BYTES;
     return bytes;
@@ -557,6 +558,8 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
             tmpl_buf_printf(&name, "wavefront_%d", cv->bx);
         else if (cv->strategy == 'a')
             tmpl_buf_printf(&name, "doacross_%d", cv->bx);
+        else if (cv->v > 1) /* V rows per thread along mid */
+            tmpl_buf_printf(&name, "stream_v%d_%dx%d_k%d", cv->v, cv->bx, cv->by, cv->k);
         else
             tmpl_buf_printf(&name, "stream_%dx%d_k%d", cv->bx, cv->by, cv->k);
         if (minb > 1) tmpl_buf_printf(&name, "_o%d", minb);
