@@ -6,6 +6,8 @@
 //           backward sweeps alternating (a layer is one iteration);
 //   ssor    SSOR: MLSSOR with one tile covering the grid and K = 1, which is exactly the
 //           lexicographic forward sweep then the backward one (a sweep is one iteration);
+//   lex     SOR in lexicographic order: the generated ordered sweep sor_lex (DOACROSS on the
+//           GPU), bitwise the sequential loop (a sweep is one iteration);
 // all with omega = 2 / (1 + sin(pi h)), in double. The residual (the generated residual_norm)
 // is taken every --every iterations (default 32, a whole number of sweeps for every method),
 // so counts are multiples of it. A method stops unconverged at --max-iters or --max-seconds.
@@ -28,6 +30,7 @@
 #include "bench_util.h"
 #include "gs_redblack.h"
 #include "residual_norm.h"
+#include "sor_lex.h"
 #include "stenc/stenc.h"
 
 namespace {
@@ -65,6 +68,11 @@ void reset(Problem &p) {
 
 // `iters` iterations of a method (a multiple of its sweep length).
 void iterate(Problem &p, const Method &m, long iters, long *layers_done) {
+    if (m.subdomain == -3) { // the ordered sweep: lexicographic SOR, bitwise the loop nest
+        for (long it = 0; it < iters; it++)
+            BENCH_STENC_CHECK(sor_lex(p.ctx, p.h2, p.omega, p.u, p.f));
+        return;
+    }
     if (m.subdomain == 0) {
         for (long it = 0; it < iters; it++) {
             BENCH_STENC_CHECK(gs_redblack(p.ctx, 0, p.h2, p.omega, p.u, p.f));
@@ -171,9 +179,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[a], "--host"))
             on_host = true;
         else {
-            fprintf(stderr,
-                    "usage: bench_mlssor [--host] [--n N] [--tol T] [--every I] "
-                    "[--max-iters I] [--max-seconds S] [--omega W] [--methods rb,ssor,mlN,...]\n");
+            fprintf(
+                stderr,
+                "usage: bench_mlssor [--host] [--n N] [--tol T] [--every I] "
+                "[--max-iters I] [--max-seconds S] [--omega W] [--methods rb,ssor,lex,mlN,...]\n");
             return 2;
         }
     }
@@ -185,6 +194,7 @@ int main(int argc, char **argv) {
         at = end + 1;
         long sub = w == "rb"               ? 0
                    : w == "ssor"           ? -1
+                   : w == "lex"            ? -3
                    : w.rfind("ml", 0) == 0 ? atol(w.c_str() + 2)
                                            : -2;
         if (sub == -2 || (sub > 0 && (sub < 2 || every % (sub / 2) != 0))) {
