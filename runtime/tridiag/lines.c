@@ -9,7 +9,11 @@
  *
  * A uniform coefficient's array (interior = its value, identity elsewhere) is kept in a small
  * per-context pool keyed by shape and values, so that the two sweeps of an ADI step find
- * theirs filled already. The other arrays are work buffers, rewritten at every launch. */
+ * theirs filled already. The other arrays are work buffers, rewritten at every launch.
+ *
+ * On an OpenCL device a kernel of its own (lines_opencl.c) solves the interior lines alone,
+ * reading the boundary values from v's halo and writing v's interior only: no identity rows,
+ * no halo to restore, and a uniform array may hold its value everywhere. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +186,8 @@ LNS_DEFINE_CPU(double, f64)
 
 static stenc_status fill_uniform(stenc_ctx *ctx, stenc_location where, const lns_geometry *g,
                                  stenc_type type, void *array, double inside, double outside) {
+    if (where == STENC_ON_DEVICE && stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL)
+        return lns_ocl_fill(ctx, type, array, g->pitch * g->rows * g->planes, inside);
     if (where == STENC_ON_DEVICE)
         return lns_cuda_fill_uniform(ctx, g, type, array, inside, outside);
     if (type == STENC_F32)
@@ -322,10 +328,11 @@ static stenc_status check_solve(const stenc_launch_desc *desc, stenc_ctx *ctx,
                   desc->name, shape->location == STENC_ON_DEVICE ? "device" : "host", arg->name,
                   v->location == STENC_ON_DEVICE ? "device" : "host");
     if (shape->location == STENC_ON_DEVICE) {
-        if (stenc_ctx_device(ctx) != STENC_DEVICE_CUDA)
+        if (stenc_ctx_device(ctx) != STENC_DEVICE_CUDA &&
+            stenc_ctx_device(ctx) != STENC_DEVICE_OPENCL)
             return STENC_ERROR(STENC_ERR_UNSUPPORTED,
-                               "%s: '%s' lives on the %s device, but line solves run on the CPU "
-                               "and on CUDA",
+                               "%s: '%s' lives on the %s device, but line solves run on the CPU, "
+                               "on CUDA and on OpenCL",
                                desc->name, arg->name,
                                stenc_device_kind_name(stenc_ctx_device(ctx)));
         if (stenc_graph_recording(ctx))
@@ -517,12 +524,25 @@ static stenc_status solve_device(stenc_ctx *ctx, lns_state *st, const lns_plan *
     return s;
 }
 
-/* "heat_x: the line of 'v' along i at j=3, k=0 is singular: ..." */
-static stenc_status singular_error(const stenc_launch_desc *desc, const stenc_launch_solve *solve,
-                                   const lns_geometry *g, const lns_failure *f) {
+/* The allocation index of an element of the failing system's line. */
+static size_t failure_start(const lns_failure *f) {
     const lns_plan *pl = f->plan;
-    const size_t start = pl->first + f->call * pl->step +
-                         (pl->layout == STENC_TRIDIAG_CONTIGUOUS ? f->system * pl->n : f->system);
+    return pl->first + f->call * pl->step +
+           (pl->layout == STENC_TRIDIAG_CONTIGUOUS ? f->system * pl->n : f->system);
+}
+
+/* The allocation index of the first interior point of line `line` of lns_ocl_solve's
+ * numbering. */
+static size_t ocl_line_start(const stenc_field_layout *L, int dim, size_t line) {
+    const int o1 = dim == 0 ? 1 : 0, o2 = dim == 2 ? 1 : 2;
+    return L->origin_elems + line % L->n[o1] * (size_t)L->stride[o1] +
+           line / L->n[o1] * (size_t)L->stride[o2];
+}
+
+/* "heat_x: the line of 'v' along i at j=3, k=0 is singular: ...", for the line through
+ * allocation index `start`. */
+static stenc_status singular_error(const stenc_launch_desc *desc, const stenc_launch_solve *solve,
+                                   const lns_geometry *g, size_t start) {
     const long at[3] = {(long)(start % g->pitch) - (long)g->lead,
                         (long)(start / g->pitch % g->rows) - (long)g->row_lo,
                         (long)(start / (g->pitch * g->rows)) - (long)g->plane_lo};
@@ -569,6 +589,14 @@ stenc_status stenc_launch_solve_end(const stenc_launch_desc *desc, stenc_ctx *ct
     const stenc_type type = L->type;
     const lns_geometry g = geometry_of(L);
     char *x = where == STENC_ON_DEVICE ? v->device : v->host;
+    if (where == STENC_ON_DEVICE && stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) {
+        /* Waits, as host fields do: only CUDA defers (stenc_tridiag_defer_lines). */
+        size_t bad = SIZE_MAX;
+        STENC_TRY(lns_ocl_solve(ctx, L, solve->dim, x, p->arrays, &bad));
+        if (bad != SIZE_MAX)
+            return singular_error(desc, solve, &g, ocl_line_start(L, solve->dim, bad));
+        return STENC_OK;
+    }
     /* Identities in the arrays this launch's kernel wrote; the uniform ones have theirs. */
     void *work[4];
     for (int q = 0; q < 4; q++)
@@ -589,7 +617,7 @@ stenc_status stenc_launch_solve_end(const stenc_launch_desc *desc, stenc_ctx *ct
     /* The identity rows give back v's halo values, but not bit for bit in every case (x = rhs
      * - 0*x_prev turns -0.0 into +0.0), nor along a failing line: put them back. */
     STENC_TRY(restore_halo(ctx, where, &g, type, x, p->arrays[STENC_SOLVE_RHS]));
-    if (failed) return singular_error(desc, solve, &g, &failure);
+    if (failed) return singular_error(desc, solve, &g, failure_start(&failure));
     return STENC_OK;
 }
 

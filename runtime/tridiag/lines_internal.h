@@ -1,13 +1,15 @@
 /* Internals of line solves (stenc_launch_solve_begin/_end, prefix lns_): the geometry of a
  * field's allocation that the C half (lines.c) hands to the CUDA half (lines_cuda.cu, or
- * lines_no_cuda.c without CUDA), and the rule that splits it into interior and the rest,
- * written once for both. Not installed. */
+ * lines_no_cuda.c without CUDA), the rule that splits it into interior and the rest, written
+ * once for both, and the OpenCL half (lines_opencl.c, or lines_no_opencl.c without OpenCL).
+ * Not installed. */
 #ifndef STENC_LINES_INTERNAL_H
 #define STENC_LINES_INTERNAL_H
 
 #include <stddef.h>
 
 #include "internal.h"
+#include "stenc/field.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +65,21 @@ stenc_status lns_cuda_fill_identity(stenc_ctx *ctx, const lns_geometry *g, stenc
 /* v's halo positions from rhs, where lns_cuda_fill_identity put them. */
 stenc_status lns_cuda_restore_halo(stenc_ctx *ctx, const lns_geometry *g, stenc_type type, void *v,
                                    const void *rhs);
+
+/* The OpenCL half; pointers are the context's stenc_malloc addresses of allocation starts,
+ * work queued on its queue. Without OpenCL they return STENC_ERR_NO_DEVICE. */
+
+/* Every one of `elems` elements of `array` set to (type)value: the OpenCL solve reads only
+ * the interior, so a uniform array needs no identity around it. */
+stenc_status lns_ocl_fill(stenc_ctx *ctx, stenc_type type, void *array, size_t elems, double value);
+/* Solve every line along dim of the interior of v (layout L) in place, with the Thomas
+ * algorithm: arrays[] (lower, diag, upper, rhs; L's layout) give the equations at interior
+ * points, v's halo the boundary values. Writes v's interior only, and the rhs array's; waits.
+ * *first_bad: the lowest failing line (zero pivot or non-finite value), numbered a + n1*b for
+ * the line at (a, b) of the other two dimensions in order, each of extent L->n; SIZE_MAX when
+ * none fails. STENC_ERR_UNSUPPORTED for double on a device without fp64. */
+stenc_status lns_ocl_solve(stenc_ctx *ctx, const stenc_field_layout *L, int dim, void *v,
+                           void *const arrays[4], size_t *first_bad);
 
 #ifdef __cplusplus
 }

@@ -3,9 +3,9 @@
  * solved array moved to the right-hand side at the ends, and the Thomas algorithm in long
  * double. Every interior element at odd sizes on random data, in float and double, along i, j
  * and k; the solved array's halo must come out bitwise unchanged. Then the errors: a halo too
- * thin, a singular line (named in the message), an OpenCL context; and the deferred singular
- * check (stenc_tridiag_defer_lines). With argument "gpu": the same launches on CUDA (exit 77
- * without a GPU). */
+ * thin, singular lines (each named in the message: a zero pivot, a NaN rhs, a NaN boundary
+ * value); and the deferred singular check (stenc_tridiag_defer_lines). With argument "gpu"
+ * or "opencl": the same launches on CUDA or on an OpenCL device (exit 77 without one). */
 #include <float.h>
 
 #include "adi_x.h"
@@ -20,6 +20,26 @@ static stenc_ctx *host_ctx; /* the snapshots' */
 
 /* The coefficients (lower, diag, upper, rhs) at interior point p, as the stencil computes them. */
 typedef void (*coef_fn)(const long p[3], const void *arg, long double out[4]);
+
+/* 1 when host field v's halo holds before's values bitwise. */
+static int halo_same(const stenc_field *v, const stenc_field *before, const char *what) {
+    stenc_field_layout l;
+    stenc_field_get_layout(v, &l);
+    const long n[3] = {(long)l.n[0], (long)l.n[1], (long)l.n[2]};
+    const long h = l.halo, hj = l.dims > 1 ? h : 0, hk = l.dims > 2 ? h : 0;
+    for (long k = -hk; k < n[2] + hk; k++)
+        for (long j = -hj; j < n[1] + hj; j++)
+            for (long i = -h; i < n[0] + h; i++) {
+                if (i >= 0 && i < n[0] && j >= 0 && j < n[1] && k >= 0 && k < n[2]) continue;
+                const double x = point_at(v, i, j, k), y = point_at(before, i, j, k);
+                if (memcmp(&x, &y, sizeof x) != 0) {
+                    print_error("%s: halo point (%ld,%ld,%ld) became %.17g (was %.17g)\n", what, i,
+                                j, k, x, y);
+                    return 0;
+                }
+            }
+    return 1;
+}
 
 /* 1 when v's interior solves every line along `dim` of the systems coef() gives, with the
  * halo values of `before` beyond the ends, to within tol of 1 + the largest value of the line
@@ -70,20 +90,7 @@ static int lines_match(const stenc_field *v, const stenc_field *before, int dim,
             }
         }
     free(a);
-    /* the halo: the values it had */
-    const long h = l.halo, hj = l.dims > 1 ? h : 0, hk = l.dims > 2 ? h : 0;
-    for (long k = -hk; ok && k < n[2] + hk; k++)
-        for (long j = -hj; ok && j < n[1] + hj; j++)
-            for (long i = -h; ok && i < n[0] + h; i++) {
-                if (i >= 0 && i < n[0] && j >= 0 && j < n[1] && k >= 0 && k < n[2]) continue;
-                const double x = point_at(v, i, j, k), y = point_at(before, i, j, k);
-                if (memcmp(&x, &y, sizeof x) != 0) {
-                    print_error("%s: halo point (%ld,%ld,%ld) became %.17g (was %.17g)\n", what, i,
-                                j, k, x, y);
-                    ok = 0;
-                }
-            }
-    return ok;
+    return ok && halo_same(v, before, what);
 }
 
 /* ---- the stencils' coefficients ------------------------------------------------------------ */
@@ -239,36 +246,89 @@ static void test_varying(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
-/* A halo too thin to hold the boundary values, a singular line, and an OpenCL context. */
+/* A halo too thin to hold the boundary values, and a singular line. */
 static void test_errors(void **state) {
     (void)state;
     stenc_ctx *ctx = NULL;
-    assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_CPU), STENC_OK);
+    assert_int_equal(stenc_ctx_create(&ctx, device_kind), STENC_OK);
     const size_t n[3] = {9, 5, 1};
-    stenc_field *u, *v, *v_thin;
-    assert_int_equal(stenc_field_create(ctx, &u, STENC_F64, 2, 9, 5, 1, 1), STENC_OK);
-    assert_int_equal(stenc_field_create(ctx, &v, STENC_F64, 2, 9, 5, 1, 1), STENC_OK);
-    assert_int_equal(stenc_field_create(ctx, &v_thin, STENC_F64, 2, 9, 5, 1, 0), STENC_OK);
+    stenc_field *u = point_make(ctx, STENC_F64, 2, n[0], n[1], n[2], 1, -1, 1, 1);
+    stenc_field *v = point_make(ctx, STENC_F64, 2, n[0], n[1], n[2], 1, -1, 1, 2);
+    stenc_field *v_thin = point_make(ctx, STENC_F64, 2, n[0], n[1], n[2], 0, -1, 1, 3);
     assert_int_equal(adi_x(ctx, 0.25, u, v_thin), STENC_ERR_SHAPE);
     assert_non_null(strstr(stenc_last_error(), "'v'"));
     /* r = -1/2: diag = 0, a zero pivot at the start of every line */
     assert_int_equal(adi_y(ctx, -0.5, u, v), STENC_ERR_SINGULAR);
-    assert_non_null(strstr(stenc_last_error(), "along j"));
+    assert_non_null(strstr(stenc_last_error(), "along j at i=0 is singular"));
     assert_int_equal(adi_y(ctx, 0.5, u, v), STENC_OK);
     stenc_field_free(u), stenc_field_free(v), stenc_field_free(v_thin);
     stenc_ctx_destroy(ctx);
-    if (stenc_opencl_device_count() == 0) return;
-    assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_OPENCL), STENC_OK);
-    stenc_field *ou = point_make(ctx, STENC_F64, 2, n[0], n[1], n[2], 1, -1, 1, 1);
-    stenc_field *ov = point_make(ctx, STENC_F64, 2, n[0], n[1], n[2], 1, -1, 1, 2);
-    assert_int_equal(adi_x(ctx, 0.25, ou, ov), STENC_ERR_UNSUPPORTED);
-    assert_non_null(strstr(stenc_last_error(), "OpenCL"));
-    stenc_field_free(ou), stenc_field_free(ov);
+}
+
+/* Set host field f's point (i, j, k) and upload f again when it lives on a device. */
+static void set_point(stenc_field *f, long i, long j, long k, double value) {
+    const int on_device = stenc_field_location(f) == STENC_ON_DEVICE;
+    if (on_device) assert_int_equal(stenc_field_download(f), STENC_OK);
+    assert_int_equal(stenc_field_set(f, i, j, k, value), STENC_OK);
+    if (on_device) assert_int_equal(stenc_field_upload(f), STENC_OK);
+}
+
+/* `got` is STENC_ERR_SINGULAR naming `where`, and v's halo is still before's (a host copy of
+ * v from before the launch, freed here). */
+static void expect_singular(stenc_status got, const char *where, stenc_field *v,
+                            stenc_field *before) {
+    assert_int_equal(got, STENC_ERR_SINGULAR);
+    if (!strstr(stenc_last_error(), where))
+        fail_msg("expected \"%s\" in: %s", where, stenc_last_error());
+    stenc_field *after = point_host_copy(host_ctx, v);
+    assert_true(halo_same(after, before, where));
+    stenc_field_free(after), stenc_field_free(before);
+}
+
+/* One bad line among many, in each direction, is the line the message names: a zero pivot
+ * (diag 0 at one point, along k), a NaN rhs (along j, float, and along i) and a NaN boundary
+ * value in v's halo (along k); v's halo stays unchanged; the next launch is fine. */
+static void test_singular_lines(void **state) {
+    (void)state;
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, device_kind), STENC_OK);
+    /* along k: diag = 1 + a*s + b is 0 where s = -1 (a = 1.5, b = 0.5) */
+    stenc_field *u = point_make(ctx, STENC_F64, 3, 7, 6, 5, 0, -1, 1, 200);
+    stenc_field *sf = point_make(ctx, STENC_F64, 3, 7, 6, 5, 0, 0, 1, 201);
+    stenc_field *v = point_make(ctx, STENC_F64, 3, 7, 6, 5, 1, -1, 1, 202);
+    set_point(sf, 5, 3, 0, -1.0);
+    expect_singular(implicit_k3d(ctx, 1.5, 0.5, u, sf, v), "the line of 'v' along k at i=5, j=3 is",
+                    v, point_host_copy(host_ctx, v));
+    set_point(sf, 5, 3, 0, 0.5);
+    /* a NaN boundary value below line (2, 4) */
+    set_point(v, 2, 4, -1, NAN);
+    expect_singular(implicit_k3d(ctx, 1.5, 0.5, u, sf, v), "along k at i=2, j=4 is singular", v,
+                    point_host_copy(host_ctx, v));
+    set_point(v, 2, 4, -1, 0.25);
+    assert_int_equal(implicit_k3d(ctx, 1.5, 0.5, u, sf, v), STENC_OK);
+    stenc_field_free(u), stenc_field_free(sf), stenc_field_free(v);
+    /* along j of a 3-D float field: a NaN rhs (u) at one point */
+    u = point_make(ctx, STENC_F32, 3, 5, 9, 4, 1, -1, 1, 210);
+    stenc_field *kappa = point_make(ctx, STENC_F32, 3, 5, 9, 4, 1, 0.1, 2, 211);
+    v = point_make(ctx, STENC_F32, 3, 5, 9, 4, 1, -1, 1, 212);
+    set_point(u, 3, 6, 2, NAN);
+    expect_singular(diffuse_j3d(ctx, 0.7, u, kappa, v), "along j at i=3, k=2 is singular", v,
+                    point_host_copy(host_ctx, v));
+    set_point(u, 3, 6, 2, 0.5);
+    assert_int_equal(diffuse_j3d(ctx, 0.7, u, kappa, v), STENC_OK);
+    stenc_field_free(u), stenc_field_free(kappa), stenc_field_free(v);
+    /* along i: u at (4, 3) is in the rhs of rows j = 2, 3, 4; the first, 2, is named */
+    u = point_make(ctx, STENC_F64, 2, 11, 7, 1, 1, -1, 1, 220);
+    v = point_make(ctx, STENC_F64, 2, 11, 7, 1, 1, -1, 1, 221);
+    set_point(u, 4, 3, 0, NAN);
+    expect_singular(adi_x(ctx, 0.3, u, v), "the line of 'v' along i at j=2 is singular", v,
+                    point_host_copy(host_ctx, v));
+    stenc_field_free(u), stenc_field_free(v);
     stenc_ctx_destroy(ctx);
 }
 
-/* stenc_tridiag_defer_lines: on the device a singular line goes into the report and the
- * launch returns at once; on the host the launch still waits. A report of another context is
+/* stenc_tridiag_defer_lines: on CUDA a singular line goes into the report and the launch
+ * returns at once; on the host and on OpenCL the launch still waits. A report of another context is
  * refused, and one destroyed while set makes the next launch fail. */
 static void test_deferred(void **state) {
     (void)state;
@@ -283,7 +343,7 @@ static void test_deferred(void **state) {
     assert_int_equal(stenc_tridiag_report_create(other, &foreign), STENC_OK);
     assert_int_equal(stenc_tridiag_defer_lines(ctx, foreign), STENC_ERR_INVALID_ARGUMENT);
     assert_int_equal(stenc_tridiag_defer_lines(ctx, report), STENC_OK);
-    const int device = device_kind != STENC_DEVICE_CPU;
+    const int device = device_kind == STENC_DEVICE_CUDA; /* the one that defers */
     assert_int_equal(adi_y(ctx, -0.5, u, v), device ? STENC_OK : STENC_ERR_SINGULAR);
     size_t first = 0;
     assert_int_equal(stenc_tridiag_report_check(report, &first),
@@ -307,14 +367,15 @@ static int run(int argc, char **argv) {
     const int on_device = point_device_arg(argc, argv, &device_kind);
     if (on_device == STENC_TEST_SKIP) return STENC_TEST_SKIP;
     if (on_device) {
-        const struct CMUnitTest device[] = {cmocka_unit_test(test_adi),
-                                            cmocka_unit_test(test_varying),
-                                            cmocka_unit_test(test_deferred)};
+        const struct CMUnitTest device[] = {
+            cmocka_unit_test(test_adi), cmocka_unit_test(test_varying),
+            cmocka_unit_test(test_errors), cmocka_unit_test(test_singular_lines),
+            cmocka_unit_test(test_deferred)};
         return cmocka_run_group_tests(device, NULL, NULL);
     }
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_adi), cmocka_unit_test(test_varying),
-                                       cmocka_unit_test(test_errors),
-                                       cmocka_unit_test(test_deferred)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_adi), cmocka_unit_test(test_varying), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_singular_lines), cmocka_unit_test(test_deferred)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
 

@@ -5,13 +5,17 @@
  * the solvers' identity rows alone turn into +0.0), its interior and padding start as NaN
  * (never read), and the scratch arrays' non-interior positions start as NaN (end must write
  * them). One context for every case, so the scratch and the pool of uniform arrays are reused
- * across shapes, types and values. Singular lines, errors, host fields, OpenCL refused.
- * With argument "gpu": the same on a CUDA context with device fields (skipped without a GPU). */
+ * across shapes, types and values. Singular lines, errors, host fields, and a few cases on an
+ * OpenCL device when there is one. With argument "gpu" or "opencl": all of it on a CUDA or an
+ * OpenCL context with device fields (skipped without such a device). */
 #include "stenc/launch.h"
 #include "test_util.h"
 
 static stenc_ctx *ctx;
 static int on_device;
+
+/* Every target, so that the launch tables fit whichever context a case runs on. */
+#define LT_TARGETS (STENC_TARGET_C | STENC_TARGET_CUDA | STENC_TARGET_OPENCL)
 
 /* ---- the layout, written out from stenc/field.h's description ------------------------- */
 
@@ -93,7 +97,7 @@ typedef struct lt_case {
     int zero_line;    /* make the line at zero_at singular: lower, diag and upper 0 */
     long zero_at[3];
     int nan_halo;    /* a NaN in the halo just before the first line */
-    int host_fields; /* in "gpu" mode: fields on the host of the CUDA context */
+    int host_fields; /* in "gpu" or "opencl" mode: fields on the host of the device context */
 } lt_case;
 
 /* Where the launch's scratch arrays were (to see the pool at work). */
@@ -222,8 +226,7 @@ static lt_result lt_launch(const lt_case *c, uint64_t seed) {
         {"v", STENC_ARG_OUTPUT, 0, "", 0, 0, {0, 0, 0}},
     };
     const int nargs = c->with_input ? 2 : 1;
-    const stenc_launch_desc desc = {
-        "lines", c->dims, c->type, STENC_TARGET_C | STENC_TARGET_CUDA, nargs, args + 2 - nargs};
+    const stenc_launch_desc desc = {"lines", c->dims, c->type, LT_TARGETS, nargs, args + 2 - nargs};
     const stenc_field *const fields[2] = {c->with_input ? u : v, v};
     stenc_launch_field views[2], coef[4];
     stenc_launch_shape shape;
@@ -428,7 +431,8 @@ static void test_singular(void **state) {
     }
 }
 
-/* Fields on the host of any context (a CUDA one in "gpu" mode) are solved on the host. */
+/* Fields on the host of any context (a CUDA or OpenCL one in "gpu" or "opencl" mode) are
+ * solved on the host. */
 static void test_host_fields(void **state) {
     (void)state;
     static const size_t shapes[][4] = {{1, 33, 1, 1}, {2, 7, 33, 1}, {3, 9, 4, 5}};
@@ -466,7 +470,7 @@ static void expect_error(stenc_status got, stenc_status want, const char *part) 
 
 static void test_errors(void **state) {
     (void)state;
-    const stenc_launch_desc desc = v_desc(STENC_F64, STENC_TARGET_C | STENC_TARGET_CUDA);
+    const stenc_launch_desc desc = v_desc(STENC_F64, LT_TARGETS);
     stenc_launch_field views[1], coef[4];
     stenc_launch_shape shape;
     const double values[3] = {-1, 4, -1};
@@ -536,25 +540,35 @@ static void test_errors(void **state) {
     stenc_field_free(parent);
 }
 
-/* Fields on an OpenCL device: STENC_ERR_UNSUPPORTED (skipped without an OpenCL device). */
+/* On the host run: fields on an OpenCL device (skipped without one), solved there, every
+ * direction of a 3-D field and of a 1-D one, both types, with and without uniform
+ * coefficients, and a singular line. ("opencl" runs every test there.) */
 static void test_opencl_device(void **state) {
     (void)state;
-    if (stenc_opencl_device_count() == 0) skip();
-    stenc_ctx *ocl;
-    if (stenc_ctx_create(&ocl, STENC_DEVICE_OPENCL) != STENC_OK) skip();
-    stenc_field *v;
-    assert_stenc_ok(stenc_field_create(ocl, &v, STENC_F32, 2, 9, 4, 1, 1));
-    assert_stenc_ok(stenc_field_upload(v));
-    const stenc_launch_desc desc = v_desc(STENC_F32, STENC_TARGET_C | STENC_TARGET_OPENCL);
-    const stenc_field *fields[1] = {v};
-    stenc_launch_field views[1], coef[4];
-    stenc_launch_shape shape;
-    assert_stenc_ok(stenc_launch_check(&desc, ocl, fields, views, &shape));
-    const stenc_launch_solve solve = {0, 0, 0};
-    expect_error(stenc_launch_solve_begin(&desc, ocl, &solve, fields, &shape, NULL, coef),
-                 STENC_ERR_UNSUPPORTED, "line solves run on the CPU and on CUDA");
-    assert_non_null(strstr(stenc_last_error(), "'v'"));
-    stenc_field_free(v);
+    if (on_device || stenc_opencl_device_count() == 0) skip();
+    stenc_ctx *host = ctx, *ocl = NULL;
+    assert_stenc_ok(stenc_ctx_create(&ocl, STENC_DEVICE_OPENCL));
+    ctx = ocl, on_device = 1;
+    test_rng rng = test_rng_seeded(11);
+    uint64_t seed = 7000;
+    static const size_t shapes[][4] = {{3, 13, 6, 5}, {1, 31, 1, 1}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int dim = 0; dim < (int)shapes[s][0]; dim++)
+            for (int type = STENC_F32; type <= STENC_F64; type++)
+                for (unsigned mask = 0; mask <= 7; mask += 7) {
+                    lt_case c = {.type = (stenc_type)type,
+                                 .dims = (int)shapes[s][0],
+                                 .n = {shapes[s][1], shapes[s][2], shapes[s][3]},
+                                 .halo = 1 + dim % 2,
+                                 .dim = dim,
+                                 .uniform = mask,
+                                 .with_input = dim % 2};
+                    lt_values(&c, &rng);
+                    lt_result r = lt_launch(&c, seed++);
+                    if (r.status != STENC_OK) fail_msg("%s", stenc_last_error());
+                }
+    expect_singular(singular_case(STENC_F32, 3, 2, 2, 3, 4, 0, 0), "along k at i=3, j=4 is");
+    ctx = host, on_device = 0;
     stenc_ctx_destroy(ocl);
 }
 
@@ -568,9 +582,18 @@ static int run(void) {
 }
 
 int main(int argc, char **argv) {
-    on_device = argc > 1 && strcmp(argv[1], "gpu") == 0;
-    if (on_device) TEST_REQUIRE_GPU_OR_SKIP();
-    if (stenc_ctx_create(&ctx, on_device ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU) != STENC_OK) {
+    const int gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
+    const int opencl = argc > 1 && strcmp(argv[1], "opencl") == 0;
+    on_device = gpu || opencl;
+    if (gpu) TEST_REQUIRE_GPU_OR_SKIP();
+    if (opencl && stenc_opencl_device_count() == 0) {
+        printf("no OpenCL device: skipped\n");
+        return STENC_TEST_SKIP;
+    }
+    const stenc_device kind = gpu      ? STENC_DEVICE_CUDA
+                              : opencl ? STENC_DEVICE_OPENCL
+                                       : STENC_DEVICE_CPU;
+    if (stenc_ctx_create(&ctx, kind) != STENC_OK) {
         printf("no context: %s\n", stenc_last_error());
         return 1;
     }

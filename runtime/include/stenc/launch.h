@@ -180,8 +180,10 @@ stenc_status stenc_launch_reduce_finish(const stenc_launch_desc *desc, stenc_ctx
  * (coef[], indexed like a field: origin + i + j*stride[1] + k*stride[2]); its kernel writes
  * the interior points of coef[STENC_SOLVE_RHS] and of each non-uniform coefficient; then
  * stenc_launch_solve_end solves every line into v (batched, stenc/tridiag.h). Runs where the
- * fields live: on the host (the CPU's Thomas solver, whatever the context) or on a CUDA
- * device, on the context's stream. The scratch is the context's, kept between launches. */
+ * fields live: on the host (the CPU's Thomas solver, whatever the context), on a CUDA device,
+ * on the context's stream, or on an OpenCL device (a Thomas kernel of its own, one work item
+ * per interior line, on the context's queue). The scratch is the context's, kept between
+ * launches. */
 
 /* Coefficient slots of a line solve (indices of coef[] and bits of uniform). */
 #define STENC_SOLVE_LOWER 0
@@ -204,9 +206,8 @@ typedef struct stenc_launch_solve {
  * arrays for the same values and shape are kept and reused across launches. With an empty
  * interior (a shape->n of 0) the origins are NULL and the launch does nothing. Fails, naming
  * the stencil and v, with STENC_ERR_UNSUPPORTED when v is distributed over MPI ranks or is a
- * view (stenc_field_view), when the fields live on an OpenCL device (line solves run on the
- * CPU and on CUDA) or while ctx records a graph (the solve waits for its singular check);
- * STENC_ERR_SHAPE when v's halo is 0 (it holds the boundary values);
+ * view (stenc_field_view), or while ctx records a graph (the solve waits for its singular
+ * check); STENC_ERR_SHAPE when v's halo is 0 (it holds the boundary values);
  * STENC_ERR_INVALID_ARGUMENT for a NULL pointer, a bad dim, arg or uniform, or a stencil
  * type other than float and double; STENC_ERR_OUT_OF_MEMORY for the scratch. Writes nothing
  * to coef on failure. */
@@ -223,7 +224,10 @@ stenc_status stenc_launch_solve_begin(const stenc_launch_desc *desc, stenc_ctx *
  * allocation, so all of v's halo must be finite: a line whose system meets a zero pivot or a
  * non-finite value (coefficient or halo value) is STENC_ERR_SINGULAR, naming the line by its
  * interior coordinates (negative or past the extent for a line of the halo); v's interior is
- * then undefined and its halo still unchanged. On the device the call waits for the solve. */
+ * then undefined and its halo still unchanged. On the device the call waits for the solve.
+ * On OpenCL no identity equations are written (the kernel reads only the interior and the two
+ * boundary values of each interior line, which must then be finite); a double solve on a
+ * device without cl_khr_fp64 is STENC_ERR_UNSUPPORTED. */
 stenc_status stenc_launch_solve_end(const stenc_launch_desc *desc, stenc_ctx *ctx,
                                     const stenc_launch_solve *solve,
                                     const stenc_field *const fields[],

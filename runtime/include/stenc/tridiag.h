@@ -97,9 +97,10 @@ stenc_status stenc_tridiag_report_check(stenc_tridiag_report *report, size_t *fi
  * fields of ctx: with a report, each launch queues its solves recording a singular line into
  * `report` and returns without waiting (stenc_tridiag_report_check() later gives the first
  * failing system's index within a launch's batch of lines, not the line's coordinates); with
- * NULL, the default, each launch waits and returns STENC_ERR_SINGULAR naming the line. Host
- * fields always wait. The report must belong to ctx and outlive the setting (a destroyed
- * report makes later launches fail with STENC_ERR_INVALID_ARGUMENT). */
+ * NULL, the default, each launch waits and returns STENC_ERR_SINGULAR naming the line. Only
+ * CUDA defers: host fields and OpenCL device fields always wait. The report must belong to ctx
+ * and outlive the setting (a destroyed report makes later launches fail with
+ * STENC_ERR_INVALID_ARGUMENT). */
 stenc_status stenc_tridiag_defer_lines(stenc_ctx *ctx, stenc_tridiag_report *report);
 
 #ifdef __cplusplus
