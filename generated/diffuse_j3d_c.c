@@ -14,10 +14,6 @@
 
 #include "stenc/launch.h"
 
-/* Rows (j) and planes (k) per OpenMP task; each row is swept whole by a vectorised loop
- * over i. */
-#define DIFFUSE_J3D_TILE_J 8
-#define DIFFUSE_J3D_TILE_K 4
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg diffuse_j3d_args[3] = {
@@ -65,50 +61,48 @@ static void diffuse_j3d_c(const stenc_launch_shape *shape, const stenc_launch_fi
     const ptrdiff_t stenc_rhs_sj_ = views[5].stride[1];
     const ptrdiff_t stenc_rhs_sk_ = views[5].stride[2];
 
+    /* Each thread takes a contiguous run of whole rows in memory order: every field is read as
+     * a few long streams that the hardware prefetchers follow, and the planes k +- r are read
+     * again from cache while still warm. Tiles of a few rows and planes would break those
+     * streams at every tile's edge (bench/cpu/RESULTS.md). */
 #pragma omp parallel for collapse(2) schedule(static)
-    for (ptrdiff_t kt = 0; kt < nk; kt += DIFFUSE_J3D_TILE_K) {
-        for (ptrdiff_t jt = 0; jt < nj; jt += DIFFUSE_J3D_TILE_J) {
-            const ptrdiff_t k_end = kt + DIFFUSE_J3D_TILE_K < nk ? kt + DIFFUSE_J3D_TILE_K : nk;
-            const ptrdiff_t j_end = jt + DIFFUSE_J3D_TILE_J < nj ? jt + DIFFUSE_J3D_TILE_J : nj;
-            for (ptrdiff_t k = kt; k < k_end; k++) {
-                for (ptrdiff_t j = jt; j < j_end; j++) {
-                    const float *restrict u_row_ =
-                        STENC_ASSUME_ALIGNED(u_data_ + j * u_sj_ + k * u_sk_);
-                    const float *restrict kappa_row_ =
-                        STENC_ASSUME_ALIGNED(kappa_data_ + j * kappa_sj_ + k * kappa_sk_);
-                    float *restrict stenc_lower_row_ =
-                        STENC_ASSUME_ALIGNED(stenc_lower_data_ + j * stenc_lower_sj_ + k * stenc_lower_sk_);
-                    float *restrict stenc_diag_row_ =
-                        STENC_ASSUME_ALIGNED(stenc_diag_data_ + j * stenc_diag_sj_ + k * stenc_diag_sk_);
-                    float *restrict stenc_upper_row_ =
-                        STENC_ASSUME_ALIGNED(stenc_upper_data_ + j * stenc_upper_sj_ + k * stenc_upper_sk_);
-                    float *restrict stenc_rhs_row_ =
-                        STENC_ASSUME_ALIGNED(stenc_rhs_data_ + j * stenc_rhs_sj_ + k * stenc_rhs_sk_);
-                    #pragma omp simd
-                    for (ptrdiff_t i = 0; i < ni; i++) {
-                        const float kappa_ = kappa_row_[i];
-                        const float kappa_0_m1_0_ = kappa_row_[i - kappa_sj_];
-                        const float kappa_0_p1_0_ = kappa_row_[i + kappa_sj_];
-                        const float u_ = u_row_[i];
-                        float stenc_lower_ = 0;
-                        float stenc_diag_ = 0;
-                        float stenc_upper_ = 0;
-                        float stenc_rhs_ = 0;
-                        #line 49 "stencils/lines.stencil"
-                        const float lo_ = dt_ * 0.5f * (kappa_ + kappa_0_m1_0_);
-                        const float hi_ = dt_ * 0.5f * (kappa_ + kappa_0_p1_0_);
-                        #line 52 "stencils/lines.stencil"
-                        stenc_lower_ = -lo_;
-                        stenc_diag_ = 1.0f + lo_ + hi_;
-                        stenc_upper_ = -hi_;
-                        stenc_rhs_ = u_;
-#line 106 "diffuse_j3d_c.c"
-                        stenc_lower_row_[i] = stenc_lower_;
-                        stenc_diag_row_[i] = stenc_diag_;
-                        stenc_upper_row_[i] = stenc_upper_;
-                        stenc_rhs_row_[i] = stenc_rhs_;
-                    }
-                }
+    for (ptrdiff_t k = 0; k < nk; k++) {
+        for (ptrdiff_t j = 0; j < nj; j++) {
+            const float *restrict u_row_ =
+                STENC_ASSUME_ALIGNED(u_data_ + j * u_sj_ + k * u_sk_);
+            const float *restrict kappa_row_ =
+                STENC_ASSUME_ALIGNED(kappa_data_ + j * kappa_sj_ + k * kappa_sk_);
+            float *restrict stenc_lower_row_ =
+                STENC_ASSUME_ALIGNED(stenc_lower_data_ + j * stenc_lower_sj_ + k * stenc_lower_sk_);
+            float *restrict stenc_diag_row_ =
+                STENC_ASSUME_ALIGNED(stenc_diag_data_ + j * stenc_diag_sj_ + k * stenc_diag_sk_);
+            float *restrict stenc_upper_row_ =
+                STENC_ASSUME_ALIGNED(stenc_upper_data_ + j * stenc_upper_sj_ + k * stenc_upper_sk_);
+            float *restrict stenc_rhs_row_ =
+                STENC_ASSUME_ALIGNED(stenc_rhs_data_ + j * stenc_rhs_sj_ + k * stenc_rhs_sk_);
+            #pragma omp simd
+            for (ptrdiff_t i = 0; i < ni; i++) {
+                const float kappa_ = kappa_row_[i];
+                const float kappa_0_m1_0_ = kappa_row_[i - kappa_sj_];
+                const float kappa_0_p1_0_ = kappa_row_[i + kappa_sj_];
+                const float u_ = u_row_[i];
+                float stenc_lower_ = 0;
+                float stenc_diag_ = 0;
+                float stenc_upper_ = 0;
+                float stenc_rhs_ = 0;
+                #line 49 "stencils/lines.stencil"
+                const float lo_ = dt_ * 0.5f * (kappa_ + kappa_0_m1_0_);
+                const float hi_ = dt_ * 0.5f * (kappa_ + kappa_0_p1_0_);
+                #line 52 "stencils/lines.stencil"
+                stenc_lower_ = -lo_;
+                stenc_diag_ = 1.0f + lo_ + hi_;
+                stenc_upper_ = -hi_;
+                stenc_rhs_ = u_;
+#line 102 "diffuse_j3d_c.c"
+                stenc_lower_row_[i] = stenc_lower_;
+                stenc_diag_row_[i] = stenc_diag_;
+                stenc_upper_row_[i] = stenc_upper_;
+                stenc_rhs_row_[i] = stenc_rhs_;
             }
         }
     }

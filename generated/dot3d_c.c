@@ -15,8 +15,8 @@
 
 #include "stenc/launch.h"
 
-/* Rows (j) and planes (k) per OpenMP task; each row is swept whole by a vectorised loop
- * over i. */
+/* Rows (j) and planes (k) per OpenMP task, which fix the order of the partial sums; each row
+ * is swept whole by a vectorised loop over i. */
 #define DOT3D_TILE_J 8
 #define DOT3D_TILE_K 4
 

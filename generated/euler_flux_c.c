@@ -14,10 +14,6 @@
 
 #include "stenc/launch.h"
 
-/* Rows (j) and planes (k) per OpenMP task; each row is swept whole by a vectorised loop
- * over i. */
-#define EULER_FLUX_TILE_J 8
-#define EULER_FLUX_TILE_K 4
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg euler_flux_args[8] = {
@@ -66,114 +62,112 @@ static void euler_flux_c(const stenc_launch_shape *shape, const stenc_launch_fie
     const ptrdiff_t droe_sj_ = views[7].stride[1];
     const ptrdiff_t droe_sk_ = views[7].stride[2];
 
+    /* Each thread takes a contiguous run of whole rows in memory order: every field is read as
+     * a few long streams that the hardware prefetchers follow, and the planes k +- r are read
+     * again from cache while still warm. Tiles of a few rows and planes would break those
+     * streams at every tile's edge (bench/cpu/RESULTS.md). */
 #pragma omp parallel for collapse(2) schedule(static)
-    for (ptrdiff_t kt = 0; kt < nk; kt += EULER_FLUX_TILE_K) {
-        for (ptrdiff_t jt = 0; jt < nj; jt += EULER_FLUX_TILE_J) {
-            const ptrdiff_t k_end = kt + EULER_FLUX_TILE_K < nk ? kt + EULER_FLUX_TILE_K : nk;
-            const ptrdiff_t j_end = jt + EULER_FLUX_TILE_J < nj ? jt + EULER_FLUX_TILE_J : nj;
-            for (ptrdiff_t k = kt; k < k_end; k++) {
-                for (ptrdiff_t j = jt; j < j_end; j++) {
-                    const float *restrict ro_row_ =
-                        STENC_ASSUME_ALIGNED(ro_data_ + j * ro_sj_ + k * ro_sk_);
-                    const float *restrict rovx_row_ =
-                        STENC_ASSUME_ALIGNED(rovx_data_ + j * rovx_sj_ + k * rovx_sk_);
-                    const float *restrict rovy_row_ =
-                        STENC_ASSUME_ALIGNED(rovy_data_ + j * rovy_sj_ + k * rovy_sk_);
-                    const float *restrict roe_row_ =
-                        STENC_ASSUME_ALIGNED(roe_data_ + j * roe_sj_ + k * roe_sk_);
-                    float *restrict dro_row_ =
-                        STENC_ASSUME_ALIGNED(dro_data_ + j * dro_sj_ + k * dro_sk_);
-                    float *restrict drovx_row_ =
-                        STENC_ASSUME_ALIGNED(drovx_data_ + j * drovx_sj_ + k * drovx_sk_);
-                    float *restrict drovy_row_ =
-                        STENC_ASSUME_ALIGNED(drovy_data_ + j * drovy_sj_ + k * drovy_sk_);
-                    float *restrict droe_row_ =
-                        STENC_ASSUME_ALIGNED(droe_data_ + j * droe_sj_ + k * droe_sk_);
-                    #pragma omp simd
-                    for (ptrdiff_t i = 0; i < ni; i++) {
-                        const float roe_ = roe_row_[i];
-                        const float rovx_ = rovx_row_[i];
-                        const float rovy_ = rovy_row_[i];
-                        const float ro_ = ro_row_[i];
-                        const float roe_p1_0_0_ = roe_row_[i + 1];
-                        const float rovx_p1_0_0_ = rovx_row_[i + 1];
-                        const float rovy_p1_0_0_ = rovy_row_[i + 1];
-                        const float ro_p1_0_0_ = ro_row_[i + 1];
-                        const float roe_m1_0_0_ = roe_row_[i - 1];
-                        const float rovx_m1_0_0_ = rovx_row_[i - 1];
-                        const float rovy_m1_0_0_ = rovy_row_[i - 1];
-                        const float ro_m1_0_0_ = ro_row_[i - 1];
-                        const float roe_0_p1_0_ = roe_row_[i + roe_sj_];
-                        const float rovx_0_p1_0_ = rovx_row_[i + rovx_sj_];
-                        const float rovy_0_p1_0_ = rovy_row_[i + rovy_sj_];
-                        const float ro_0_p1_0_ = ro_row_[i + ro_sj_];
-                        const float roe_0_m1_0_ = roe_row_[i - roe_sj_];
-                        const float rovx_0_m1_0_ = rovx_row_[i - rovx_sj_];
-                        const float rovy_0_m1_0_ = rovy_row_[i - rovy_sj_];
-                        const float ro_0_m1_0_ = ro_row_[i - ro_sj_];
-                        float dro_ = 0;
-                        float drovx_ = 0;
-                        float drovy_ = 0;
-                        float droe_ = 0;
-                        #line 17 "stencils/euler_flux.stencil"
-                        const float p_ = gm1_ * (roe_ - 0.5f * (rovx_ * rovx_ + rovy_ * rovy_) / ro_);
-                        const float pe_ = gm1_ * (roe_p1_0_0_ - 0.5f * (rovx_p1_0_0_ * rovx_p1_0_0_ + rovy_p1_0_0_ * rovy_p1_0_0_) / ro_p1_0_0_);
-                        const float pw_ = gm1_ * (roe_m1_0_0_ - 0.5f * (rovx_m1_0_0_ * rovx_m1_0_0_ + rovy_m1_0_0_ * rovy_m1_0_0_) / ro_m1_0_0_);
-                        const float pn_ = gm1_ * (roe_0_p1_0_ - 0.5f * (rovx_0_p1_0_ * rovx_0_p1_0_ + rovy_0_p1_0_ * rovy_0_p1_0_) / ro_0_p1_0_);
-                        const float ps_ = gm1_ * (roe_0_m1_0_ - 0.5f * (rovx_0_m1_0_ * rovx_0_m1_0_ + rovy_0_m1_0_ * rovy_0_m1_0_) / ro_0_m1_0_);
-                        const float vx_ = rovx_ / ro_;
-                        #line 22 "stencils/euler_flux.stencil"
-                        const float vy_ = rovy_ / ro_;
-                        const float vxe_ = rovx_p1_0_0_ / ro_p1_0_0_;
-                        #line 23 "stencils/euler_flux.stencil"
-                        const float vxw_ = rovx_m1_0_0_ / ro_m1_0_0_;
-                        const float vyn_ = rovy_0_p1_0_ / ro_0_p1_0_;
-                        #line 24 "stencils/euler_flux.stencil"
-                        const float vys_ = rovy_0_m1_0_ / ro_0_m1_0_;
-                        #line 27 "stencils/euler_flux.stencil"
-                        const float fe_ro_ = 0.5f * (rovx_ + rovx_p1_0_0_);
-                        const float fw_ro_ = 0.5f * (rovx_m1_0_0_ + rovx_);
-                        const float fn_ro_ = 0.5f * (rovy_ + rovy_0_p1_0_);
-                        const float fs_ro_ = 0.5f * (rovy_0_m1_0_ + rovy_);
-                        const float fe_mx_ = 0.5f * (rovx_ * vx_ + p_ + rovx_p1_0_0_ * vxe_ + pe_);
-                        const float fw_mx_ = 0.5f * (rovx_m1_0_0_ * vxw_ + pw_ + rovx_ * vx_ + p_);
-                        const float fn_mx_ = 0.5f * (rovx_ * vy_ + rovx_0_p1_0_ * vyn_);
-                        const float fs_mx_ = 0.5f * (rovx_0_m1_0_ * vys_ + rovx_ * vy_);
-                        const float fe_my_ = 0.5f * (rovy_ * vx_ + rovy_p1_0_0_ * vxe_);
-                        const float fw_my_ = 0.5f * (rovy_m1_0_0_ * vxw_ + rovy_ * vx_);
-                        const float fn_my_ = 0.5f * (rovy_ * vy_ + p_ + rovy_0_p1_0_ * vyn_ + pn_);
-                        const float fs_my_ = 0.5f * (rovy_0_m1_0_ * vys_ + ps_ + rovy_ * vy_ + p_);
-                        const float fe_e_ = 0.5f * ((roe_ + p_) * vx_ + (roe_p1_0_0_ + pe_) * vxe_);
-                        const float fw_e_ = 0.5f * ((roe_m1_0_0_ + pw_) * vxw_ + (roe_ + p_) * vx_);
-                        const float fn_e_ = 0.5f * ((roe_ + p_) * vy_ + (roe_0_p1_0_ + pn_) * vyn_);
-                        const float fs_e_ = 0.5f * ((roe_0_m1_0_ + ps_) * vys_ + (roe_ + p_) * vy_);
-                        #line 45 "stencils/euler_flux.stencil"
-                        const float sensor_ = fmaxf(fabsf(pe_ - 2.0f * p_ + pw_) / (pe_ + 2.0f * p_ + pw_), fabsf(pn_ - 2.0f * p_ + ps_) / (pn_ + 2.0f * p_ + ps_));
-                        #line 47 "stencils/euler_flux.stencil"
-                        const float flux_ro_ = fe_ro_ - fw_ro_ + (fn_ro_ - fs_ro_);
-                        const float flux_mx_ = fe_mx_ - fw_mx_ + (fn_mx_ - fs_mx_);
-                        const float flux_my_ = fe_my_ - fw_my_ + (fn_my_ - fs_my_);
-                        const float flux_e_ = fe_e_ - fw_e_ + (fn_e_ - fs_e_);
-                        #line 52 "stencils/euler_flux.stencil"
-                        if (sensor_ > sensor_min_) {
-                            const float eps_ = k2_ * sensor_;
-                            dro_ = -dt_dx_ * flux_ro_ + eps_ * (ro_p1_0_0_ + ro_m1_0_0_ + ro_0_p1_0_ + ro_0_m1_0_ - 4.0f * ro_);
-                            drovx_ = -dt_dx_ * flux_mx_ + eps_ * (rovx_p1_0_0_ + rovx_m1_0_0_ + rovx_0_p1_0_ + rovx_0_m1_0_ - 4.0f * rovx_);
-                            drovy_ = -dt_dx_ * flux_my_ + eps_ * (rovy_p1_0_0_ + rovy_m1_0_0_ + rovy_0_p1_0_ + rovy_0_m1_0_ - 4.0f * rovy_);
-                            droe_ = -dt_dx_ * flux_e_ + eps_ * (roe_p1_0_0_ + roe_m1_0_0_ + roe_0_p1_0_ + roe_0_m1_0_ - 4.0f * roe_);
-                        } else {
-                            dro_ = -dt_dx_ * flux_ro_;
-                            drovx_ = -dt_dx_ * flux_mx_;
-                            drovy_ = -dt_dx_ * flux_my_;
-                            droe_ = -dt_dx_ * flux_e_;
-                        }
-#line 171 "euler_flux_c.c"
-                        dro_row_[i] = dro_;
-                        drovx_row_[i] = drovx_;
-                        drovy_row_[i] = drovy_;
-                        droe_row_[i] = droe_;
-                    }
+    for (ptrdiff_t k = 0; k < nk; k++) {
+        for (ptrdiff_t j = 0; j < nj; j++) {
+            const float *restrict ro_row_ =
+                STENC_ASSUME_ALIGNED(ro_data_ + j * ro_sj_ + k * ro_sk_);
+            const float *restrict rovx_row_ =
+                STENC_ASSUME_ALIGNED(rovx_data_ + j * rovx_sj_ + k * rovx_sk_);
+            const float *restrict rovy_row_ =
+                STENC_ASSUME_ALIGNED(rovy_data_ + j * rovy_sj_ + k * rovy_sk_);
+            const float *restrict roe_row_ =
+                STENC_ASSUME_ALIGNED(roe_data_ + j * roe_sj_ + k * roe_sk_);
+            float *restrict dro_row_ =
+                STENC_ASSUME_ALIGNED(dro_data_ + j * dro_sj_ + k * dro_sk_);
+            float *restrict drovx_row_ =
+                STENC_ASSUME_ALIGNED(drovx_data_ + j * drovx_sj_ + k * drovx_sk_);
+            float *restrict drovy_row_ =
+                STENC_ASSUME_ALIGNED(drovy_data_ + j * drovy_sj_ + k * drovy_sk_);
+            float *restrict droe_row_ =
+                STENC_ASSUME_ALIGNED(droe_data_ + j * droe_sj_ + k * droe_sk_);
+            #pragma omp simd
+            for (ptrdiff_t i = 0; i < ni; i++) {
+                const float roe_ = roe_row_[i];
+                const float rovx_ = rovx_row_[i];
+                const float rovy_ = rovy_row_[i];
+                const float ro_ = ro_row_[i];
+                const float roe_p1_0_0_ = roe_row_[i + 1];
+                const float rovx_p1_0_0_ = rovx_row_[i + 1];
+                const float rovy_p1_0_0_ = rovy_row_[i + 1];
+                const float ro_p1_0_0_ = ro_row_[i + 1];
+                const float roe_m1_0_0_ = roe_row_[i - 1];
+                const float rovx_m1_0_0_ = rovx_row_[i - 1];
+                const float rovy_m1_0_0_ = rovy_row_[i - 1];
+                const float ro_m1_0_0_ = ro_row_[i - 1];
+                const float roe_0_p1_0_ = roe_row_[i + roe_sj_];
+                const float rovx_0_p1_0_ = rovx_row_[i + rovx_sj_];
+                const float rovy_0_p1_0_ = rovy_row_[i + rovy_sj_];
+                const float ro_0_p1_0_ = ro_row_[i + ro_sj_];
+                const float roe_0_m1_0_ = roe_row_[i - roe_sj_];
+                const float rovx_0_m1_0_ = rovx_row_[i - rovx_sj_];
+                const float rovy_0_m1_0_ = rovy_row_[i - rovy_sj_];
+                const float ro_0_m1_0_ = ro_row_[i - ro_sj_];
+                float dro_ = 0;
+                float drovx_ = 0;
+                float drovy_ = 0;
+                float droe_ = 0;
+                #line 17 "stencils/euler_flux.stencil"
+                const float p_ = gm1_ * (roe_ - 0.5f * (rovx_ * rovx_ + rovy_ * rovy_) / ro_);
+                const float pe_ = gm1_ * (roe_p1_0_0_ - 0.5f * (rovx_p1_0_0_ * rovx_p1_0_0_ + rovy_p1_0_0_ * rovy_p1_0_0_) / ro_p1_0_0_);
+                const float pw_ = gm1_ * (roe_m1_0_0_ - 0.5f * (rovx_m1_0_0_ * rovx_m1_0_0_ + rovy_m1_0_0_ * rovy_m1_0_0_) / ro_m1_0_0_);
+                const float pn_ = gm1_ * (roe_0_p1_0_ - 0.5f * (rovx_0_p1_0_ * rovx_0_p1_0_ + rovy_0_p1_0_ * rovy_0_p1_0_) / ro_0_p1_0_);
+                const float ps_ = gm1_ * (roe_0_m1_0_ - 0.5f * (rovx_0_m1_0_ * rovx_0_m1_0_ + rovy_0_m1_0_ * rovy_0_m1_0_) / ro_0_m1_0_);
+                const float vx_ = rovx_ / ro_;
+                #line 22 "stencils/euler_flux.stencil"
+                const float vy_ = rovy_ / ro_;
+                const float vxe_ = rovx_p1_0_0_ / ro_p1_0_0_;
+                #line 23 "stencils/euler_flux.stencil"
+                const float vxw_ = rovx_m1_0_0_ / ro_m1_0_0_;
+                const float vyn_ = rovy_0_p1_0_ / ro_0_p1_0_;
+                #line 24 "stencils/euler_flux.stencil"
+                const float vys_ = rovy_0_m1_0_ / ro_0_m1_0_;
+                #line 27 "stencils/euler_flux.stencil"
+                const float fe_ro_ = 0.5f * (rovx_ + rovx_p1_0_0_);
+                const float fw_ro_ = 0.5f * (rovx_m1_0_0_ + rovx_);
+                const float fn_ro_ = 0.5f * (rovy_ + rovy_0_p1_0_);
+                const float fs_ro_ = 0.5f * (rovy_0_m1_0_ + rovy_);
+                const float fe_mx_ = 0.5f * (rovx_ * vx_ + p_ + rovx_p1_0_0_ * vxe_ + pe_);
+                const float fw_mx_ = 0.5f * (rovx_m1_0_0_ * vxw_ + pw_ + rovx_ * vx_ + p_);
+                const float fn_mx_ = 0.5f * (rovx_ * vy_ + rovx_0_p1_0_ * vyn_);
+                const float fs_mx_ = 0.5f * (rovx_0_m1_0_ * vys_ + rovx_ * vy_);
+                const float fe_my_ = 0.5f * (rovy_ * vx_ + rovy_p1_0_0_ * vxe_);
+                const float fw_my_ = 0.5f * (rovy_m1_0_0_ * vxw_ + rovy_ * vx_);
+                const float fn_my_ = 0.5f * (rovy_ * vy_ + p_ + rovy_0_p1_0_ * vyn_ + pn_);
+                const float fs_my_ = 0.5f * (rovy_0_m1_0_ * vys_ + ps_ + rovy_ * vy_ + p_);
+                const float fe_e_ = 0.5f * ((roe_ + p_) * vx_ + (roe_p1_0_0_ + pe_) * vxe_);
+                const float fw_e_ = 0.5f * ((roe_m1_0_0_ + pw_) * vxw_ + (roe_ + p_) * vx_);
+                const float fn_e_ = 0.5f * ((roe_ + p_) * vy_ + (roe_0_p1_0_ + pn_) * vyn_);
+                const float fs_e_ = 0.5f * ((roe_0_m1_0_ + ps_) * vys_ + (roe_ + p_) * vy_);
+                #line 45 "stencils/euler_flux.stencil"
+                const float sensor_ = fmaxf(fabsf(pe_ - 2.0f * p_ + pw_) / (pe_ + 2.0f * p_ + pw_), fabsf(pn_ - 2.0f * p_ + ps_) / (pn_ + 2.0f * p_ + ps_));
+                #line 47 "stencils/euler_flux.stencil"
+                const float flux_ro_ = fe_ro_ - fw_ro_ + (fn_ro_ - fs_ro_);
+                const float flux_mx_ = fe_mx_ - fw_mx_ + (fn_mx_ - fs_mx_);
+                const float flux_my_ = fe_my_ - fw_my_ + (fn_my_ - fs_my_);
+                const float flux_e_ = fe_e_ - fw_e_ + (fn_e_ - fs_e_);
+                #line 52 "stencils/euler_flux.stencil"
+                if (sensor_ > sensor_min_) {
+                    const float eps_ = k2_ * sensor_;
+                    dro_ = -dt_dx_ * flux_ro_ + eps_ * (ro_p1_0_0_ + ro_m1_0_0_ + ro_0_p1_0_ + ro_0_m1_0_ - 4.0f * ro_);
+                    drovx_ = -dt_dx_ * flux_mx_ + eps_ * (rovx_p1_0_0_ + rovx_m1_0_0_ + rovx_0_p1_0_ + rovx_0_m1_0_ - 4.0f * rovx_);
+                    drovy_ = -dt_dx_ * flux_my_ + eps_ * (rovy_p1_0_0_ + rovy_m1_0_0_ + rovy_0_p1_0_ + rovy_0_m1_0_ - 4.0f * rovy_);
+                    droe_ = -dt_dx_ * flux_e_ + eps_ * (roe_p1_0_0_ + roe_m1_0_0_ + roe_0_p1_0_ + roe_0_m1_0_ - 4.0f * roe_);
+                } else {
+                    dro_ = -dt_dx_ * flux_ro_;
+                    drovx_ = -dt_dx_ * flux_mx_;
+                    drovy_ = -dt_dx_ * flux_my_;
+                    droe_ = -dt_dx_ * flux_e_;
                 }
+#line 167 "euler_flux_c.c"
+                dro_row_[i] = dro_;
+                drovx_row_[i] = drovx_;
+                drovy_row_[i] = drovy_;
+                droe_row_[i] = droe_;
             }
         }
     }

@@ -14,10 +14,6 @@
 
 #include "stenc/launch.h"
 
-/* Rows (j) and planes (k) per OpenMP task; each row is swept whole by a vectorised loop
- * over i. */
-#define GS27_8COLOR_TILE_J 8
-#define GS27_8COLOR_TILE_K 4
 
 /* The colouring, proven race-free by the compiler: colour of interior point (i, j, k) =
  * gs27_8color_colors[j % PERIOD_J + PERIOD_J * (k % PERIOD_K)][i % PERIOD_I]. */
@@ -162,138 +158,136 @@ static void gs27_8color_c(const stenc_launch_shape *shape, const stenc_launch_fi
     const ptrdiff_t f_sj_ = views[28].stride[1];
     const ptrdiff_t f_sk_ = views[28].stride[2];
 
+    /* Each thread takes a contiguous run of whole rows in memory order: every field is read as
+     * a few long streams that the hardware prefetchers follow, and the planes k +- r are read
+     * again from cache while still warm. Tiles of a few rows and planes would break those
+     * streams at every tile's edge (bench/cpu/RESULTS.md). */
 #pragma omp parallel for collapse(2) schedule(static)
-    for (ptrdiff_t kt = 0; kt < nk; kt += GS27_8COLOR_TILE_K) {
-        for (ptrdiff_t jt = 0; jt < nj; jt += GS27_8COLOR_TILE_J) {
-            const ptrdiff_t k_end = kt + GS27_8COLOR_TILE_K < nk ? kt + GS27_8COLOR_TILE_K : nk;
-            const ptrdiff_t j_end = jt + GS27_8COLOR_TILE_J < nj ? jt + GS27_8COLOR_TILE_J : nj;
-            for (ptrdiff_t k = kt; k < k_end; k++) {
-                for (ptrdiff_t j = jt; j < j_end; j++) {
-                    double *restrict u_row_ =
-                        STENC_ASSUME_ALIGNED(u_data_ + j * u_sj_ + k * u_sk_);
-                    const double *restrict cmmm_row_ =
-                        STENC_ASSUME_ALIGNED(cmmm_data_ + j * cmmm_sj_ + k * cmmm_sk_);
-                    const double *restrict c0mm_row_ =
-                        STENC_ASSUME_ALIGNED(c0mm_data_ + j * c0mm_sj_ + k * c0mm_sk_);
-                    const double *restrict cpmm_row_ =
-                        STENC_ASSUME_ALIGNED(cpmm_data_ + j * cpmm_sj_ + k * cpmm_sk_);
-                    const double *restrict cm0m_row_ =
-                        STENC_ASSUME_ALIGNED(cm0m_data_ + j * cm0m_sj_ + k * cm0m_sk_);
-                    const double *restrict c00m_row_ =
-                        STENC_ASSUME_ALIGNED(c00m_data_ + j * c00m_sj_ + k * c00m_sk_);
-                    const double *restrict cp0m_row_ =
-                        STENC_ASSUME_ALIGNED(cp0m_data_ + j * cp0m_sj_ + k * cp0m_sk_);
-                    const double *restrict cmpm_row_ =
-                        STENC_ASSUME_ALIGNED(cmpm_data_ + j * cmpm_sj_ + k * cmpm_sk_);
-                    const double *restrict c0pm_row_ =
-                        STENC_ASSUME_ALIGNED(c0pm_data_ + j * c0pm_sj_ + k * c0pm_sk_);
-                    const double *restrict cppm_row_ =
-                        STENC_ASSUME_ALIGNED(cppm_data_ + j * cppm_sj_ + k * cppm_sk_);
-                    const double *restrict cmm0_row_ =
-                        STENC_ASSUME_ALIGNED(cmm0_data_ + j * cmm0_sj_ + k * cmm0_sk_);
-                    const double *restrict c0m0_row_ =
-                        STENC_ASSUME_ALIGNED(c0m0_data_ + j * c0m0_sj_ + k * c0m0_sk_);
-                    const double *restrict cpm0_row_ =
-                        STENC_ASSUME_ALIGNED(cpm0_data_ + j * cpm0_sj_ + k * cpm0_sk_);
-                    const double *restrict cm00_row_ =
-                        STENC_ASSUME_ALIGNED(cm00_data_ + j * cm00_sj_ + k * cm00_sk_);
-                    const double *restrict c000_row_ =
-                        STENC_ASSUME_ALIGNED(c000_data_ + j * c000_sj_ + k * c000_sk_);
-                    const double *restrict cp00_row_ =
-                        STENC_ASSUME_ALIGNED(cp00_data_ + j * cp00_sj_ + k * cp00_sk_);
-                    const double *restrict cmp0_row_ =
-                        STENC_ASSUME_ALIGNED(cmp0_data_ + j * cmp0_sj_ + k * cmp0_sk_);
-                    const double *restrict c0p0_row_ =
-                        STENC_ASSUME_ALIGNED(c0p0_data_ + j * c0p0_sj_ + k * c0p0_sk_);
-                    const double *restrict cpp0_row_ =
-                        STENC_ASSUME_ALIGNED(cpp0_data_ + j * cpp0_sj_ + k * cpp0_sk_);
-                    const double *restrict cmmp_row_ =
-                        STENC_ASSUME_ALIGNED(cmmp_data_ + j * cmmp_sj_ + k * cmmp_sk_);
-                    const double *restrict c0mp_row_ =
-                        STENC_ASSUME_ALIGNED(c0mp_data_ + j * c0mp_sj_ + k * c0mp_sk_);
-                    const double *restrict cpmp_row_ =
-                        STENC_ASSUME_ALIGNED(cpmp_data_ + j * cpmp_sj_ + k * cpmp_sk_);
-                    const double *restrict cm0p_row_ =
-                        STENC_ASSUME_ALIGNED(cm0p_data_ + j * cm0p_sj_ + k * cm0p_sk_);
-                    const double *restrict c00p_row_ =
-                        STENC_ASSUME_ALIGNED(c00p_data_ + j * c00p_sj_ + k * c00p_sk_);
-                    const double *restrict cp0p_row_ =
-                        STENC_ASSUME_ALIGNED(cp0p_data_ + j * cp0p_sj_ + k * cp0p_sk_);
-                    const double *restrict cmpp_row_ =
-                        STENC_ASSUME_ALIGNED(cmpp_data_ + j * cmpp_sj_ + k * cmpp_sk_);
-                    const double *restrict c0pp_row_ =
-                        STENC_ASSUME_ALIGNED(c0pp_data_ + j * c0pp_sj_ + k * c0pp_sk_);
-                    const double *restrict cppp_row_ =
-                        STENC_ASSUME_ALIGNED(cppp_data_ + j * cppp_sj_ + k * cppp_sk_);
-                    const double *restrict f_row_ =
-                        STENC_ASSUME_ALIGNED(f_data_ + j * f_sj_ + k * f_sk_);
-                    for (ptrdiff_t stenc_r = 0; stenc_r < GS27_8COLOR_PERIOD_I; stenc_r++) {
-                        if (gs27_8color_colors[j % GS27_8COLOR_PERIOD_J + GS27_8COLOR_PERIOD_J * (k % GS27_8COLOR_PERIOD_K)][stenc_r] != color) continue;
-                        #pragma omp simd
-                        for (ptrdiff_t i = stenc_r; i < ni; i += GS27_8COLOR_PERIOD_I) {
-                            const double cmmm_ = cmmm_row_[i];
-                            const double u_m1_m1_m1_ = u_row_[i - 1 - u_sj_ - u_sk_];
-                            const double c0mm_ = c0mm_row_[i];
-                            const double u_0_m1_m1_ = u_row_[i - u_sj_ - u_sk_];
-                            const double cpmm_ = cpmm_row_[i];
-                            const double u_p1_m1_m1_ = u_row_[i + 1 - u_sj_ - u_sk_];
-                            const double cm0m_ = cm0m_row_[i];
-                            const double u_m1_0_m1_ = u_row_[i - 1 - u_sk_];
-                            const double c00m_ = c00m_row_[i];
-                            const double u_0_0_m1_ = u_row_[i - u_sk_];
-                            const double cp0m_ = cp0m_row_[i];
-                            const double u_p1_0_m1_ = u_row_[i + 1 - u_sk_];
-                            const double cmpm_ = cmpm_row_[i];
-                            const double u_m1_p1_m1_ = u_row_[i - 1 + u_sj_ - u_sk_];
-                            const double c0pm_ = c0pm_row_[i];
-                            const double u_0_p1_m1_ = u_row_[i + u_sj_ - u_sk_];
-                            const double cppm_ = cppm_row_[i];
-                            const double u_p1_p1_m1_ = u_row_[i + 1 + u_sj_ - u_sk_];
-                            const double cmm0_ = cmm0_row_[i];
-                            const double u_m1_m1_0_ = u_row_[i - 1 - u_sj_];
-                            const double c0m0_ = c0m0_row_[i];
-                            const double u_0_m1_0_ = u_row_[i - u_sj_];
-                            const double cpm0_ = cpm0_row_[i];
-                            const double u_p1_m1_0_ = u_row_[i + 1 - u_sj_];
-                            const double cm00_ = cm00_row_[i];
-                            const double u_m1_0_0_ = u_row_[i - 1];
-                            const double cp00_ = cp00_row_[i];
-                            const double u_p1_0_0_ = u_row_[i + 1];
-                            const double cmp0_ = cmp0_row_[i];
-                            const double u_m1_p1_0_ = u_row_[i - 1 + u_sj_];
-                            const double c0p0_ = c0p0_row_[i];
-                            const double u_0_p1_0_ = u_row_[i + u_sj_];
-                            const double cpp0_ = cpp0_row_[i];
-                            const double u_p1_p1_0_ = u_row_[i + 1 + u_sj_];
-                            const double cmmp_ = cmmp_row_[i];
-                            const double u_m1_m1_p1_ = u_row_[i - 1 - u_sj_ + u_sk_];
-                            const double c0mp_ = c0mp_row_[i];
-                            const double u_0_m1_p1_ = u_row_[i - u_sj_ + u_sk_];
-                            const double cpmp_ = cpmp_row_[i];
-                            const double u_p1_m1_p1_ = u_row_[i + 1 - u_sj_ + u_sk_];
-                            const double cm0p_ = cm0p_row_[i];
-                            const double u_m1_0_p1_ = u_row_[i - 1 + u_sk_];
-                            const double c00p_ = c00p_row_[i];
-                            const double u_0_0_p1_ = u_row_[i + u_sk_];
-                            const double cp0p_ = cp0p_row_[i];
-                            const double u_p1_0_p1_ = u_row_[i + 1 + u_sk_];
-                            const double cmpp_ = cmpp_row_[i];
-                            const double u_m1_p1_p1_ = u_row_[i - 1 + u_sj_ + u_sk_];
-                            const double c0pp_ = c0pp_row_[i];
-                            const double u_0_p1_p1_ = u_row_[i + u_sj_ + u_sk_];
-                            const double cppp_ = cppp_row_[i];
-                            const double u_p1_p1_p1_ = u_row_[i + 1 + u_sj_ + u_sk_];
-                            const double f_ = f_row_[i];
-                            const double c000_ = c000_row_[i];
-                            double u_ = u_row_[i];
-                            #line 17 "stencils/gs27_8color.stencil"
-                            const double off_ = cmmm_ * u_m1_m1_m1_ + c0mm_ * u_0_m1_m1_ + cpmm_ * u_p1_m1_m1_ + cm0m_ * u_m1_0_m1_ + c00m_ * u_0_0_m1_ + cp0m_ * u_p1_0_m1_ + cmpm_ * u_m1_p1_m1_ + c0pm_ * u_0_p1_m1_ + cppm_ * u_p1_p1_m1_ + cmm0_ * u_m1_m1_0_ + c0m0_ * u_0_m1_0_ + cpm0_ * u_p1_m1_0_ + cm00_ * u_m1_0_0_ + cp00_ * u_p1_0_0_ + cmp0_ * u_m1_p1_0_ + c0p0_ * u_0_p1_0_ + cpp0_ * u_p1_p1_0_ + cmmp_ * u_m1_m1_p1_ + c0mp_ * u_0_m1_p1_ + cpmp_ * u_p1_m1_p1_ + cm0p_ * u_m1_0_p1_ + c00p_ * u_0_0_p1_ + cp0p_ * u_p1_0_p1_ + cmpp_ * u_m1_p1_p1_ + c0pp_ * u_0_p1_p1_ + cppp_ * u_p1_p1_p1_;
-                            #line 43 "stencils/gs27_8color.stencil"
-                            u_ = (f_ - off_) / c000_;
-#line 294 "gs27_8color_c.c"
-                            u_row_[i] = u_;
-                        }
-                    }
+    for (ptrdiff_t k = 0; k < nk; k++) {
+        for (ptrdiff_t j = 0; j < nj; j++) {
+            double *restrict u_row_ =
+                STENC_ASSUME_ALIGNED(u_data_ + j * u_sj_ + k * u_sk_);
+            const double *restrict cmmm_row_ =
+                STENC_ASSUME_ALIGNED(cmmm_data_ + j * cmmm_sj_ + k * cmmm_sk_);
+            const double *restrict c0mm_row_ =
+                STENC_ASSUME_ALIGNED(c0mm_data_ + j * c0mm_sj_ + k * c0mm_sk_);
+            const double *restrict cpmm_row_ =
+                STENC_ASSUME_ALIGNED(cpmm_data_ + j * cpmm_sj_ + k * cpmm_sk_);
+            const double *restrict cm0m_row_ =
+                STENC_ASSUME_ALIGNED(cm0m_data_ + j * cm0m_sj_ + k * cm0m_sk_);
+            const double *restrict c00m_row_ =
+                STENC_ASSUME_ALIGNED(c00m_data_ + j * c00m_sj_ + k * c00m_sk_);
+            const double *restrict cp0m_row_ =
+                STENC_ASSUME_ALIGNED(cp0m_data_ + j * cp0m_sj_ + k * cp0m_sk_);
+            const double *restrict cmpm_row_ =
+                STENC_ASSUME_ALIGNED(cmpm_data_ + j * cmpm_sj_ + k * cmpm_sk_);
+            const double *restrict c0pm_row_ =
+                STENC_ASSUME_ALIGNED(c0pm_data_ + j * c0pm_sj_ + k * c0pm_sk_);
+            const double *restrict cppm_row_ =
+                STENC_ASSUME_ALIGNED(cppm_data_ + j * cppm_sj_ + k * cppm_sk_);
+            const double *restrict cmm0_row_ =
+                STENC_ASSUME_ALIGNED(cmm0_data_ + j * cmm0_sj_ + k * cmm0_sk_);
+            const double *restrict c0m0_row_ =
+                STENC_ASSUME_ALIGNED(c0m0_data_ + j * c0m0_sj_ + k * c0m0_sk_);
+            const double *restrict cpm0_row_ =
+                STENC_ASSUME_ALIGNED(cpm0_data_ + j * cpm0_sj_ + k * cpm0_sk_);
+            const double *restrict cm00_row_ =
+                STENC_ASSUME_ALIGNED(cm00_data_ + j * cm00_sj_ + k * cm00_sk_);
+            const double *restrict c000_row_ =
+                STENC_ASSUME_ALIGNED(c000_data_ + j * c000_sj_ + k * c000_sk_);
+            const double *restrict cp00_row_ =
+                STENC_ASSUME_ALIGNED(cp00_data_ + j * cp00_sj_ + k * cp00_sk_);
+            const double *restrict cmp0_row_ =
+                STENC_ASSUME_ALIGNED(cmp0_data_ + j * cmp0_sj_ + k * cmp0_sk_);
+            const double *restrict c0p0_row_ =
+                STENC_ASSUME_ALIGNED(c0p0_data_ + j * c0p0_sj_ + k * c0p0_sk_);
+            const double *restrict cpp0_row_ =
+                STENC_ASSUME_ALIGNED(cpp0_data_ + j * cpp0_sj_ + k * cpp0_sk_);
+            const double *restrict cmmp_row_ =
+                STENC_ASSUME_ALIGNED(cmmp_data_ + j * cmmp_sj_ + k * cmmp_sk_);
+            const double *restrict c0mp_row_ =
+                STENC_ASSUME_ALIGNED(c0mp_data_ + j * c0mp_sj_ + k * c0mp_sk_);
+            const double *restrict cpmp_row_ =
+                STENC_ASSUME_ALIGNED(cpmp_data_ + j * cpmp_sj_ + k * cpmp_sk_);
+            const double *restrict cm0p_row_ =
+                STENC_ASSUME_ALIGNED(cm0p_data_ + j * cm0p_sj_ + k * cm0p_sk_);
+            const double *restrict c00p_row_ =
+                STENC_ASSUME_ALIGNED(c00p_data_ + j * c00p_sj_ + k * c00p_sk_);
+            const double *restrict cp0p_row_ =
+                STENC_ASSUME_ALIGNED(cp0p_data_ + j * cp0p_sj_ + k * cp0p_sk_);
+            const double *restrict cmpp_row_ =
+                STENC_ASSUME_ALIGNED(cmpp_data_ + j * cmpp_sj_ + k * cmpp_sk_);
+            const double *restrict c0pp_row_ =
+                STENC_ASSUME_ALIGNED(c0pp_data_ + j * c0pp_sj_ + k * c0pp_sk_);
+            const double *restrict cppp_row_ =
+                STENC_ASSUME_ALIGNED(cppp_data_ + j * cppp_sj_ + k * cppp_sk_);
+            const double *restrict f_row_ =
+                STENC_ASSUME_ALIGNED(f_data_ + j * f_sj_ + k * f_sk_);
+            for (ptrdiff_t stenc_r = 0; stenc_r < GS27_8COLOR_PERIOD_I; stenc_r++) {
+                if (gs27_8color_colors[j % GS27_8COLOR_PERIOD_J + GS27_8COLOR_PERIOD_J * (k % GS27_8COLOR_PERIOD_K)][stenc_r] != color) continue;
+                #pragma omp simd
+                for (ptrdiff_t i = stenc_r; i < ni; i += GS27_8COLOR_PERIOD_I) {
+                    const double cmmm_ = cmmm_row_[i];
+                    const double u_m1_m1_m1_ = u_row_[i - 1 - u_sj_ - u_sk_];
+                    const double c0mm_ = c0mm_row_[i];
+                    const double u_0_m1_m1_ = u_row_[i - u_sj_ - u_sk_];
+                    const double cpmm_ = cpmm_row_[i];
+                    const double u_p1_m1_m1_ = u_row_[i + 1 - u_sj_ - u_sk_];
+                    const double cm0m_ = cm0m_row_[i];
+                    const double u_m1_0_m1_ = u_row_[i - 1 - u_sk_];
+                    const double c00m_ = c00m_row_[i];
+                    const double u_0_0_m1_ = u_row_[i - u_sk_];
+                    const double cp0m_ = cp0m_row_[i];
+                    const double u_p1_0_m1_ = u_row_[i + 1 - u_sk_];
+                    const double cmpm_ = cmpm_row_[i];
+                    const double u_m1_p1_m1_ = u_row_[i - 1 + u_sj_ - u_sk_];
+                    const double c0pm_ = c0pm_row_[i];
+                    const double u_0_p1_m1_ = u_row_[i + u_sj_ - u_sk_];
+                    const double cppm_ = cppm_row_[i];
+                    const double u_p1_p1_m1_ = u_row_[i + 1 + u_sj_ - u_sk_];
+                    const double cmm0_ = cmm0_row_[i];
+                    const double u_m1_m1_0_ = u_row_[i - 1 - u_sj_];
+                    const double c0m0_ = c0m0_row_[i];
+                    const double u_0_m1_0_ = u_row_[i - u_sj_];
+                    const double cpm0_ = cpm0_row_[i];
+                    const double u_p1_m1_0_ = u_row_[i + 1 - u_sj_];
+                    const double cm00_ = cm00_row_[i];
+                    const double u_m1_0_0_ = u_row_[i - 1];
+                    const double cp00_ = cp00_row_[i];
+                    const double u_p1_0_0_ = u_row_[i + 1];
+                    const double cmp0_ = cmp0_row_[i];
+                    const double u_m1_p1_0_ = u_row_[i - 1 + u_sj_];
+                    const double c0p0_ = c0p0_row_[i];
+                    const double u_0_p1_0_ = u_row_[i + u_sj_];
+                    const double cpp0_ = cpp0_row_[i];
+                    const double u_p1_p1_0_ = u_row_[i + 1 + u_sj_];
+                    const double cmmp_ = cmmp_row_[i];
+                    const double u_m1_m1_p1_ = u_row_[i - 1 - u_sj_ + u_sk_];
+                    const double c0mp_ = c0mp_row_[i];
+                    const double u_0_m1_p1_ = u_row_[i - u_sj_ + u_sk_];
+                    const double cpmp_ = cpmp_row_[i];
+                    const double u_p1_m1_p1_ = u_row_[i + 1 - u_sj_ + u_sk_];
+                    const double cm0p_ = cm0p_row_[i];
+                    const double u_m1_0_p1_ = u_row_[i - 1 + u_sk_];
+                    const double c00p_ = c00p_row_[i];
+                    const double u_0_0_p1_ = u_row_[i + u_sk_];
+                    const double cp0p_ = cp0p_row_[i];
+                    const double u_p1_0_p1_ = u_row_[i + 1 + u_sk_];
+                    const double cmpp_ = cmpp_row_[i];
+                    const double u_m1_p1_p1_ = u_row_[i - 1 + u_sj_ + u_sk_];
+                    const double c0pp_ = c0pp_row_[i];
+                    const double u_0_p1_p1_ = u_row_[i + u_sj_ + u_sk_];
+                    const double cppp_ = cppp_row_[i];
+                    const double u_p1_p1_p1_ = u_row_[i + 1 + u_sj_ + u_sk_];
+                    const double f_ = f_row_[i];
+                    const double c000_ = c000_row_[i];
+                    double u_ = u_row_[i];
+                    #line 17 "stencils/gs27_8color.stencil"
+                    const double off_ = cmmm_ * u_m1_m1_m1_ + c0mm_ * u_0_m1_m1_ + cpmm_ * u_p1_m1_m1_ + cm0m_ * u_m1_0_m1_ + c00m_ * u_0_0_m1_ + cp0m_ * u_p1_0_m1_ + cmpm_ * u_m1_p1_m1_ + c0pm_ * u_0_p1_m1_ + cppm_ * u_p1_p1_m1_ + cmm0_ * u_m1_m1_0_ + c0m0_ * u_0_m1_0_ + cpm0_ * u_p1_m1_0_ + cm00_ * u_m1_0_0_ + cp00_ * u_p1_0_0_ + cmp0_ * u_m1_p1_0_ + c0p0_ * u_0_p1_0_ + cpp0_ * u_p1_p1_0_ + cmmp_ * u_m1_m1_p1_ + c0mp_ * u_0_m1_p1_ + cpmp_ * u_p1_m1_p1_ + cm0p_ * u_m1_0_p1_ + c00p_ * u_0_0_p1_ + cp0p_ * u_p1_0_p1_ + cmpp_ * u_m1_p1_p1_ + c0pp_ * u_0_p1_p1_ + cppp_ * u_p1_p1_p1_;
+                    #line 43 "stencils/gs27_8color.stencil"
+                    u_ = (f_ - off_) / c000_;
+#line 290 "gs27_8color_c.c"
+                    u_row_[i] = u_;
                 }
             }
         }

@@ -17,10 +17,6 @@
 
 #include "stenc/launch.h"
 
-/* Rows (j) and planes (k) per OpenMP task; each row is swept whole by a vectorised loop
- * over i. */
-#define GS7_BACKWARD_TILE_J 8
-#define GS7_BACKWARD_TILE_K 4
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg gs7_backward_args[2] = {
@@ -70,7 +66,7 @@ static void gs7_backward_c(const stenc_launch_shape *shape, const stenc_launch_f
                     float u_ = u_row_[i];
                     #line 25 "stencils/ordered.stencil"
                     u_ = (h2_ * f_ + u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) / 6.0f;
-#line 74 "gs7_backward_c.c"
+#line 70 "gs7_backward_c.c"
                     u_row_[i] = u_;
                 }
             }
@@ -102,7 +98,7 @@ static void gs7_backward_c(const stenc_launch_shape *shape, const stenc_launch_f
                     float u_ = u_row_[i];
                     #line 25 "stencils/ordered.stencil"
                     u_ = (h2_ * f_ + u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) / 6.0f;
-#line 106 "gs7_backward_c.c"
+#line 102 "gs7_backward_c.c"
                     u_row_[i] = u_;
                 }
             }

@@ -14,10 +14,6 @@
 
 #include "stenc/launch.h"
 
-/* Rows (j) and planes (k) per OpenMP task; each row is swept whole by a vectorised loop
- * over i. */
-#define HEAT3D_TILE_J 8
-#define HEAT3D_TILE_K 4
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg heat3d_args[2] = {
@@ -42,33 +38,31 @@ static void heat3d_c(const stenc_launch_shape *shape, const stenc_launch_field *
     const ptrdiff_t y_sj_ = views[1].stride[1];
     const ptrdiff_t y_sk_ = views[1].stride[2];
 
+    /* Each thread takes a contiguous run of whole rows in memory order: every field is read as
+     * a few long streams that the hardware prefetchers follow, and the planes k +- r are read
+     * again from cache while still warm. Tiles of a few rows and planes would break those
+     * streams at every tile's edge (bench/cpu/RESULTS.md). */
 #pragma omp parallel for collapse(2) schedule(static)
-    for (ptrdiff_t kt = 0; kt < nk; kt += HEAT3D_TILE_K) {
-        for (ptrdiff_t jt = 0; jt < nj; jt += HEAT3D_TILE_J) {
-            const ptrdiff_t k_end = kt + HEAT3D_TILE_K < nk ? kt + HEAT3D_TILE_K : nk;
-            const ptrdiff_t j_end = jt + HEAT3D_TILE_J < nj ? jt + HEAT3D_TILE_J : nj;
-            for (ptrdiff_t k = kt; k < k_end; k++) {
-                for (ptrdiff_t j = jt; j < j_end; j++) {
-                    const float *restrict x_row_ =
-                        STENC_ASSUME_ALIGNED(x_data_ + j * x_sj_ + k * x_sk_);
-                    float *restrict y_row_ =
-                        STENC_ASSUME_ALIGNED(y_data_ + j * y_sj_ + k * y_sk_);
-                    #pragma omp simd
-                    for (ptrdiff_t i = 0; i < ni; i++) {
-                        const float x_ = x_row_[i];
-                        const float x_m1_0_0_ = x_row_[i - 1];
-                        const float x_p1_0_0_ = x_row_[i + 1];
-                        const float x_0_m1_0_ = x_row_[i - x_sj_];
-                        const float x_0_p1_0_ = x_row_[i + x_sj_];
-                        const float x_0_0_m1_ = x_row_[i - x_sk_];
-                        const float x_0_0_p1_ = x_row_[i + x_sk_];
-                        float y_ = 0;
-                        #line 12 "stencils/heat3d.stencil"
-                        y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 69 "heat3d_c.c"
-                        y_row_[i] = y_;
-                    }
-                }
+    for (ptrdiff_t k = 0; k < nk; k++) {
+        for (ptrdiff_t j = 0; j < nj; j++) {
+            const float *restrict x_row_ =
+                STENC_ASSUME_ALIGNED(x_data_ + j * x_sj_ + k * x_sk_);
+            float *restrict y_row_ =
+                STENC_ASSUME_ALIGNED(y_data_ + j * y_sj_ + k * y_sk_);
+            #pragma omp simd
+            for (ptrdiff_t i = 0; i < ni; i++) {
+                const float x_ = x_row_[i];
+                const float x_m1_0_0_ = x_row_[i - 1];
+                const float x_p1_0_0_ = x_row_[i + 1];
+                const float x_0_m1_0_ = x_row_[i - x_sj_];
+                const float x_0_p1_0_ = x_row_[i + x_sj_];
+                const float x_0_0_m1_ = x_row_[i - x_sk_];
+                const float x_0_0_p1_ = x_row_[i + x_sk_];
+                float y_ = 0;
+                #line 12 "stencils/heat3d.stencil"
+                y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
+#line 65 "heat3d_c.c"
+                y_row_[i] = y_;
             }
         }
     }

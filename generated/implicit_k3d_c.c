@@ -14,10 +14,6 @@
 
 #include "stenc/launch.h"
 
-/* Rows (j) and planes (k) per OpenMP task; each row is swept whole by a vectorised loop
- * over i. */
-#define IMPLICIT_K3D_TILE_J 8
-#define IMPLICIT_K3D_TILE_K 4
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg implicit_k3d_args[3] = {
@@ -64,41 +60,39 @@ static void implicit_k3d_c(const stenc_launch_shape *shape, const stenc_launch_f
     const ptrdiff_t stenc_rhs_sj_ = views[4].stride[1];
     const ptrdiff_t stenc_rhs_sk_ = views[4].stride[2];
 
+    /* Each thread takes a contiguous run of whole rows in memory order: every field is read as
+     * a few long streams that the hardware prefetchers follow, and the planes k +- r are read
+     * again from cache while still warm. Tiles of a few rows and planes would break those
+     * streams at every tile's edge (bench/cpu/RESULTS.md). */
 #pragma omp parallel for collapse(2) schedule(static)
-    for (ptrdiff_t kt = 0; kt < nk; kt += IMPLICIT_K3D_TILE_K) {
-        for (ptrdiff_t jt = 0; jt < nj; jt += IMPLICIT_K3D_TILE_J) {
-            const ptrdiff_t k_end = kt + IMPLICIT_K3D_TILE_K < nk ? kt + IMPLICIT_K3D_TILE_K : nk;
-            const ptrdiff_t j_end = jt + IMPLICIT_K3D_TILE_J < nj ? jt + IMPLICIT_K3D_TILE_J : nj;
-            for (ptrdiff_t k = kt; k < k_end; k++) {
-                for (ptrdiff_t j = jt; j < j_end; j++) {
-                    const double *restrict u_row_ =
-                        STENC_ASSUME_ALIGNED(u_data_ + j * u_sj_ + k * u_sk_);
-                    const double *restrict s_row_ =
-                        STENC_ASSUME_ALIGNED(s_data_ + j * s_sj_ + k * s_sk_);
-                    double *restrict stenc_lower_row_ =
-                        STENC_ASSUME_ALIGNED(stenc_lower_data_ + j * stenc_lower_sj_ + k * stenc_lower_sk_);
-                    double *restrict stenc_diag_row_ =
-                        STENC_ASSUME_ALIGNED(stenc_diag_data_ + j * stenc_diag_sj_ + k * stenc_diag_sk_);
-                    double *restrict stenc_rhs_row_ =
-                        STENC_ASSUME_ALIGNED(stenc_rhs_data_ + j * stenc_rhs_sj_ + k * stenc_rhs_sk_);
-                    #pragma omp simd
-                    for (ptrdiff_t i = 0; i < ni; i++) {
-                        const double s_ = s_row_[i];
-                        const double u_ = u_row_[i];
-                        double stenc_lower_ = 0;
-                        double stenc_diag_ = 0;
-                        double stenc_rhs_ = 0;
-                        #line 85 "stencils/lines.stencil"
-                        stenc_lower_ = -a_ * s_;
-                        stenc_diag_ = 1.0 + a_ * s_ + b_;
-                        #line 88 "stencils/lines.stencil"
-                        stenc_rhs_ = u_;
-#line 97 "implicit_k3d_c.c"
-                        stenc_lower_row_[i] = stenc_lower_;
-                        stenc_diag_row_[i] = stenc_diag_;
-                        stenc_rhs_row_[i] = stenc_rhs_;
-                    }
-                }
+    for (ptrdiff_t k = 0; k < nk; k++) {
+        for (ptrdiff_t j = 0; j < nj; j++) {
+            const double *restrict u_row_ =
+                STENC_ASSUME_ALIGNED(u_data_ + j * u_sj_ + k * u_sk_);
+            const double *restrict s_row_ =
+                STENC_ASSUME_ALIGNED(s_data_ + j * s_sj_ + k * s_sk_);
+            double *restrict stenc_lower_row_ =
+                STENC_ASSUME_ALIGNED(stenc_lower_data_ + j * stenc_lower_sj_ + k * stenc_lower_sk_);
+            double *restrict stenc_diag_row_ =
+                STENC_ASSUME_ALIGNED(stenc_diag_data_ + j * stenc_diag_sj_ + k * stenc_diag_sk_);
+            double *restrict stenc_rhs_row_ =
+                STENC_ASSUME_ALIGNED(stenc_rhs_data_ + j * stenc_rhs_sj_ + k * stenc_rhs_sk_);
+            #pragma omp simd
+            for (ptrdiff_t i = 0; i < ni; i++) {
+                const double s_ = s_row_[i];
+                const double u_ = u_row_[i];
+                double stenc_lower_ = 0;
+                double stenc_diag_ = 0;
+                double stenc_rhs_ = 0;
+                #line 85 "stencils/lines.stencil"
+                stenc_lower_ = -a_ * s_;
+                stenc_diag_ = 1.0 + a_ * s_ + b_;
+                #line 88 "stencils/lines.stencil"
+                stenc_rhs_ = u_;
+#line 93 "implicit_k3d_c.c"
+                stenc_lower_row_[i] = stenc_lower_;
+                stenc_diag_row_[i] = stenc_diag_;
+                stenc_rhs_row_[i] = stenc_rhs_;
             }
         }
     }

@@ -14,10 +14,6 @@
 
 #include "stenc/launch.h"
 
-/* Rows (j) and planes (k) per OpenMP task; each row is swept whole by a vectorised loop
- * over i. */
-#define NODE_AVG3D_TILE_J 8
-#define NODE_AVG3D_TILE_K 4
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg node_avg3d_args[2] = {
@@ -41,34 +37,32 @@ static void node_avg3d_c(const stenc_launch_shape *shape, const stenc_launch_fie
     const ptrdiff_t nd_sj_ = views[1].stride[1];
     const ptrdiff_t nd_sk_ = views[1].stride[2];
 
+    /* Each thread takes a contiguous run of whole rows in memory order: every field is read as
+     * a few long streams that the hardware prefetchers follow, and the planes k +- r are read
+     * again from cache while still warm. Tiles of a few rows and planes would break those
+     * streams at every tile's edge (bench/cpu/RESULTS.md). */
 #pragma omp parallel for collapse(2) schedule(static)
-    for (ptrdiff_t kt = 0; kt < nk; kt += NODE_AVG3D_TILE_K) {
-        for (ptrdiff_t jt = 0; jt < nj; jt += NODE_AVG3D_TILE_J) {
-            const ptrdiff_t k_end = kt + NODE_AVG3D_TILE_K < nk ? kt + NODE_AVG3D_TILE_K : nk;
-            const ptrdiff_t j_end = jt + NODE_AVG3D_TILE_J < nj ? jt + NODE_AVG3D_TILE_J : nj;
-            for (ptrdiff_t k = kt; k < k_end; k++) {
-                for (ptrdiff_t j = jt; j < j_end; j++) {
-                    const float *restrict c_row_ =
-                        STENC_ASSUME_ALIGNED(c_data_ + j * c_sj_ + k * c_sk_);
-                    float *restrict nd_row_ =
-                        STENC_ASSUME_ALIGNED(nd_data_ + j * nd_sj_ + k * nd_sk_);
-                    #pragma omp simd
-                    for (ptrdiff_t i = 0; i < ni; i++) {
-                        const float c_ = c_row_[i];
-                        const float c_m1_0_0_ = c_row_[i - 1];
-                        const float c_0_m1_0_ = c_row_[i - c_sj_];
-                        const float c_m1_m1_0_ = c_row_[i - 1 - c_sj_];
-                        const float c_0_0_m1_ = c_row_[i - c_sk_];
-                        const float c_m1_0_m1_ = c_row_[i - 1 - c_sk_];
-                        const float c_0_m1_m1_ = c_row_[i - c_sj_ - c_sk_];
-                        const float c_m1_m1_m1_ = c_row_[i - 1 - c_sj_ - c_sk_];
-                        float nd_ = 0;
-                        #line 34 "stencils/staggered.stencil"
-                        nd_ = 0.125f * (c_ + c_m1_0_0_ + c_0_m1_0_ + c_m1_m1_0_ + c_0_0_m1_ + c_m1_0_m1_ + c_0_m1_m1_ + c_m1_m1_m1_);
-#line 69 "node_avg3d_c.c"
-                        nd_row_[i] = nd_;
-                    }
-                }
+    for (ptrdiff_t k = 0; k < nk; k++) {
+        for (ptrdiff_t j = 0; j < nj; j++) {
+            const float *restrict c_row_ =
+                STENC_ASSUME_ALIGNED(c_data_ + j * c_sj_ + k * c_sk_);
+            float *restrict nd_row_ =
+                STENC_ASSUME_ALIGNED(nd_data_ + j * nd_sj_ + k * nd_sk_);
+            #pragma omp simd
+            for (ptrdiff_t i = 0; i < ni; i++) {
+                const float c_ = c_row_[i];
+                const float c_m1_0_0_ = c_row_[i - 1];
+                const float c_0_m1_0_ = c_row_[i - c_sj_];
+                const float c_m1_m1_0_ = c_row_[i - 1 - c_sj_];
+                const float c_0_0_m1_ = c_row_[i - c_sk_];
+                const float c_m1_0_m1_ = c_row_[i - 1 - c_sk_];
+                const float c_0_m1_m1_ = c_row_[i - c_sj_ - c_sk_];
+                const float c_m1_m1_m1_ = c_row_[i - 1 - c_sj_ - c_sk_];
+                float nd_ = 0;
+                #line 34 "stencils/staggered.stencil"
+                nd_ = 0.125f * (c_ + c_m1_0_0_ + c_0_m1_0_ + c_m1_m1_0_ + c_0_0_m1_ + c_m1_0_m1_ + c_0_m1_m1_ + c_m1_m1_m1_);
+#line 65 "node_avg3d_c.c"
+                nd_row_[i] = nd_;
             }
         }
     }

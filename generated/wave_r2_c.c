@@ -14,10 +14,6 @@
 
 #include "stenc/launch.h"
 
-/* Rows (j) and planes (k) per OpenMP task; each row is swept whole by a vectorised loop
- * over i. */
-#define WAVE_R2_TILE_J 8
-#define WAVE_R2_TILE_K 4
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg wave_r2_args[3] = {
@@ -45,44 +41,42 @@ static void wave_r2_c(const stenc_launch_shape *shape, const stenc_launch_field 
     const ptrdiff_t u_next_sj_ = views[2].stride[1];
     const ptrdiff_t u_next_sk_ = views[2].stride[2];
 
+    /* Each thread takes a contiguous run of whole rows in memory order: every field is read as
+     * a few long streams that the hardware prefetchers follow, and the planes k +- r are read
+     * again from cache while still warm. Tiles of a few rows and planes would break those
+     * streams at every tile's edge (bench/cpu/RESULTS.md). */
 #pragma omp parallel for collapse(2) schedule(static)
-    for (ptrdiff_t kt = 0; kt < nk; kt += WAVE_R2_TILE_K) {
-        for (ptrdiff_t jt = 0; jt < nj; jt += WAVE_R2_TILE_J) {
-            const ptrdiff_t k_end = kt + WAVE_R2_TILE_K < nk ? kt + WAVE_R2_TILE_K : nk;
-            const ptrdiff_t j_end = jt + WAVE_R2_TILE_J < nj ? jt + WAVE_R2_TILE_J : nj;
-            for (ptrdiff_t k = kt; k < k_end; k++) {
-                for (ptrdiff_t j = jt; j < j_end; j++) {
-                    const float *restrict u_row_ =
-                        STENC_ASSUME_ALIGNED(u_data_ + j * u_sj_ + k * u_sk_);
-                    const float *restrict u_prev_row_ =
-                        STENC_ASSUME_ALIGNED(u_prev_data_ + j * u_prev_sj_ + k * u_prev_sk_);
-                    float *restrict u_next_row_ =
-                        STENC_ASSUME_ALIGNED(u_next_data_ + j * u_next_sj_ + k * u_next_sk_);
-                    #pragma omp simd
-                    for (ptrdiff_t i = 0; i < ni; i++) {
-                        const float u_m2_0_0_ = u_row_[i - 2];
-                        const float u_p2_0_0_ = u_row_[i + 2];
-                        const float u_0_m2_0_ = u_row_[i - 2 * u_sj_];
-                        const float u_0_p2_0_ = u_row_[i + 2 * u_sj_];
-                        const float u_0_0_m2_ = u_row_[i - 2 * u_sk_];
-                        const float u_0_0_p2_ = u_row_[i + 2 * u_sk_];
-                        const float u_m1_0_0_ = u_row_[i - 1];
-                        const float u_p1_0_0_ = u_row_[i + 1];
-                        const float u_0_m1_0_ = u_row_[i - u_sj_];
-                        const float u_0_p1_0_ = u_row_[i + u_sj_];
-                        const float u_0_0_m1_ = u_row_[i - u_sk_];
-                        const float u_0_0_p1_ = u_row_[i + u_sk_];
-                        const float u_ = u_row_[i];
-                        const float u_prev_ = u_prev_row_[i];
-                        float u_next_ = 0;
-                        #line 10 "stencils/wave_r2.stencil"
-                        const float lap_ = -1.0f / 12.0f * (u_m2_0_0_ + u_p2_0_0_ + u_0_m2_0_ + u_0_p2_0_ + u_0_0_m2_ + u_0_0_p2_) + 4.0f / 3.0f * (u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) - 15.0f / 2.0f * u_;
-                        #line 13 "stencils/wave_r2.stencil"
-                        u_next_ = 2.0f * u_ - u_prev_ + c2_ * lap_;
-#line 83 "wave_r2_c.c"
-                        u_next_row_[i] = u_next_;
-                    }
-                }
+    for (ptrdiff_t k = 0; k < nk; k++) {
+        for (ptrdiff_t j = 0; j < nj; j++) {
+            const float *restrict u_row_ =
+                STENC_ASSUME_ALIGNED(u_data_ + j * u_sj_ + k * u_sk_);
+            const float *restrict u_prev_row_ =
+                STENC_ASSUME_ALIGNED(u_prev_data_ + j * u_prev_sj_ + k * u_prev_sk_);
+            float *restrict u_next_row_ =
+                STENC_ASSUME_ALIGNED(u_next_data_ + j * u_next_sj_ + k * u_next_sk_);
+            #pragma omp simd
+            for (ptrdiff_t i = 0; i < ni; i++) {
+                const float u_m2_0_0_ = u_row_[i - 2];
+                const float u_p2_0_0_ = u_row_[i + 2];
+                const float u_0_m2_0_ = u_row_[i - 2 * u_sj_];
+                const float u_0_p2_0_ = u_row_[i + 2 * u_sj_];
+                const float u_0_0_m2_ = u_row_[i - 2 * u_sk_];
+                const float u_0_0_p2_ = u_row_[i + 2 * u_sk_];
+                const float u_m1_0_0_ = u_row_[i - 1];
+                const float u_p1_0_0_ = u_row_[i + 1];
+                const float u_0_m1_0_ = u_row_[i - u_sj_];
+                const float u_0_p1_0_ = u_row_[i + u_sj_];
+                const float u_0_0_m1_ = u_row_[i - u_sk_];
+                const float u_0_0_p1_ = u_row_[i + u_sk_];
+                const float u_ = u_row_[i];
+                const float u_prev_ = u_prev_row_[i];
+                float u_next_ = 0;
+                #line 10 "stencils/wave_r2.stencil"
+                const float lap_ = -1.0f / 12.0f * (u_m2_0_0_ + u_p2_0_0_ + u_0_m2_0_ + u_0_p2_0_ + u_0_0_m2_ + u_0_0_p2_) + 4.0f / 3.0f * (u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) - 15.0f / 2.0f * u_;
+                #line 13 "stencils/wave_r2.stencil"
+                u_next_ = 2.0f * u_ - u_prev_ + c2_ * lap_;
+#line 79 "wave_r2_c.c"
+                u_next_row_[i] = u_next_;
             }
         }
     }
