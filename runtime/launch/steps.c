@@ -34,6 +34,11 @@ enum {
      * spend more on starting the threads than they gain (16 threads, 384^3: 1 plane per slab
      * 0.83x the plain steps, 4 planes 1.39x; bench/cpu/RESULTS.md). */
     STEPS_SLAB_POINTS_PER_THREAD = 32768,
+    /* Blocking is automatic with this many threads at most. Each slab's halo fill runs on one
+     * thread and each slab is its own parallel loop: on 2 cores blocking gains 1.7-1.9x, on 16
+     * it ranged from 0.63x to 1.6x over runs and slab sizes (bench/cpu/RESULTS.md).
+     * STENC_STEPS_BLOCK still forces it. */
+    STEPS_AUTO_MAX_THREADS = 4,
 };
 /* The last-level cache when nothing says: a common desktop L3. */
 #define STEPS_CACHE_DEFAULT ((size_t)32 << 20)
@@ -60,12 +65,16 @@ static size_t cache_bytes(long cache_mb) {
     return STEPS_CACHE_DEFAULT;
 }
 
-static size_t slab_points(void) {
+static int max_threads(void) {
 #ifdef _OPENMP
-    return (size_t)STEPS_SLAB_POINTS_PER_THREAD * (size_t)omp_get_max_threads();
+    return omp_get_max_threads();
 #else
-    return STEPS_SLAB_POINTS_PER_THREAD;
+    return 1;
 #endif
+}
+
+static size_t slab_points(void) {
+    return (size_t)STEPS_SLAB_POINTS_PER_THREAD * (size_t)max_threads();
 }
 
 static _Thread_local int last_degree;
@@ -125,7 +134,7 @@ static int blockable(const stenc_launch_desc *desc, const stenc_launch_stepper *
 static long auto_degree(size_t plane_bytes, size_t total_bytes, long reach, long slab,
                         long cache_mb) {
     const size_t cache = cache_bytes(cache_mb), budget = cache / 2;
-    if (total_bytes <= cache) return 1;
+    if (total_bytes <= cache || max_threads() > STEPS_AUTO_MAX_THREADS) return 1;
     long degree = 1;
     for (long t = 2; t <= STEPS_MAX_DEGREE; t++)
         if ((size_t)((t - 1) * reach + slab + 2 * reach) * plane_bytes <= budget) degree = t;

@@ -250,6 +250,7 @@ static void test_auto_degree(void **state) {
     assert_int_equal(unsetenv("STENC_STEPS_SLAB"), 0);
     /* the budget the machine's cache would give, fixed so that the sizes below mean the same */
     assert_int_equal(setenv("STENC_STEPS_CACHE_MB", "16", 1), 0);
+    omp_set_num_threads(2); /* blocking is automatic with few threads only */
     const size_t small[3] = {9, 8, 7}, large[3] = {129, 131, 67}; /* 9 MB per field */
     field_set a = make_set(c, small, 1, 5), b = make_set(c, small, 1, 5);
     assert_stenc_ok(c->steps(a.f, 3, bc));
@@ -273,6 +274,19 @@ static void test_auto_degree(void **state) {
     assert_stenc_ok(c->steps(a.f, 2, bc));
     assert_int_equal(stenc_launch_steps_last_degree(), 1);
     assert_int_equal(unsetenv("STENC_STEPS_CACHE_MB"), 0);
+    /* many threads: the plain steps unless forced (thin slabs, which would block otherwise) */
+    assert_int_equal(setenv("STENC_STEPS_CACHE_MB", "16", 1), 0);
+    assert_int_equal(setenv("STENC_STEPS_SLAB", "1", 1), 0);
+    omp_set_num_threads(16);
+    assert_stenc_ok(c->steps(a.f, 9, bc));
+    assert_int_equal(stenc_launch_steps_last_degree(), 1);
+    assert_int_equal(setenv("STENC_STEPS_BLOCK", "4", 1), 0);
+    assert_stenc_ok(c->steps(a.f, 9, bc));
+    assert_int_equal(stenc_launch_steps_last_degree(), 4);
+    assert_int_equal(unsetenv("STENC_STEPS_BLOCK"), 0);
+    assert_int_equal(unsetenv("STENC_STEPS_CACHE_MB"), 0);
+    assert_int_equal(unsetenv("STENC_STEPS_SLAB"), 0);
+    omp_set_num_threads(2);
     free_set(c, &a), free_set(c, &b);
 }
 
