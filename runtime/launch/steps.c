@@ -12,6 +12,7 @@
  * for bit as after the plain steps, halos included. What stays in the cache is about
  * (T - 1) r + S + 2 r planes of every field. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +48,7 @@ enum {
  * L3 (sysfs, which counts what a VM's CPU really shares, where glibc's sysconf may report the
  * whole host's), else sysconf's, else STEPS_CACHE_DEFAULT. Fields that fit it whole are left to
  * the plain steps (already in cache); the wavefront's planes get half of it. */
-static size_t cache_bytes(long cache_mb) {
-    if (cache_mb > 0) return (size_t)cache_mb << 20;
+static size_t read_cache_bytes(void) {
     FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
     if (f) {
         unsigned long v = 0;
@@ -63,6 +63,16 @@ static size_t cache_bytes(long cache_mb) {
     if (l3 > 0) return (size_t)l3;
 #endif
     return STEPS_CACHE_DEFAULT;
+}
+
+static size_t cache_bytes(long cache_mb) {
+    if (cache_mb > 0) return (size_t)cache_mb << 20;
+    /* Read once per process, not per launch (the value cannot change); racing first launches
+     * store the same value. */
+    static _Atomic size_t known;
+    size_t bytes = known;
+    if (bytes == 0) known = bytes = read_cache_bytes();
+    return bytes;
 }
 
 static int max_threads(void) {

@@ -19,8 +19,8 @@
             long ilo, ihi, jlo, jhi;                                                               \
             mls_interval(s->n, ci, p, d, &ilo, &ihi);                                              \
             mls_interval(s->n, cj, q, d, &jlo, &jhi);                                              \
-            ilo = mls_max(ilo, 0), ihi = mls_min(ihi, s->nx - 1);                                  \
-            jlo = mls_max(jlo, 0), jhi = mls_min(jhi, s->ny - 1);                                  \
+            mls_clip(s->nx, &ilo, &ihi);                                                           \
+            mls_clip(s->ny, &jlo, &jhi);                                                           \
             for (long lj = jlo; lj <= jhi; lj++) {                                                 \
                 const long y = s->backward ? s->ny - 1 - lj : lj;                                  \
                 T *row = u + y * pu;                                                               \

@@ -49,8 +49,8 @@ __global__ void phase_kernel(T *__restrict__ u, const T *__restrict__ f, Phase p
     long fx0, fx1, fy0, fy1;
     mls_footprint(ph.n, ph.K, ph.ci, p, &fx0, &fx1);
     mls_footprint(ph.n, ph.K, ph.cj, q, &fy0, &fy1);
-    fx0 = mls_max(fx0, 0), fx1 = mls_min(fx1, ph.nx - 1);
-    fy0 = mls_max(fy0, 0), fy1 = mls_min(fy1, ph.ny - 1);
+    mls_clip(ph.nx, &fx0, &fx1);
+    mls_clip(ph.ny, &fy0, &fy1);
     if (fx0 > fx1 || fy0 > fy1) return;
     // The copy: the footprint and one point around it (the halo at the grid's edge).
     const long rx0 = fx0 - 1, ry0 = fy0 - 1;
@@ -71,8 +71,8 @@ __global__ void phase_kernel(T *__restrict__ u, const T *__restrict__ f, Phase p
         long ilo, ihi, jlo, jhi;
         mls_interval(ph.n, ph.ci, p, d, &ilo, &ihi);
         mls_interval(ph.n, ph.cj, q, d, &jlo, &jhi);
-        ilo = mls_max(ilo, 0), ihi = mls_min(ihi, ph.nx - 1);
-        jlo = mls_max(jlo, 0), jhi = mls_min(jhi, ph.ny - 1);
+        mls_clip(ph.nx, &ilo, &ihi);
+        mls_clip(ph.ny, &jlo, &jhi);
         const int len = (int)(ihi - ilo + 1);
         for (long ly = jlo; ly <= jhi; ly++) {
             int e = (int)((ly - ry0) * w + (ilo - rx0));

@@ -59,6 +59,12 @@ MLS_HD static inline void mls_interval(long n, int c, long p, long d, long *lo, 
     *hi = c == 0 ? p * n + n - 2 - d : p * n + n - 1 + d;
 }
 
+/* [lo, hi] clipped to the interior [0, len-1] (empty when lo > hi after). */
+MLS_HD static inline void mls_clip(long len, long *lo, long *hi) {
+    *lo = mls_max(*lo, 0);
+    *hi = mls_min(*hi, len - 1);
+}
+
 /* The union over the K layers: layer 0 for A, layer K-1 for B. */
 MLS_HD static inline void mls_footprint(long n, int K, int c, long p, long *lo, long *hi) {
     mls_interval(n, c, p, c == 0 ? 0 : K - 1, lo, hi);
