@@ -1143,6 +1143,9 @@ static tmpl_value *build_data(emitter *e) {
     set_sweep_data(e, d);
     set_colors_and_reductions(e, d);
     set_args(e, d);
+    /* The c target's stepping launcher names the cuda target's blocked kernels when there are
+     * some (emit_cuda.c sets it then). */
+    tmpl_set_bool(d, "cu_tsteps", 0);
     /* Each target: a flag of its name, and the data of its own templates (targets.c). */
     const emit_symbols sym = {(const char *const *)e->read_name, (const char *const *)e->value_name,
                               (const char *const *)e->reduce_name,

@@ -328,6 +328,100 @@ static long variant_shared_bytes(const km_kernel *km, const input_info *info,
     return bytes;
 }
 
+/* ---- temporal blocking of stepping launchers (`step OUT -> IN;`) -------------------------- */
+
+/* One kernel making T steps per trip: BX x BY threads, one point of a plane each (the block's
+ * tile: its output and a rim of R*T points on every side along i and mid), marching over a
+ * chunk of the outer dimension (its length chosen at launch to fill whole waves). Degrees: 3-D
+ * tiles lose 4RT/32 of each side to the rim, so small T; 2-D rows of 512 lose little and take more
+ * steps. */
+typedef struct tstep_variant {
+    int t, bx, by;
+} tstep_variant;
+static const tstep_variant tstep3[] = {{2, 32, 16}, {4, 32, 32}, {3, 32, 32}, {2, 32, 32}};
+static const tstep_variant tstep2[] = {{8, 256, 1}, {4, 256, 1}, {3, 256, 1}, {2, 256, 1}};
+/* Whether NAME_steps blocks on the device unasked: in 2-D (jacobi2d at 8192^2, 16 steps:
+ * 1.25x the plain steps in float, 1.75x in double), not in 3-D (heat3d at 512^3: 0.67x and
+ * 0.91x; bench/cuda/RESULTS.md). */
+static int tstep_automatic(const km_kernel *km) {
+    return km->dims == 2;
+}
+/* The dynamic shared memory one kernel may ask for (the H100 allows 227 KB per block), and the
+ * narrowest output a tile may keep after its rim. */
+enum { TSTEP_MAX_SHARED = 160 * 1024, TSTEP_MIN_OUTPUT = 8 };
+
+/* Whether the device blocking takes this stencil: a stepping 2-D or 3-D stencil whose body
+ * does not read its indices (the kernel evaluates ghost points at their boundary point's
+ * coordinates, which an index read would see), with no staggered array (one extent for all). */
+static int tstep_ok(const km_kernel *km) {
+    if (km->step_in < 0 || km->dims < 2 || km->ninouts) return 0;
+    for (int x = 0; x < AST_INDEX_COUNT; x++)
+        if (km->uses_index[x]) return 0;
+    for (int a = 0; a < km->narrays; a++)
+        for (int dim = 0; dim < km->dims; dim++)
+            if (km->arrays[a].stagger[dim]) return 0;
+    for (int dim = 0; dim < km->dims; dim++)
+        if (km->stagger[dim]) return 0;
+    const km_array *in = &km->arrays[km->step_in];
+    return in->axes == 0 && in->elem == AST_ELEM_REAL;
+}
+
+/* The template data of the tstep kernel (cu_tsteps and its lists). */
+static void tstep_data(const km_kernel *km, const int *field_of, const emit_symbols *sym,
+                       tmpl_value *d) {
+    const int ok = tstep_ok(km);
+    tmpl_set_bool(d, "cu_tsteps", ok);
+    if (!ok) return;
+    int reach = 0;
+    for (int r = 0; r < km->nreads; r++)
+        if (km->reads[r].array == km->step_in)
+            for (int dim = 0; dim < km->dims; dim++)
+                if (abs(km->reads[r].offset.d[dim]) > reach)
+                    reach = abs(km->reads[r].offset.d[dim]);
+    tmpl_set_fmt(d, "ts_r", "%d", reach);
+    tmpl_set_fmt(d, "ts_in", "%d", field_of[km->step_in]);
+    tmpl_set_fmt(d, "ts_out", "%d", field_of[km->step_out]);
+    tmpl_set_str(d, "ts_out_local", sym->value_name[km->step_out]);
+    tmpl_value *reads = tmpl_set_list(d, "ts_reads");
+    int point_reads = 0;
+    for (int r = 0; r < km->nreads; r++) {
+        point_reads |= km->reads[r].array != km->step_in;
+        const km_read *rd = &km->reads[r];
+        tmpl_value *rv = tmpl_append_map(reads);
+        tmpl_set_str(rv, "local", sym->read_name[r]);
+        describe_read(rv, km, rd, field_of[rd->array]);
+        const int ring = rd->array == km->step_in;
+        tmpl_set_bool(rv, "ring", ring);
+        int o[3];
+        remap(km, &rd->offset, o);
+        tmpl_set_fmt(rv, "oi", "%d", o[0]);
+        tmpl_set_fmt(rv, "om", "%d", o[1]);
+        tmpl_set_fmt(rv, "oo", "%d", o[2]);
+    }
+    tmpl_set_bool(d, "ts_point_reads", point_reads);
+    tmpl_set_fmt(d, "ts_automatic", "%d", tstep_automatic(km));
+    const tstep_variant *list = km->dims == 3 ? tstep3 : tstep2;
+    const int count = km->dims == 3 ? (int)(sizeof tstep3 / sizeof *tstep3)
+                                    : (int)(sizeof tstep2 / sizeof *tstep2);
+    tmpl_value *vars = tmpl_set_list(d, "ts_variants");
+    for (int v = 0; v < count; v++) {
+        const tstep_variant *tv = &list[v];
+        const int rt = reach * tv->t;
+        const long bytes = (long)tv->t * (2 * reach + 1) * tv->bx * tv->by * km->type_size;
+        if (bytes > TSTEP_MAX_SHARED || tv->bx - 2 * rt < TSTEP_MIN_OUTPUT ||
+            (km->dims == 3 && tv->by - 2 * rt < TSTEP_MIN_OUTPUT))
+            continue;
+        tmpl_value *vv = tmpl_append_map(vars);
+        tmpl_set_fmt(vv, "t", "%d", tv->t);
+        tmpl_set_fmt(vv, "bx", "%d", tv->bx);
+        tmpl_set_fmt(vv, "by", "%d", tv->by);
+        tmpl_set_fmt(vv, "name", "tstep_t%d_%dx%d", tv->t, tv->bx, tv->by);
+    }
+    tmpl_set_fmt(d, "ts_nvariants", "%d", (int)tmpl_list_len(vars));
+    /* no variant fits (a reach too long for the tiles): no kernel */
+    if (tmpl_list_len(vars) == 0) tmpl_set_bool(d, "cu_tsteps", 0);
+}
+
 void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d) {
     const char *const *read_name = sym->read_name, *const *value_name = sym->value_name;
     const char *const *reduce_name = sym->reduce_name, *const *reduce_acc = sym->reduce_acc;
@@ -440,6 +534,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     }
     tmpl_set_fmt(d, "cu_warm", "%d", warm);
     tmpl_set_bool(d, "cu_sweep", needs_sweep(km));
+    tstep_data(km, field_of, sym, d);
     if (needs_sweep(km))
         sweep_data(km, field_of, read_name, value_name, reduce_name, reduce_acc, d);
     tmpl_set_bool(d, "cu_has_planes", tmpl_list_len(planes) > 0);

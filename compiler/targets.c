@@ -28,8 +28,9 @@ static const emit_output cuda_outputs[] = {
 };
 
 static const char *const cuda_declared[] = {
-    "%s_cuda_variants", "%s_direct", "%s_stream", "%s_sweep", "%s_combine", "%s_wave", NULL};
-static const char *const cuda_exported[] = {"%s_cuda_variants", NULL};
+    "%s_cuda_variants", "%s_direct", "%s_stream", "%s_sweep", "%s_combine", "%s_wave",
+    "%s_tstep",         "%s_cuda_tsteps", NULL};
+static const char *const cuda_exported[] = {"%s_cuda_variants", "%s_cuda_tsteps", NULL};
 
 static const emit_output opencl_outputs[] = {
     {"opencl/stencil_opencl.c.tmpl", "_opencl.c"},

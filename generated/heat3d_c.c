@@ -116,8 +116,11 @@ static void heat3d_c_step(const stenc_launch_shape *shape, const stenc_launch_fi
     heat3d_c(shape, views, (float)stenc_scalars[0], (float)stenc_scalars[1]);
 }
 
+/* The CUDA kernels that make several steps per trip, defined in the cuda target's file. */
+extern const stenc_launch_tsteps heat3d_cuda_tsteps;
+
 /* Where the steps are x (argument 0) and y (argument 1). */
-static const stenc_launch_stepper heat3d_stepper = { 0, 1, heat3d_c_step, 1};
+static const stenc_launch_stepper heat3d_stepper = { 0, 1, heat3d_c_step, 1, &heat3d_cuda_tsteps};
 
 stenc_status heat3d_steps(stenc_ctx *ctx, double a_, double b_, stenc_field *x_, stenc_field *y_,
                           long nsteps, const stenc_bc bc[STENC_FACE_COUNT]) {
@@ -128,11 +131,11 @@ stenc_status heat3d_steps(stenc_ctx *ctx, double a_, double b_, stenc_field *x_,
     stenc_status status = stenc_launch_steps_check(&heat3d_desc, fields);
     if (status != STENC_OK) return status;
     const double stenc_scalars[] = {a_, b_};
-    /* Several steps per sweep where the fields allow it, else one step at a time. */
-    int stenc_done = 0;
+    /* Several steps per sweep where the fields allow it, the rest one at a time. */
+    long stenc_made = 0;
     status = stenc_launch_steps_blocked(&heat3d_desc, ctx, &heat3d_stepper, fields, x_, y_,
-                                        stenc_scalars, nsteps, bc, &stenc_done);
-    for (long stenc_s = 0; !stenc_done && stenc_s < nsteps && status == STENC_OK; stenc_s++) {
+                                        stenc_scalars, nsteps, bc, &stenc_made);
+    for (long stenc_s = stenc_made; stenc_s < nsteps && status == STENC_OK; stenc_s++) {
         status = stenc_field_fill_halo(x_, bc);
         if (status == STENC_OK) status = heat3d(ctx, a_, b_, x_, y_);
         if (status == STENC_OK) status = stenc_field_swap(x_, y_);

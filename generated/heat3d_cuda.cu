@@ -253,6 +253,223 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_stream(const stenc_args 
     }
 }
 
+/* Temporal blocking of the stepping launcher (docs/cuda.md, "Temporal blocking"): T steps per
+ * trip through memory. A BX x BY block holds one point of an (i, mid) plane per thread: a tile
+ * whose middle (BX - 2RT) x (BY - 2RT) is its output (R the reach of IN's reads), marching over
+ * KC planes of the outer dimension plus RT planes on either side. Step l < T keeps its last
+ * 2R+1 planes in a shared ring, each made R planes behind step l - 1's; step T goes to OUT.
+ * Ghost points (outside the interior) take what stenc_field_fill_halo would give them: a
+ * Dirichlet face's value, or across a Neumann face the value of the boundary point, faces taken
+ * outer, mid, i (the fill's order reversed). In-plane, a ghost point evaluates the body at its
+ * boundary point; along the outer dimension it copies the boundary plane of its step. IN's halo
+ * is never read: from step T - 1 the kernel writes it as the fill would. */
+struct stenc_targs {
+    int kind[6]; /* stenc_bc_kind of the faces in the frame: i lo, hi, mid lo, hi, outer lo, hi */
+    stenc_T value[6];
+    int halo; /* IN's halo layers */
+};
+
+/* The ring slot of the plane d planes behind the one in slot s (d a constant once unrolled). */
+template <int NP> __device__ __forceinline__ int stenc_back(int s, int d) {
+    const int m = d % NP;
+    return s >= m ? s - m : s - m + NP;
+}
+
+__device__ void stenc_tstep_halo(const stenc_args &stenc_a, const stenc_targs &stenc_t,
+                                 stenc_T *stenc_in, ptrdiff_t stenc_sj, ptrdiff_t stenc_sk,
+                                 int stenc_i, int stenc_m, int stenc_o, stenc_T stenc_v) {
+    const int h = stenc_t.halo, hm = stenc_sj ? h : 0; /* 2-D: no mid dimension */
+    for (int eo = -h; eo <= h; eo++) {
+        if ((eo < 0 && stenc_o != 0) || (eo > 0 && stenc_o != stenc_a.n[2] - 1)) continue;
+        for (int em = -hm; em <= hm; em++) {
+            if ((em < 0 && stenc_m != 0) || (em > 0 && stenc_m != stenc_a.n[1] - 1)) continue;
+            for (int ei = -h; ei <= h; ei++) {
+                if ((ei < 0 && stenc_i != 0) || (ei > 0 && stenc_i != stenc_a.n[0] - 1)) continue;
+                if (!ei && !em && !eo) continue;
+                /* constant indices only (a computed one would put the arguments in local
+                 * memory) */
+                stenc_T w = stenc_v;
+                if (eo && (eo < 0 ? stenc_t.kind[4] : stenc_t.kind[5]) == STENC_BC_DIRICHLET)
+                    w = eo < 0 ? stenc_t.value[4] : stenc_t.value[5];
+                else if (em && (em < 0 ? stenc_t.kind[2] : stenc_t.kind[3]) == STENC_BC_DIRICHLET)
+                    w = em < 0 ? stenc_t.value[2] : stenc_t.value[3];
+                else if (ei && (ei < 0 ? stenc_t.kind[0] : stenc_t.kind[1]) == STENC_BC_DIRICHLET)
+                    w = ei < 0 ? stenc_t.value[0] : stenc_t.value[1];
+                stenc_in[(stenc_i + ei) + (ptrdiff_t)(stenc_m + em) * stenc_sj +
+                         (ptrdiff_t)(stenc_o + eo) * stenc_sk] = w;
+            }
+        }
+    }
+}
+
+template <int T, int BX, int BY>
+__global__ void __launch_bounds__(BX * BY) heat3d_tstep(const stenc_args stenc_a,
+                                                          const stenc_targs stenc_t, int stenc_kc) {
+    constexpr int stenc_r = 1, stenc_np = 2 * stenc_r + 1, stenc_rt = stenc_r * T;
+    constexpr int stenc_pd = 4; /* planes loaded ahead */
+    extern __shared__ __align__(16) unsigned char stenc_smem[];
+    const int stenc_tx = (int)threadIdx.x, stenc_ty = (int)threadIdx.y;
+    /* the ring [T][np][BY][BX], from this thread's element of slot 0 of step 0 */
+    stenc_T *const stenc_ring = reinterpret_cast<stenc_T *>(stenc_smem) + stenc_ty * BX + stenc_tx;
+    constexpr int stenc_plane = BX * BY;
+    const int stenc_n0 = stenc_a.n[0], stenc_n1 = stenc_a.n[1], stenc_n2 = stenc_a.n[2];
+    const int stenc_gi = (int)blockIdx.x * (BX - 2 * stenc_rt) - stenc_rt + stenc_tx;
+    const int stenc_gm = (int)blockIdx.y * (BY - 2 * stenc_rt) - stenc_rt + stenc_ty;
+    /* This thread's point in-plane: the Dirichlet face giving a ghost point its value (-1:
+     * none), else its boundary point (ci, cm), (dx, dy) away in the tile. */
+    int stenc_face = -1, stenc_ci = stenc_gi, stenc_cm = stenc_gm;
+    if (stenc_gm < 0 || stenc_gm >= stenc_n1) {
+        const bool stenc_lo = stenc_gm < 0;
+        if ((stenc_lo ? stenc_t.kind[2] : stenc_t.kind[3]) == STENC_BC_DIRICHLET)
+            stenc_face = stenc_lo ? 2 : 3;
+        stenc_cm = stenc_lo ? 0 : stenc_n1 - 1;
+    }
+    if (stenc_face < 0 && (stenc_gi < 0 || stenc_gi >= stenc_n0)) {
+        const bool stenc_lo = stenc_gi < 0;
+        if ((stenc_lo ? stenc_t.kind[0] : stenc_t.kind[1]) == STENC_BC_DIRICHLET)
+            stenc_face = stenc_lo ? 0 : 1;
+        stenc_ci = stenc_lo ? 0 : stenc_n0 - 1;
+    }
+    /* the Dirichlet value, read with constant indices (a computed one would put the arguments
+     * in local memory) */
+    stenc_T stenc_fv = 0;
+#pragma unroll
+    for (int f = 0; f < 4; f++)
+        if (stenc_face == f) stenc_fv = stenc_t.value[f];
+    const int stenc_dxy = (stenc_cm - stenc_gm) * BX + stenc_ci - stenc_gi;
+    const bool stenc_output = stenc_tx >= stenc_rt && stenc_tx < BX - stenc_rt && stenc_gi < stenc_n0 &&
+                              stenc_ty >= stenc_rt && stenc_ty < BY - stenc_rt && stenc_gm < stenc_n1;
+    /* the steps l this thread makes: l R <= depth, its distance from the tile's side */
+    const int stenc_depth = min(min(stenc_tx, BX - 1 - stenc_tx),
+                                min(min(stenc_ty, BY - 1 - stenc_ty), stenc_rt));
+    const bool stenc_edge = stenc_gi == 0 || stenc_gi == stenc_n0 - 1 || stenc_gm == 0 ||
+                            stenc_gm == stenc_n1 - 1;
+    const stenc_T a_ = stenc_a.s[0];
+    (void)a_;
+    const stenc_T b_ = stenc_a.s[1];
+    (void)b_;
+    stenc_T *const stenc_in = stenc_a.f[0];
+    const ptrdiff_t stenc_in_sj = stenc_a.sj[0], stenc_in_sk = stenc_a.sk[0];
+    const stenc_T *const stenc_col = stenc_in + stenc_ci + (ptrdiff_t)stenc_cm * stenc_in_sj;
+    const int stenc_top = stenc_slot<stenc_np>(stenc_n2 - 1); /* the last interior plane's slot */
+    const int stenc_nchunks = (stenc_n2 + stenc_kc - 1) / stenc_kc;
+    for (int stenc_chunk = (int)blockIdx.z; stenc_chunk < stenc_nchunks;
+         stenc_chunk += (int)gridDim.z) {
+        const int stenc_c0 = stenc_chunk * stenc_kc, stenc_c1 = min(stenc_c0 + stenc_kc, stenc_n2);
+        const int stenc_first = stenc_c0 - stenc_rt, stenc_last = stenc_c1 + stenc_rt;
+        /* Loads run ahead into registers, so that their latency overlaps the work of several
+         * planes: IN's value stenc_pd planes ahead (step 0; a ghost plane resolved first, as the
+         * fill orders), and the other inputs at step 1's plane as many planes ahead (reach 1:
+         * step l's plane is the one step l - 1 had the plane before) or at every step's plane
+         * one ahead (a longer reach). */
+        auto stenc_level0 = [&](int stenc_pl) -> stenc_T {
+            bool stenc_dirichlet = stenc_face >= 0;
+            stenc_T stenc_value = stenc_fv;
+            int stenc_po = stenc_pl;
+            if (stenc_pl < 0 || stenc_pl >= stenc_n2) {
+                const bool stenc_lo = stenc_pl < 0;
+                if ((stenc_lo ? stenc_t.kind[4] : stenc_t.kind[5]) == STENC_BC_DIRICHLET)
+                    stenc_dirichlet = true, stenc_value = stenc_lo ? stenc_t.value[4] : stenc_t.value[5];
+                stenc_po = stenc_lo ? 0 : stenc_n2 - 1;
+            }
+            return stenc_dirichlet ? stenc_value : __ldg(stenc_col + (ptrdiff_t)stenc_po * stenc_in_sk);
+        };
+        stenc_T stenc_q0[stenc_pd];
+#pragma unroll
+        for (int stenc_j = 0; stenc_j < stenc_pd; stenc_j++)
+            stenc_q0[stenc_j] = stenc_first + stenc_j < stenc_last ? stenc_level0(stenc_first + stenc_j) : stenc_T(0);
+        __syncthreads(); /* the last chunk's ring is no longer read */
+        /* Planes first to last - 1, np at a time from a multiple of np, so that every ring slot
+         * is a constant once unrolled. */
+        for (int stenc_p0 = stenc_first - stenc_slot<stenc_np>(stenc_first);
+             stenc_p0 < stenc_last; stenc_p0 += stenc_np) {
+#pragma unroll
+        for (int stenc_s = 0; stenc_s < stenc_np; stenc_s++) {
+            const int stenc_p = stenc_p0 + stenc_s; /* in slot s */
+            if (stenc_p < stenc_first || stenc_p >= stenc_last) continue;
+            const stenc_T stenc_cur0 = stenc_q0[0];
+#pragma unroll
+            for (int stenc_j = 0; stenc_j + 1 < stenc_pd; stenc_j++)
+                stenc_q0[stenc_j] = stenc_q0[stenc_j + 1];
+            stenc_q0[stenc_pd - 1] = stenc_p + stenc_pd < stenc_last ? stenc_level0(stenc_p + stenc_pd) : stenc_T(0);
+            stenc_ring[stenc_s * stenc_plane] = stenc_cur0;
+            __syncthreads();
+#pragma unroll
+            for (int stenc_l = 1; stenc_l <= T; stenc_l++) {
+                const int stenc_q = stenc_p - stenc_l * stenc_r; /* the plane step l makes */
+                /* step l - 1's ring, at this thread's boundary point */
+                const stenc_T *const stenc_src = stenc_ring + (stenc_l - 1) * stenc_np * stenc_plane + stenc_dxy;
+                (void)stenc_src;
+                if (stenc_q >= stenc_c0 - (T - stenc_l) * stenc_r) {
+                    if (stenc_l == T) {
+                        if (stenc_output && stenc_q < stenc_c1) {
+                            const stenc_T x_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (0) * BX + (0)];
+                            const stenc_T x_m1_0_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (0) * BX + (-1)];
+                            const stenc_T x_p1_0_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (0) * BX + (1)];
+                            const stenc_T x_0_m1_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (-1) * BX + (0)];
+                            const stenc_T x_0_p1_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (1) * BX + (0)];
+                            const stenc_T x_0_0_m1_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (-1)) * stenc_plane + (0) * BX + (0)];
+                            const stenc_T x_0_0_p1_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (1)) * stenc_plane + (0) * BX + (0)];
+                            stenc_T y_ = 0;
+                            #line 12 "stencils/heat3d.stencil"
+                            y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
+#line 417 "heat3d_cuda.cu"
+                            (void)y_;
+                            stenc_a.f[1][stenc_gi + stenc_gm * stenc_a.sj[1] +
+                                                  (ptrdiff_t)stenc_q * stenc_a.sk[1]] = y_;
+                        }
+                    } else if (stenc_l * stenc_r <= stenc_depth) {
+                        stenc_T *const stenc_dst = stenc_ring + stenc_l * stenc_np * stenc_plane;
+                        stenc_T stenc_v = 0;
+                        bool stenc_have = true;
+                        if (stenc_q < 0) {
+                            /* Neumann: written with plane 0 */
+                            stenc_have = stenc_t.kind[4] == STENC_BC_DIRICHLET;
+                            stenc_v = stenc_t.value[4];
+                        } else if (stenc_q >= stenc_n2) {
+                            if (stenc_t.kind[5] == STENC_BC_DIRICHLET)
+                                stenc_v = stenc_t.value[5];
+                            else if (stenc_q <= stenc_n2 - 1 + stenc_r) /* still in the ring */
+                                stenc_v = stenc_dst[stenc_top * stenc_plane];
+                            else
+                                stenc_have = false; /* read by no interior point */
+                        } else if (stenc_face >= 0) {
+                            stenc_v = stenc_fv;
+                        } else {
+                            const stenc_T x_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (0) * BX + (0)];
+                            const stenc_T x_m1_0_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (0) * BX + (-1)];
+                            const stenc_T x_p1_0_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (0) * BX + (1)];
+                            const stenc_T x_0_m1_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (-1) * BX + (0)];
+                            const stenc_T x_0_p1_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (0)) * stenc_plane + (1) * BX + (0)];
+                            const stenc_T x_0_0_m1_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (-1)) * stenc_plane + (0) * BX + (0)];
+                            const stenc_T x_0_0_p1_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r - (1)) * stenc_plane + (0) * BX + (0)];
+                            stenc_T y_ = 0;
+                            #line 12 "stencils/heat3d.stencil"
+                            y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
+#line 450 "heat3d_cuda.cu"
+                            (void)y_;
+                            stenc_v = y_;
+                        }
+                        if (stenc_have) {
+                            stenc_dst[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_r) * stenc_plane] = stenc_v;
+                            if (stenc_q == 0 && stenc_t.kind[4] == STENC_BC_NEUMANN)
+                                for (int g = 1; g <= stenc_r; g++)
+                                    stenc_dst[stenc_slot<stenc_np>(-g) * stenc_plane] = stenc_v;
+                            if (stenc_l == T - 1 && stenc_output && stenc_q >= stenc_c0 &&
+                                stenc_q < stenc_c1 &&
+                                (stenc_edge || stenc_q == 0 || stenc_q == stenc_n2 - 1))
+                                stenc_tstep_halo(stenc_a, stenc_t, stenc_in, stenc_in_sj,
+                                                 stenc_in_sk, stenc_gi, stenc_gm, stenc_q, stenc_v);
+                        }
+                    }
+                }
+                __syncthreads();
+            }
+        }
+        }
+    }
+}
+
 /* Launch-configuration errors, reported the way the library does (stenc_last_error()). */
 #define STENC_GENERATED_CHECK_LAUNCH(what, v, k, bx, by)                                         \
     do {                                                                                         \
@@ -332,6 +549,64 @@ stenc_status stenc_run_stream(stenc_ctx *ctx, const stenc_launch_shape *shape,
     return STENC_OK;
 }
 
+template <int T, int BX, int BY>
+stenc_status stenc_run_tstep(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                             const stenc_launch_field *f, const double *scalars,
+                             const stenc_bc *bc, int halo) {
+    stenc_args a;
+    if (!stenc_make_args(shape, f, scalars, 1, &a)) return STENC_OK;
+    stenc_targs t;
+    memset(&t, 0, sizeof t);
+    /* the stencil's faces in the kernels' frame (2-D: j is the outer dimension) */
+    static const int frame_face[6] = {0, 1, 2, 3, 4, 5};
+    for (int x = 0; x < 6; x++)
+        if (frame_face[x] >= 0) {
+            t.kind[x] = (int)bc[frame_face[x]].kind;
+            t.value[x] = (stenc_T)bc[frame_face[x]].value;
+        }
+    t.halo = halo;
+    constexpr int rt = 1 * T;
+    const long gx = ((long)a.n[0] + BX - 2 * rt - 1) / (BX - 2 * rt);
+    const long gy = ((long)a.n[1] + BY - 2 * rt - 1) / (BY - 2 * rt);
+    stenc_status st = stenc_check_grid(gy, "tstep");
+    if (st != STENC_OK) return st;
+    const size_t smem = (size_t)T * (2 * 1 + 1) * BX * BY * sizeof(stenc_T);
+    cudaError_t e = cudaFuncSetAttribute(heat3d_tstep<T, BX, BY>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    int per_sm = 0, device = 0, sms = 0;
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, heat3d_tstep<T, BX, BY>,
+                                                          BX * BY, smem);
+    if (e == cudaSuccess) e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e != cudaSuccess || per_sm < 1)
+        return stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__,
+                               "heat3d: the tstep kernel (T=%d %dx%d, %zu bytes of shared "
+                               "memory) cannot run: %s",
+                               T, BX, BY, smem,
+                               e != cudaSuccess ? cudaGetErrorString(e) : "no block fits an SM");
+    /* Chunks of the outer dimension: as many blocks as fill whole waves of the resident ones,
+     * against the rim of 2RT planes each chunk recomputes. */
+    const long resident = (long)per_sm * sms, n2 = a.n[2];
+    long best_gz = 1;
+    double best = 0;
+    for (long gz = 1; gz <= n2 && gz <= STENC_GRID_YZ_MAX; gz++) {
+        const long kc = (n2 + gz - 1) / gz;
+        if (gz > 1 && kc < 4 * rt) break;
+        const long blocks = gx * gy * gz, waves = (blocks + resident - 1) / resident;
+        const double score = (double)blocks / (double)(waves * resident) * (double)kc /
+                             (double)(kc + 2 * rt);
+        if (score > best * 1.01) best = score, best_gz = gz;
+        if (blocks > 64 * resident) break;
+    }
+    const long kc = (n2 + best_gz - 1) / best_gz;
+    const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)((n2 + kc - 1) / kc));
+    heat3d_tstep<T, BX, BY>
+        <<<grid, dim3(BX, BY), smem, (cudaStream_t)stenc_ctx_cuda_stream(ctx)>>>(a, t, (int)kc);
+    STENC_GENERATED_CHECK_LAUNCH("tstep", T, (int)kc, BX, BY);
+    return STENC_OK;
+}
+
 /* The variants, by name; the first is the default. */
 const stenc_launch_variant stenc_variant_list[8] = {
     {"direct_v4_k4_32x8", stenc_run_direct<4, 4, 32, 8, 1>},
@@ -344,10 +619,20 @@ const stenc_launch_variant stenc_variant_list[8] = {
     {"stream_v2_32x8_k64", stenc_run_stream<2, 64, 32, 8, 1>},
 };
 
+/* The temporally blocked kernels of the stepping launcher; the first is the default. */
+const stenc_launch_tstep_variant stenc_tstep_list[4] = {
+    {"tstep_t2_32x16", 2, stenc_run_tstep<2, 32, 16>},
+    {"tstep_t4_32x32", 4, stenc_run_tstep<4, 32, 32>},
+    {"tstep_t3_32x32", 3, stenc_run_tstep<3, 32, 32>},
+    {"tstep_t2_32x32", 2, stenc_run_tstep<2, 32, 32>},
+};
+
 } // namespace
 
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants heat3d_cuda_variants = {
-    "heat3d", STENC_F32, 8, stenc_variant_list, 0u, "b64e0d087cb0aea3",
+    "heat3d", STENC_F32, 8, stenc_variant_list, 0u, "d6b97d06b20e4a4d",
 };
+
+extern "C" const stenc_launch_tsteps heat3d_cuda_tsteps = { 4, stenc_tstep_list, 0};

@@ -39,6 +39,16 @@ stenc_status jacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double 
  * (cuda); NULL past the last one, or for every index when there is none. */
 const char *jacobi2d_variant_name(int index);
 
+/* `step u_new -> u;`: nsteps steps (0 or more), each filling the halo
+ * of u by bc (stenc_field_fill_halo), launching jacobi2d, and swapping
+ * u and u_new: afterwards u holds the last step's
+ * result, bitwise that of the same launches made one by one. On host fields several steps
+ * share one sweep through memory (temporal blocking; STENC_STEPS_BLOCK, docs/runtime.md).
+ * Fields of one process only (STENC_ERR_UNSUPPORTED for distributed ones: exchange their
+ * halos between launches). Stops at the first failure and returns it. */
+stenc_status jacobi2d_steps(stenc_ctx *ctx, double h2_, stenc_field *u_, const stenc_field *f_,
+                            stenc_field *u_new_, long nsteps, const stenc_bc bc[STENC_FACE_COUNT]);
+
 #ifdef __cplusplus
 }
 #endif

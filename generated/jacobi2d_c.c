@@ -55,7 +55,7 @@ static void jacobi2d_c(const stenc_launch_shape *shape, const stenc_launch_field
                 const double u_0_m1_ = u_row_[i - u_sj_];
                 const double u_0_p1_ = u_row_[i + u_sj_];
                 double u_new_ = 0;
-                #line 11 "stencils/poisson2d.stencil"
+                #line 12 "stencils/poisson2d.stencil"
                 u_new_ = 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
 #line 61 "jacobi2d_c.c"
                 u_new_row_[i] = u_new_;
@@ -104,6 +104,41 @@ stenc_status jacobi2d_variant(stenc_ctx *ctx, const char *stenc_variant, double 
 stenc_status jacobi2d(stenc_ctx *ctx, double h2_, const stenc_field *u_, const stenc_field *f_,
                       stenc_field *u_new_) {
     return jacobi2d_variant(ctx, NULL, h2_, u_, f_, u_new_);
+}
+
+/* The host kernel as the stepping launcher's wavefront calls it (stenc_launch_steps_blocked):
+ * the scalars in declaration order, as double. */
+static void jacobi2d_c_step(const stenc_launch_shape *shape, const stenc_launch_field *views,
+                            const double *stenc_scalars) {
+    jacobi2d_c(shape, views, (double)stenc_scalars[0]);
+}
+
+/* The CUDA kernels that make several steps per trip, defined in the cuda target's file. */
+extern const stenc_launch_tsteps jacobi2d_cuda_tsteps;
+
+/* Where the steps are u (argument 0) and u_new (argument 2). */
+static const stenc_launch_stepper jacobi2d_stepper = { 0, 2, jacobi2d_c_step, 1,
+                                                       &jacobi2d_cuda_tsteps};
+
+stenc_status jacobi2d_steps(stenc_ctx *ctx, double h2_, stenc_field *u_, const stenc_field *f_,
+                            stenc_field *u_new_, long nsteps, const stenc_bc bc[STENC_FACE_COUNT]) {
+    if (nsteps < 0 || !bc)
+        return stenc_set_error(STENC_ERR_INVALID_ARGUMENT, __FILE__, __LINE__,
+                               "jacobi2d_steps: %s", !bc ? "bc is NULL" : "nsteps is negative");
+    const stenc_field *const fields[] = {u_, f_, u_new_};
+    stenc_status status = stenc_launch_steps_check(&jacobi2d_desc, fields);
+    if (status != STENC_OK) return status;
+    const double stenc_scalars[] = {h2_};
+    /* Several steps per sweep where the fields allow it, the rest one at a time. */
+    long stenc_made = 0;
+    status = stenc_launch_steps_blocked(&jacobi2d_desc, ctx, &jacobi2d_stepper, fields, u_,
+                                        u_new_, stenc_scalars, nsteps, bc, &stenc_made);
+    for (long stenc_s = stenc_made; stenc_s < nsteps && status == STENC_OK; stenc_s++) {
+        status = stenc_field_fill_halo(u_, bc);
+        if (status == STENC_OK) status = jacobi2d(ctx, h2_, u_, f_, u_new_);
+        if (status == STENC_OK) status = stenc_field_swap(u_, u_new_);
+    }
+    return status;
 }
 
 const char *jacobi2d_variant_name(int index) {

@@ -56,7 +56,7 @@ static void residual2d_c(const stenc_launch_shape *shape, const stenc_launch_fie
                 const double u_0_m1_ = u_row_[i - u_sj_];
                 const double u_0_p1_ = u_row_[i + u_sj_];
                 double r_ = 0;
-                #line 22 "stencils/poisson2d.stencil"
+                #line 23 "stencils/poisson2d.stencil"
                 r_ = f_ - inv_h2_ * (4.0 * u_ - u_m1_0_ - u_p1_0_ - u_0_m1_ - u_0_p1_);
 #line 62 "residual2d_c.c"
                 r_row_[i] = r_;

@@ -1,4 +1,5 @@
-/* Temporal blocking of stepping launchers (`step OUT -> IN;`) on the host.
+/* Temporal blocking of stepping launchers (`step OUT -> IN;`): on the host, below; on a CUDA
+ * device, device_steps chains the generated tstep kernels (docs/cuda.md, "Temporal blocking").
  *
  * NAME_steps makes nsteps steps, each filling IN's halo, sweeping the stencil from IN into OUT
  * and swapping the two. Made one by one, each step streams every field through memory once.
@@ -118,25 +119,129 @@ static size_t arg_elem_size(const stenc_launch_desc *desc, int a) {
     return stenc_type_size((stenc_type)t);
 }
 
-/* Whether these steps can be blocked at all: the same cases as the plain steps handle, on the
- * host, with a slowest dimension whose halo is filled from planes already made. */
-static int blockable(const stenc_launch_desc *desc, const stenc_launch_stepper *stepper,
-                     const stenc_field *in, const stenc_field *out,
-                     const stenc_bc bc[STENC_FACE_COUNT]) {
-    if (desc->dims < 2 || !stepper->blockable) return 0;
-    for (int a = 0; a < desc->nargs; a++)
+/* What both the host's and the device's blocking need: the cases the plain steps handle, with
+ * IN and OUT alike (the plain steps' swap refuses others) and no other argument that is IN or
+ * OUT or a view of them (its values would change from step to step). */
+static int blockable_fields(const stenc_launch_desc *desc, const stenc_launch_stepper *stepper,
+                            const stenc_field *const fields[], const stenc_field *in,
+                            const stenc_field *out, const stenc_bc bc[STENC_FACE_COUNT]) {
+    if (desc->dims < 2) return 0;
+    for (int a = 0; a < desc->nargs; a++) {
         if (desc->args[a].kind == STENC_ARG_INOUT) return 0; /* updated in place every step */
+        const stenc_field *storage = fields[a];              /* a view reads its parent's storage */
+        while (storage && storage->parent)
+            storage = storage->parent;
+        if (a != stepper->in && a != stepper->out && (storage == in || storage == out)) return 0;
+    }
     if (stenc_field_is_view(in) || stenc_field_is_view(out)) return 0;
-    if (stenc_field_location(in) != STENC_ON_HOST) return 0;
+    if (stenc_field_location(in) != stenc_field_location(out)) return 0;
     const stenc_field_layout *li = &in->layout, *lo = &out->layout;
     if (li->type != lo->type || li->dims != lo->dims || li->halo != lo->halo ||
         memcmp(li->n, lo->n, sizeof li->n) != 0 ||
         memcmp(li->stride, lo->stride, sizeof li->stride))
-        return 0; /* the plain steps' swap refuses them */
+        return 0;
     for (int f = 0; f < 2 * desc->dims; f++)
         if ((unsigned)bc[f].kind > STENC_BC_PERIODIC) return 0; /* the fill says why */
+    return 1;
+}
+
+/* On the host: a slowest dimension whose halo is filled from planes already made. */
+static int blockable(const stenc_launch_desc *desc, const stenc_launch_stepper *stepper,
+                     const stenc_field *const fields[], const stenc_field *in,
+                     const stenc_field *out, const stenc_bc bc[STENC_FACE_COUNT]) {
+    if (!stepper->blockable || stenc_field_location(in) != STENC_ON_HOST ||
+        !blockable_fields(desc, stepper, fields, in, out, bc))
+        return 0;
     const int s = desc->dims - 1;
     return bc[2 * s].kind != STENC_BC_PERIODIC && bc[2 * s + 1].kind != STENC_BC_PERIODIC;
+}
+
+/* On a CUDA device: the kernels resolve Dirichlet and Neumann faces only (a periodic face
+ * would need the far side of the grid, a face left alone the halo of every step). */
+static int device_blockable(const stenc_launch_desc *desc, const stenc_launch_stepper *stepper,
+                            const stenc_field *const fields[], const stenc_field *in,
+                            const stenc_field *out, const stenc_bc bc[STENC_FACE_COUNT]) {
+    if (!stepper->cuda || stepper->cuda->count < 1 || stenc_field_location(in) != STENC_ON_DEVICE ||
+        !blockable_fields(desc, stepper, fields, in, out, bc))
+        return 0;
+    for (int f = 0; f < 2 * desc->dims; f++)
+        if (bc[f].kind != STENC_BC_DIRICHLET && bc[f].kind != STENC_BC_NEUMANN) return 0;
+    return 1;
+}
+
+/* The kernel of the largest degree from lo to hi, NULL when there is none. */
+static const stenc_launch_tstep_variant *tstep_between(const stenc_launch_tsteps *list, long lo,
+                                                       long hi) {
+    const stenc_launch_tstep_variant *best = NULL;
+    for (int v = 0; v < list->count; v++) {
+        const long d = list->list[v].degree;
+        if (d >= lo && d <= hi && (!best || d > best->degree)) best = &list->list[v];
+    }
+    return best;
+}
+
+/* Steps 1..nsteps-1 (at most) on a CUDA device, `degree` (0: the default kernel's) per kernel;
+ * the launcher makes the rest. Each kernel reads IN's interior, writes OUT's and IN's halo (as
+ * the fill before the step after next would), and the fields are swapped: after the
+ * launcher's last plain step both fields hold what the plain steps leave, interior and halo
+ * (docs/cuda.md, "Temporal blocking"). A kernel of degree d swaps once where the plain steps
+ * swap d times, so the fields' storage (and the row padding in it, which nothing writes) may
+ * end exchanged. */
+static stenc_status device_steps(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                 const stenc_launch_stepper *stepper,
+                                 const stenc_field *const fields[], stenc_field *in,
+                                 stenc_field *out, const double *scalars, long nsteps,
+                                 const stenc_bc bc[STENC_FACE_COUNT], long degree, long *made) {
+    stenc_launch_field views[STENC_LAUNCH_MAX_FIELDS];
+    stenc_launch_shape shape;
+    if (stenc_launch_check(desc, ctx, fields, views, &shape) != STENC_OK ||
+        shape.location != STENC_ON_DEVICE || stenc_ctx_device(ctx) != STENC_DEVICE_CUDA)
+        return STENC_OK; /* the plain steps report it, after the first fill as ever */
+    const stenc_launch_tsteps *kernels = stepper->cuda;
+    /* the kernel of the whole runs: STENC_STEPS_KERNEL's, else the largest degree up to the one
+     * asked for, else the first */
+    const stenc_launch_tstep_variant *main = NULL;
+    const char *named = getenv("STENC_STEPS_KERNEL");
+    if (named && *named) {
+        for (int v = 0; v < kernels->count && !main; v++)
+            if (strcmp(kernels->list[v].name, named) == 0) main = &kernels->list[v];
+        if (!main)
+            return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                               "%s_steps: environment variable STENC_STEPS_KERNEL='%s' names no "
+                               "kernel of this stencil (the first is '%s')",
+                               desc->name, named, kernels->list[0].name);
+    }
+    if (!degree && !(named && *named) && !kernels->automatic) return STENC_OK;
+    const long asked = degree ? degree : kernels->list[0].degree;
+    for (int v = 0; v < kernels->count && !(named && *named); v++) {
+        const stenc_launch_tstep_variant *k = &kernels->list[v];
+        if (k->degree <= asked && (!main || k->degree > main->degree)) main = k;
+    }
+    if (!main || main->degree < 2) return STENC_OK;
+    const long max = main->degree;
+    /* the first fill, which refuses a Dirichlet value the type cannot hold */
+    STENC_TRY(stenc_field_fill_halo(in, bc));
+    long left = nsteps - 1;
+    int first = 0;
+    /* Runs of the main kernel, then one of at least half its degree where it fits (smaller ones
+     * gain little over the plain steps, or lose: bench/cuda/RESULTS.md); the rest plain. */
+    for (;;) {
+        const stenc_launch_tstep_variant *k =
+            left >= max ? main
+                        : tstep_between(kernels, (max + 1) / 2 > 2 ? (max + 1) / 2 : 2, left);
+        if (!k) break;
+        STENC_TRY(k->run(ctx, &shape, views, scalars, bc, in->layout.halo));
+        STENC_TRY(stenc_field_swap(in, out));
+        const stenc_launch_field t = views[stepper->in];
+        views[stepper->in] = views[stepper->out];
+        views[stepper->out] = t;
+        *made += k->degree;
+        left -= k->degree;
+        if (!first) first = k->degree;
+        if (k != main) break;
+    }
+    if (first) last_degree = first;
+    return STENC_OK;
 }
 
 /* The automatic degree: the largest up to STEPS_MAX_DEGREE whose planes fit the cache budget;
@@ -155,10 +260,10 @@ stenc_status stenc_launch_steps_blocked(const stenc_launch_desc *desc, stenc_ctx
                                         const stenc_launch_stepper *stepper,
                                         const stenc_field *const fields[], stenc_field *in,
                                         stenc_field *out, const double *scalars, long nsteps,
-                                        const stenc_bc bc[STENC_FACE_COUNT], int *done) {
-    STENC_REQUIRE(desc && stepper && fields && in && out && bc && done,
+                                        const stenc_bc bc[STENC_FACE_COUNT], long *made) {
+    STENC_REQUIRE(desc && stepper && fields && in && out && bc && made,
                   "stenc_launch_steps_blocked: NULL argument");
-    *done = 0;
+    *made = 0;
     last_degree = 1;
     long degree = 0, slab = 0, cache_mb = 0;
     STENC_TRY(count_from_env(desc->name, "STENC_STEPS_BLOCK", "steps per sweep", STEPS_FORCED_MAX,
@@ -167,7 +272,12 @@ stenc_status stenc_launch_steps_blocked(const stenc_launch_desc *desc, stenc_ctx
         count_from_env(desc->name, "STENC_STEPS_SLAB", "planes per slab", STEPS_SLAB_MAX, &slab));
     STENC_TRY(count_from_env(desc->name, "STENC_STEPS_CACHE_MB", "megabytes of cache",
                              STEPS_CACHE_MB_MAX, &cache_mb));
-    if (nsteps < 2 || degree == 1 || !blockable(desc, stepper, in, out, bc)) return STENC_OK;
+    if (degree == 1) return STENC_OK;
+    if (device_blockable(desc, stepper, fields, in, out, bc))
+        return nsteps < 3 ? STENC_OK
+                          : device_steps(desc, ctx, stepper, fields, in, out, scalars, nsteps, bc,
+                                         degree, made);
+    if (nsteps < 2 || !blockable(desc, stepper, fields, in, out, bc)) return STENC_OK;
     stenc_launch_field views[STENC_LAUNCH_MAX_FIELDS];
     stenc_launch_shape shape;
     if (stenc_launch_check(desc, ctx, fields, views, &shape) != STENC_OK ||
@@ -218,7 +328,7 @@ stenc_status stenc_launch_steps_blocked(const stenc_launch_desc *desc, stenc_ctx
     }
     /* The plain steps swap nsteps times. */
     if (nsteps % 2) STENC_TRY(stenc_field_swap(in, out));
-    *done = 1;
+    *made = nsteps;
     last_degree = (int)degree;
     return STENC_OK;
 }

@@ -129,21 +129,54 @@ stenc_status stenc_launch_steps_check(const stenc_launch_desc *desc,
 typedef void (*stenc_launch_step_kernel)(const stenc_launch_shape *shape,
                                          const stenc_launch_field *views, const double *scalars);
 
+/* A CUDA kernel that makes `degree` steps in one trip through memory (temporal blocking on the
+ * device, docs/cuda.md "Temporal blocking"): from views[in] (step g, interior only: its halo is
+ * never read) it writes the interior of views[out] (step g + degree) and the halo, `halo`
+ * layers deep, of views[in] as stenc_field_fill_halo would fill it from step g + degree - 1.
+ * Every used face of bc is DIRICHLET or NEUMANN. Launched on the context's stream. */
+typedef stenc_status (*stenc_launch_tstep_run)(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                                               const stenc_launch_field *views,
+                                               const double *scalars,
+                                               const stenc_bc bc[STENC_FACE_COUNT], int halo);
+
+typedef struct stenc_launch_tstep_variant {
+    const char *name; /* "tstep_t4_32x32": the degree and the threads of a block */
+    int degree;
+    stenc_launch_tstep_run run;
+} stenc_launch_tstep_variant;
+
+/* A stepping stencil's temporally blocked CUDA kernels; the first is the default. */
+typedef struct stenc_launch_tsteps {
+    int count;
+    const stenc_launch_tstep_variant *list;
+    /* 1: NAME_steps blocks on its own; 0: only when STENC_STEPS_BLOCK or STENC_STEPS_KERNEL
+     * asks (the kernels were measured slower than the plain steps: docs/cuda.md) */
+    int automatic;
+} stenc_launch_tsteps;
+
 /* What stenc_launch_steps_blocked needs of a stencil with `step OUT -> IN;`. */
 typedef struct stenc_launch_stepper {
     int in, out; /* indices in desc->args of IN and OUT */
     stenc_launch_step_kernel kernel;
     int blockable; /* 0: the body reads the slowest dimension's index (a slab would shift it) */
+    /* The CUDA kernels that make several steps per trip; NULL when none were generated (no cuda
+     * target, or a body the device blocking does not take: docs/cuda.md). */
+    const stenc_launch_tsteps *cuda;
 } stenc_launch_stepper;
 
-/* Make nsteps steps of NAME_steps (fill in's halo by bc, sweep, swap in and out) several per
- * trip through memory, as a wavefront along the slowest dimension (docs/runtime.md, "Temporal
- * blocking"): the fields end bit for bit as after the steps made one by one, halos included.
- * Sets *done to 1 when it made them; sets it to 0 and changes nothing when these steps are not
- * blocked (fields on a device, 1-D, fewer than 2 steps, an inout, a periodic or unknown face
- * of the slowest dimension, views, a degree of 1, ...): the launcher then makes them one at a
- * time. The degree is STENC_STEPS_BLOCK when set (a number 1..64, or `auto`), else chosen from
- * the size of a plane; any other value of STENC_STEPS_BLOCK is STENC_ERR_INVALID_ARGUMENT.
+/* Make the first *made of nsteps steps of NAME_steps (fill in's halo by bc, sweep, swap in and
+ * out) several per trip through memory; the launcher makes the rest one at a time. On the host
+ * (docs/runtime.md, "Temporal blocking") a wavefront along the slowest dimension makes all of
+ * them (*made = nsteps); on a CUDA device (docs/cuda.md, "Temporal blocking") stepper->cuda's
+ * kernels make all but the last, and the last plain step leaves both fields as the plain steps
+ * would. Either way the fields end bit for bit as after the steps made one by one, halos
+ * included. *made is 0, and nothing is changed, when these steps are not blocked (1-D, fewer
+ * than 2 steps (3 on a device), an inout, views, a periodic or unknown face of the slowest
+ * dimension on the host, a face other than Dirichlet or Neumann on the device, a degree of 1,
+ * ...). The degree is STENC_STEPS_BLOCK when set (a number 1..64, or `auto`; on a device the
+ * largest kernel degree up to it), else chosen from the size of a plane on the host and the
+ * first kernel's on a device; any other value of STENC_STEPS_BLOCK is
+ * STENC_ERR_INVALID_ARGUMENT.
  * Fails like stenc_field_fill_halo (a Dirichlet value the type cannot hold), before writing
  * anything. fields[] as for stenc_launch_check; in and out are fields[stepper->in] and
  * fields[stepper->out]. */
@@ -151,7 +184,7 @@ stenc_status stenc_launch_steps_blocked(const stenc_launch_desc *desc, stenc_ctx
                                         const stenc_launch_stepper *stepper,
                                         const stenc_field *const fields[], stenc_field *in,
                                         stenc_field *out, const double *scalars, long nsteps,
-                                        const stenc_bc bc[STENC_FACE_COUNT], int *done);
+                                        const stenc_bc bc[STENC_FACE_COUNT], long *made);
 
 /* The degree (steps per trip) of the last stepping launch made on this thread: 1 when it made
  * its steps one at a time, 0 before any. For tests and benchmarks. */
