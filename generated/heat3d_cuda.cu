@@ -632,7 +632,9 @@ const stenc_launch_tstep_variant stenc_tstep_list[4] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants heat3d_cuda_variants = {
-    "heat3d", STENC_F32, 8, stenc_variant_list, 0u, "d6b97d06b20e4a4d",
+    "heat3d", STENC_F32, 8, stenc_variant_list, 0u, "b34f854ca48eeec1",
 };
 
-extern "C" const stenc_launch_tsteps heat3d_cuda_tsteps = { 4, stenc_tstep_list, 0};
+extern "C" const stenc_launch_tsteps heat3d_cuda_tsteps = {
+    4, stenc_tstep_list, 0, &heat3d_cuda_variants,
+};

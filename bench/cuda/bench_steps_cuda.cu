@@ -10,14 +10,16 @@
 // GB/s read + written) and the single-sweep bound, copy rate / bytes per point (heat3d: x read,
 // y written; jacobi2d: u and f read, u_new written; `stenc --info`). Per case: the plain steps
 // (STENC_STEPS_BLOCK=1), every generated kernel (STENC_STEPS_KERNEL=tstep_t4_32x32, ...: its
-// degree and tile) and the default (both unset): effective Gpts/s = points * steps / time, against
-// the bound and against the plain steps. Timing: stenc's timer (CUDA events on the context's
-// stream) around one NAME_steps call, median of --reps runs (5) after a warm-up. Correctness in the
-// same run: from the same start (random values over interior and halo of both fields), every
-// blocked run's two fields, interior and halo, copied back to the host, bit for bit against the
-// plain steps' (built with -fmad=false, like the library's kernels). One key=value line per case,
-// then a table; exit 1 on a mismatch, 77 without a CUDA device.
+// degree and tile), the default (both unset) and the tuned choice (stenc_tune on for the first
+// call, whose choice the timed calls take from a fresh cache file): effective Gpts/s = points *
+// steps / time, against the bound and against the plain steps. Timing: stenc's timer (CUDA events
+// on the context's stream) around one NAME_steps call, median of --reps runs (5) after a warm-up.
+// Correctness in the same run: from the same start (random values over interior and halo of both
+// fields), every blocked run's two fields, interior and halo, copied back to the host, bit for bit
+// against the plain steps' (built with -fmad=false, like the library's kernels). One key=value line
+// per case, then a table; exit 1 on a mismatch, 77 without a CUDA device.
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -333,6 +335,13 @@ static int bench_case(Fields &fs, const Bc &bc, long nsteps, double bound) {
     const Measured def = measure(fs, nsteps, bc, 0, false);
     report(fs, bc, nsteps, "default", 0, def, bound, plain_gpts);
     failures += def.bad != 0;
+    // Tuned: the first (unchecked-time) run times the plain steps and every kernel on scratch
+    // fields and keeps the fastest in the cache (a fresh file per process), the timed runs use it.
+    CHECK_STENC(stenc_tune(ctx, STENC_TUNE_FORCE));
+    const Measured tuned = measure(fs, nsteps, bc, 0, false);
+    CHECK_STENC(stenc_tune(ctx, STENC_TUNE_OFF));
+    report(fs, bc, nsteps, "tuned", 0, tuned, bound, plain_gpts);
+    failures += tuned.bad != 0;
     return failures;
 }
 
@@ -382,6 +391,11 @@ int main(int argc, char **argv) {
     if (quick && reps == 5) reps = 3;
     if (!n3) n3 = quick ? 64 : 512;
     if (!n2) n2 = quick ? 1024 : 8192;
+    // The tuned runs' cache: a fresh file, not the user's.
+    char cache[] = "/tmp/bench_steps_tune_XXXXXX";
+    const int cache_fd = mkstemp(cache);
+    if (cache_fd >= 0) close(cache_fd);
+    setenv("STENC_TUNE_CACHE", cache, 1);
     if (stenc_ctx_create(&ctx, STENC_DEVICE_CUDA) != STENC_OK) {
         printf("SKIPPED: no CUDA device (%s)\n", stenc_last_error());
         return 77;

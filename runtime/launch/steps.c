@@ -24,7 +24,9 @@
 #endif
 
 #include "../field/field_internal.h"
+#include "stenc/graph.h"
 #include "stenc/launch.h"
+#include "stenc/tune.h"
 
 /* How the degree T is chosen when STENC_STEPS_BLOCK is unset or `auto`. */
 enum {
@@ -180,6 +182,116 @@ static const stenc_launch_tstep_variant *tstep_between(const stenc_launch_tsteps
     return best;
 }
 
+/* Tuning the device's stepping: plain steps and each kernel timed on scratch copies of IN
+ * and OUT (the user's fields are not touched), per step, after a warm-up, the median of
+ * TUNE_STEPS_RUNS; the fastest is the tune cache's entry for NAME_steps at this size. */
+enum { TUNE_STEPS_RUNS = 3, TUNE_PLAIN_STEPS = 4 };
+#define TUNE_STEPS_PLAIN "plain"
+
+static int compare_ms(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Milliseconds per step of plain steps (kernel NULL) or of kernel k, on views v. */
+static stenc_status time_steps(stenc_ctx *ctx, stenc_timer *timer,
+                               const stenc_launch_tsteps *kernels,
+                               const stenc_launch_tstep_variant *k, stenc_field *scratch_in,
+                               const stenc_launch_shape *shape, const stenc_launch_field *v,
+                               const double *scalars, const stenc_bc bc[STENC_FACE_COUNT],
+                               double *ms_per_step) {
+    const stenc_launch_op op = {0, NULL, NULL};
+    double t[TUNE_STEPS_RUNS];
+    for (int r = -1; r < TUNE_STEPS_RUNS; r++) { /* r = -1: the warm-up */
+        double ms = 0;
+        STENC_TRY(stenc_timer_start(timer));
+        if (k) {
+            STENC_TRY(k->run(ctx, shape, v, scalars, bc, scratch_in->layout.halo));
+        } else {
+            for (int s = 0; s < TUNE_PLAIN_STEPS; s++) {
+                STENC_TRY(stenc_field_fill_halo(scratch_in, bc));
+                STENC_TRY(stenc_launch_select(ctx, kernels->plain, NULL, shape, v, scalars, &op));
+            }
+        }
+        STENC_TRY(stenc_timer_stop(timer, &ms));
+        if (r >= 0) t[r] = ms / (k ? k->degree : TUNE_PLAIN_STEPS);
+    }
+    qsort(t, TUNE_STEPS_RUNS, sizeof t[0], compare_ms);
+    *ms_per_step = t[TUNE_STEPS_RUNS / 2];
+    return STENC_OK;
+}
+
+/* Time the plain steps and every kernel; *best is the fastest kernel, NULL for the plain
+ * steps; the choice is stored under key. */
+static stenc_status tune_steps(stenc_ctx *ctx, const stenc_launch_stepper *stepper,
+                               const stenc_field *in, const stenc_launch_shape *shape,
+                               const stenc_launch_field *views, const double *scalars,
+                               const stenc_bc bc[STENC_FACE_COUNT], const char *key,
+                               const stenc_launch_tstep_variant **best) {
+    const stenc_launch_tsteps *kernels = stepper->cuda;
+    const stenc_field_layout *L = &in->layout;
+    stenc_field *scratch[2] = {NULL, NULL};
+    stenc_timer *timer = NULL;
+    stenc_status st = STENC_OK;
+    for (int f = 0; f < 2 && st == STENC_OK; f++) {
+        st = stenc_field_create(ctx, &scratch[f], L->type, L->dims, L->n[0], L->n[1], L->n[2],
+                                L->halo);
+        if (st == STENC_OK) st = stenc_field_fill(scratch[f], 0.5);
+        if (st == STENC_OK) st = stenc_field_upload(scratch[f]);
+        if (st == STENC_OK && memcmp(scratch[f]->layout.stride, L->stride, sizeof L->stride))
+            st = STENC_ERROR(STENC_ERR_INTERNAL, "stepping tuner: scratch layout differs");
+    }
+    if (st == STENC_OK) st = stenc_timer_create(ctx, &timer);
+    stenc_launch_field v[STENC_LAUNCH_MAX_FIELDS];
+    memcpy(v, views, sizeof v[0] * (size_t)STENC_LAUNCH_MAX_FIELDS);
+    if (st == STENC_OK) {
+        v[stepper->in].origin = stenc_field_device_origin(scratch[0]);
+        v[stepper->out].origin = stenc_field_device_origin(scratch[1]);
+    }
+    double best_ms = 0;
+    *best = NULL;
+    if (st == STENC_OK)
+        st = time_steps(ctx, timer, kernels, NULL, scratch[0], shape, v, scalars, bc, &best_ms);
+    for (int k = 0; k < kernels->count && st == STENC_OK; k++) {
+        double ms = 0;
+        st = time_steps(ctx, timer, kernels, &kernels->list[k], scratch[0], shape, v, scalars, bc,
+                        &ms);
+        if (st == STENC_OK && ms < best_ms) best_ms = ms, *best = &kernels->list[k];
+    }
+    if (st == STENC_OK)
+        st = stenc_tune_store(ctx, key, *best ? (*best)->name : TUNE_STEPS_PLAIN, best_ms);
+    stenc_timer_destroy(timer);
+    for (int f = 0; f < 2; f++)
+        stenc_field_free(scratch[f]);
+    return st;
+}
+
+/* The kernel of the whole runs when nothing asks for one: the tune cache's entry for these
+ * steps, else the tuner's choice when tuning is on, else the first kernel if the table is
+ * automatic. NULL: the plain steps. */
+static stenc_status tuned_kernel(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                                 const stenc_launch_stepper *stepper, const stenc_field *in,
+                                 const stenc_launch_shape *shape, const stenc_launch_field *views,
+                                 const double *scalars, const stenc_bc bc[STENC_FACE_COUNT],
+                                 const stenc_launch_tstep_variant **main) {
+    const stenc_launch_tsteps *kernels = stepper->cuda;
+    *main = NULL;
+    char stencil[256], key[512], name[128];
+    snprintf(stencil, sizeof stencil, "%s_steps", desc->name);
+    int found = 0;
+    STENC_TRY(stenc_tune_key(ctx, stencil, kernels->plain ? kernels->plain->digest : NULL, shape->n,
+                             desc->type, key, sizeof key));
+    STENC_TRY(stenc_tune_lookup(ctx, key, name, sizeof name, &found));
+    if (found && strcmp(name, TUNE_STEPS_PLAIN) == 0) return STENC_OK;
+    for (int v = 0; found && v < kernels->count; v++)
+        if (strcmp(kernels->list[v].name, name) == 0) *main = &kernels->list[v];
+    if (*main) return STENC_OK; /* else a stale entry: as if there were none */
+    if (kernels->plain && stenc_tune_get_mode(ctx) != STENC_TUNE_OFF && !stenc_graph_recording(ctx))
+        return tune_steps(ctx, stepper, in, shape, views, scalars, bc, key, main);
+    if (kernels->automatic) *main = &kernels->list[0];
+    return STENC_OK;
+}
+
 /* Steps 1..nsteps-1 (at most) on a CUDA device, `degree` (0: the default kernel's) per kernel;
  * the launcher makes the rest. Each kernel reads IN's interior, writes OUT's and IN's halo (as
  * the fill before the step after next would), and the fields are swapped: after the
@@ -198,8 +310,8 @@ static stenc_status device_steps(const stenc_launch_desc *desc, stenc_ctx *ctx,
         shape.location != STENC_ON_DEVICE || stenc_ctx_device(ctx) != STENC_DEVICE_CUDA)
         return STENC_OK; /* the plain steps report it, after the first fill as ever */
     const stenc_launch_tsteps *kernels = stepper->cuda;
-    /* the kernel of the whole runs: STENC_STEPS_KERNEL's, else the largest degree up to the one
-     * asked for, else the first */
+    /* the kernel of the whole runs: STENC_STEPS_KERNEL's, else the largest degree up to
+     * STENC_STEPS_BLOCK's, else the tuned one (tuned_kernel) */
     const stenc_launch_tstep_variant *main = NULL;
     const char *named = getenv("STENC_STEPS_KERNEL");
     if (named && *named) {
@@ -211,11 +323,11 @@ static stenc_status device_steps(const stenc_launch_desc *desc, stenc_ctx *ctx,
                                "kernel of this stencil (the first is '%s')",
                                desc->name, named, kernels->list[0].name);
     }
-    if (!degree && !(named && *named) && !kernels->automatic) return STENC_OK;
-    const long asked = degree ? degree : kernels->list[0].degree;
-    for (int v = 0; v < kernels->count && !(named && *named); v++) {
+    if (!degree && !(named && *named))
+        STENC_TRY(tuned_kernel(desc, ctx, stepper, in, &shape, views, scalars, bc, &main));
+    for (int v = 0; v < kernels->count && degree; v++) {
         const stenc_launch_tstep_variant *k = &kernels->list[v];
-        if (k->degree <= asked && (!main || k->degree > main->degree)) main = k;
+        if (k->degree <= degree && (!main || k->degree > main->degree)) main = k;
     }
     if (!main || main->degree < 2) return STENC_OK;
     const long max = main->degree;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "st_box27.h"
 #include "st_box9.h"
@@ -20,6 +21,7 @@
 #include "st_kindex.h"
 #include "st_star2_2d.h"
 #include "st_star2_3d.h"
+#include "stenc/tune.h"
 #include "test_util.h"
 
 static stenc_ctx *gpu, *host;
@@ -656,15 +658,77 @@ static void test_kernel_env(void **state) {
     run_end(&r);
 }
 
+/* The tuned choice (stenc/tune.h): with tuning on, NAME_steps times the plain steps and every
+ * kernel on scratch fields and stores its choice under the key "NAME_steps#digest|size|...";
+ * the result keeps the bits of the plain steps. With tuning off, an entry naming a kernel
+ * makes the steps with it, and "plain" one by one. */
+extern const stenc_launch_variants st_heat3d_cuda_variants;
+static void test_tuned(void **state) {
+    (void)state;
+    const steps_case *c = &cases[CASE_HEAT3D];
+    const size_t n[3] = {37, 41, 23};
+    char path[] = "/tmp/stenc_steps_tune_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(setenv("STENC_TUNE_CACHE", path, 1), 0);
+    set_block(0);
+    assert_int_equal(unsetenv("STENC_STEPS_KERNEL"), 0);
+    char key[512];
+    assert_stenc_ok(stenc_tune_key(gpu, "st_heat3d_steps", st_heat3d_cuda_variants.digest, n,
+                                   c->type, key, sizeof key));
+    static const struct {
+        const char *entry; /* NULL: tune */
+        int degree;
+    } tries[] = {{NULL, -1}, {"tstep_t3_32x32", 3}, {"plain", 1}, {"tstep_t4_32x32", 4}};
+    for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
+        run r;
+        run_begin(&r, c, n, c->radius, FACES_DIR_I);
+        const long nsteps = 13;
+        host_steps_to(&r, nsteps);
+        load(&r.dev, &r.start);
+        if (tries[t].entry) {
+            assert_stenc_ok(stenc_tune(gpu, STENC_TUNE_OFF));
+            assert_stenc_ok(stenc_tune_store(gpu, key, tries[t].entry, 1.0));
+        } else {
+            assert_stenc_ok(stenc_tune(gpu, STENC_TUNE_FORCE));
+        }
+        char what[200];
+        describe(&r, nsteps, 0, tries[t].degree, what, sizeof what);
+        expect_ok(c->steps(gpu, r.dev.f, nsteps, r.bc), "device steps", what);
+        const int degree = stenc_launch_steps_last_degree();
+        download(&r.dev);
+        expect_same(c, &r.dev, &r.ref, "the host's plain steps", what);
+        char name[128];
+        int found = 0;
+        assert_stenc_ok(stenc_tune_lookup(gpu, key, name, sizeof name, &found));
+        if (!found) fail_msg("no tune cache entry for %s", key);
+        if (tries[t].entry && degree != tries[t].degree)
+            fail_msg("tune cache entry %s: degree %d", tries[t].entry, degree);
+        if (!tries[t].entry && (strcmp(name, "plain") == 0) != (degree == 1))
+            fail_msg("tuned to '%s' but made %d steps per kernel", name, degree);
+        run_end(&r);
+    }
+    assert_stenc_ok(stenc_tune(gpu, STENC_TUNE_OFF));
+    assert_int_equal(unsetenv("STENC_TUNE_CACHE"), 0);
+    remove(path);
+}
+
 int main(int argc, char **argv) {
     TEST_REQUIRE_GPU_OR_SKIP();
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_heat3d),      cmocka_unit_test(test_box27),
-        cmocka_unit_test(test_star2_3d),    cmocka_unit_test(test_box9),
-        cmocka_unit_test(test_star2_2d),    cmocka_unit_test(test_kindex),
-        cmocka_unit_test(test_block_one),   cmocka_unit_test(test_kernel_env),
-        cmocka_unit_test(test_input_is_in), cmocka_unit_test(test_input_is_view_of_in),
+        cmocka_unit_test(test_heat3d),
+        cmocka_unit_test(test_box27),
+        cmocka_unit_test(test_star2_3d),
+        cmocka_unit_test(test_box9),
+        cmocka_unit_test(test_star2_2d),
+        cmocka_unit_test(test_kindex),
+        cmocka_unit_test(test_block_one),
+        cmocka_unit_test(test_kernel_env),
+        cmocka_unit_test(test_tuned),
+        cmocka_unit_test(test_input_is_in),
+        cmocka_unit_test(test_input_is_view_of_in),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

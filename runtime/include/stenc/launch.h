@@ -149,9 +149,13 @@ typedef struct stenc_launch_tstep_variant {
 typedef struct stenc_launch_tsteps {
     int count;
     const stenc_launch_tstep_variant *list;
-    /* 1: NAME_steps blocks on its own; 0: only when STENC_STEPS_BLOCK or STENC_STEPS_KERNEL
-     * asks (the kernels were measured slower than the plain steps: docs/cuda.md) */
+    /* Untuned and unasked (no STENC_STEPS_BLOCK, STENC_STEPS_KERNEL or tune cache entry):
+     * 1 blocks with the first kernel, 0 makes the plain steps (the kernels were measured slower
+     * than them: docs/cuda.md). */
     int automatic;
+    /* The stencil's single-step kernels: the plain steps the tuner times against, and the
+     * digest of the generated file (the tune cache key). */
+    const struct stenc_launch_variants *plain;
 } stenc_launch_tsteps;
 
 /* What stenc_launch_steps_blocked needs of a stencil with `step OUT -> IN;`. */
@@ -174,9 +178,10 @@ typedef struct stenc_launch_stepper {
  * than 2 steps (3 on a device), an inout, views, a periodic or unknown face of the slowest
  * dimension on the host, a face other than Dirichlet or Neumann on the device, a degree of 1,
  * ...). The degree is STENC_STEPS_BLOCK when set (a number 1..64, or `auto`; on a device the
- * largest kernel degree up to it), else chosen from the size of a plane on the host and the
- * first kernel's on a device; any other value of STENC_STEPS_BLOCK is
- * STENC_ERR_INVALID_ARGUMENT.
+ * largest kernel degree up to it), else chosen from the size of a plane on the host; on a device
+ * STENC_STEPS_KERNEL names a kernel, else the tune cache or the tuner (stenc/tune.h) chooses,
+ * else stepper->cuda->automatic says; any other value of STENC_STEPS_BLOCK, or a name of no
+ * kernel, is STENC_ERR_INVALID_ARGUMENT.
  * Fails like stenc_field_fill_halo (a Dirichlet value the type cannot hold), before writing
  * anything. fields[] as for stenc_launch_check; in and out are fields[stepper->in] and
  * fields[stepper->out]. */
