@@ -1127,6 +1127,9 @@ static tmpl_value *build_data(emitter *e) {
      * positions it then sees from the slab's start: a body that reads that index (or extent)
      * takes its steps one by one. */
     tmpl_set_bool(d, "step_blockable", !(e->index_dims >> (e->km->dims - 1) & 1u));
+    /* Distributed steps run the kernel over boxes grown into the halo, whose indices a body
+     * reading them would see shifted. */
+    tmpl_set_bool(d, "step_index_free", e->index_dims == 0);
     /* The built-in functions called, by their double names (the body calls `sqrtf` in a float
      * stencil: form `call`). */
     tmpl_value *calls = tmpl_set_list(d, "calls");

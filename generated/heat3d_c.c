@@ -120,7 +120,8 @@ static void heat3d_c_step(const stenc_launch_shape *shape, const stenc_launch_fi
 extern const stenc_launch_tsteps heat3d_cuda_tsteps;
 
 /* Where the steps are x (argument 0) and y (argument 1). */
-static const stenc_launch_stepper heat3d_stepper = { 0, 1, heat3d_c_step, 1, &heat3d_cuda_tsteps};
+static const stenc_launch_stepper heat3d_stepper = { 0, 1, heat3d_c_step, 1, &heat3d_cuda_tsteps,
+                                                     &heat3d_cuda_variants, 1};
 
 stenc_status heat3d_steps(stenc_ctx *ctx, double a_, double b_, stenc_field *x_, stenc_field *y_,
                           long nsteps, const stenc_bc bc[STENC_FACE_COUNT]) {

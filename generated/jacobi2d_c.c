@@ -118,7 +118,8 @@ extern const stenc_launch_tsteps jacobi2d_cuda_tsteps;
 
 /* Where the steps are u (argument 0) and u_new (argument 2). */
 static const stenc_launch_stepper jacobi2d_stepper = { 0, 2, jacobi2d_c_step, 1,
-                                                       &jacobi2d_cuda_tsteps};
+                                                       &jacobi2d_cuda_tsteps,
+                                                       &jacobi2d_cuda_variants, 1};
 
 stenc_status jacobi2d_steps(stenc_ctx *ctx, double h2_, stenc_field *u_, const stenc_field *f_,
                             stenc_field *u_new_, long nsteps, const stenc_bc bc[STENC_FACE_COUNT]) {

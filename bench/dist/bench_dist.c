@@ -24,6 +24,7 @@
 #include "gs_redblack.h"
 #include "heat3d.h"
 #include "stenc/dist.h"
+#include "stenc/launch.h"
 #include "stenc/multiblock.h"
 #include "stenc/reduce.h"
 #ifdef STENC_HAVE_CUDA
@@ -142,6 +143,40 @@ static double time_steps(stenc_ctx *ctx, MPI_Comm comm, const size_t n[3], int s
     CHECK(stenc_field_free(y));
     CHECK(stenc_decomp_destroy(dp));
     return median;
+}
+
+/* heat3d_steps on fields with a halo of `halo` layers: one exchange per halo / 1 steps (deep
+ * halos: docs/distributed.md, "Stepping"). Median seconds per step of one call of `steps`
+ * steps; *degree: the steps per exchange it made. */
+typedef struct stepping_state {
+    stenc_ctx *ctx;
+    stenc_field *x, *y;
+    int steps;
+} stepping_state;
+
+static void stepping_call(void *state) {
+    stepping_state *s = state;
+    CHECK(heat3d_steps(s->ctx, 0.4, 0.1, s->x, s->y, s->steps, walls));
+}
+
+static double time_stepping(stenc_ctx *ctx, MPI_Comm comm, const size_t n[3], int steps, int reps,
+                            int halo, int *degree) {
+    stenc_decomp *dp = NULL;
+    int procs[3] = {1, 1, 0};
+    CHECK(stenc_decomp_create(&dp, ctx, 3, n, procs, NULL));
+    stenc_field *x = NULL, *y = NULL;
+    CHECK(stenc_field_create_dist(ctx, &x, dp, STENC_F32, halo));
+    CHECK(stenc_field_create_dist(ctx, &y, dp, STENC_F32, halo));
+    CHECK(stenc_field_fill(x, 0.25));
+    CHECK(stenc_field_upload(x));
+    CHECK(stenc_field_upload(y));
+    stepping_state st = {ctx, x, y, steps};
+    const double per_call = median_step(ctx, comm, 1, reps, stepping_call, &st);
+    *degree = stenc_launch_steps_last_degree();
+    CHECK(stenc_field_free(x));
+    CHECK(stenc_field_free(y));
+    CHECK(stenc_decomp_destroy(dp));
+    return per_call / steps;
 }
 
 /* The device-to-device copy rate from GPU `from` to GPU `to`, in GB/s, for `bytes` per copy
@@ -340,6 +375,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     int cpu = stenc_cuda_device_count() == 0, steps = 20, reps = 7;
     long weak = 0, strong = 0, sor = 0, mbs = 0;
+    int stepping_only = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--weak") && a + 1 < argc)
             weak = atol(argv[++a]);
@@ -355,12 +391,14 @@ int main(int argc, char **argv) {
             reps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--cpu"))
             cpu = 1;
+        else if (!strcmp(argv[a], "--stepping"))
+            stepping_only = 1;
         else if (!strcmp(argv[a], "--quiet"))
             continue;
         else {
             if (rank_ == 0)
                 printf("usage: mpirun -np P bench_dist [--weak N] [--strong G] [--sor Q] [--mb B] "
-                       "[--steps S] [--reps R] [--cpu] [--quiet]\n");
+                       "[--steps S] [--reps R] [--cpu] [--stepping] [--quiet]\n");
             MPI_Finalize();
             return strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0 ? 0 : 2;
         }
@@ -382,6 +420,27 @@ int main(int argc, char **argv) {
 
     /* Weak: N^3 per rank, stacked along k. */
     const size_t wn[3] = {(size_t)weak, (size_t)weak, (size_t)weak * (size_t)size_};
+    /* heat3d_steps, exchanging at every step (halo 1) and once per 2 or 4 steps (halo 2, 4). */
+    double per_halo[3];
+    int degree[3];
+    static const int halos[3] = {1, 2, 4};
+    for (int h = 0; h < 3; h++)
+        per_halo[h] = time_stepping(ctx, MPI_COMM_WORLD, wn, steps, reps, halos[h], &degree[h]);
+    if (rank_ == 0) {
+        for (int h = 0; h < 3; h++)
+            printf("name=heat3d_steps_deep target=%s precision=float size=%ld^3 per_rank "
+                   "ranks=%d halo=%d steps_per_exchange=%d ms_step=%.4f vs_halo1=%.3f\n",
+                   target, weak, size_, halos[h], degree[h], per_halo[h] * 1e3,
+                   per_halo[0] / per_halo[h]);
+        fflush(stdout);
+    }
+    if (stepping_only) {
+        if (solo) CHECK(stenc_ctx_destroy(solo));
+        if (self_comm != MPI_COMM_NULL) MPI_Comm_free(&self_comm);
+        CHECK(stenc_ctx_destroy(ctx));
+        MPI_Finalize();
+        return 0;
+    }
     const size_t w1[3] = {(size_t)weak, (size_t)weak, (size_t)weak};
     double ss1 = 0, ssn = 0, ssx = 0, dummy = 0;
     double t1 = 0;

@@ -71,6 +71,12 @@ typedef struct stenc_field_dist_ops {
     stenc_status (*reduce_terms)(const stenc_field *field, stenc_status kernel, const char *ops,
                                  const double *terms, const size_t n[3], int on_device,
                                  double *results, const char *fn);
+    /* Collective: stenc_field_exchange (stepping launchers on distributed fields). */
+    stenc_status (*exchange)(stenc_field *field, const stenc_bc bc[STENC_FACE_COUNT],
+                             unsigned flags);
+    /* shared[f] = 1 where face f (STENC_FACE_*) meets a rank (this one too, across a periodic
+     * boundary): its halo comes from an exchange, not from a boundary condition. */
+    void (*shared_faces)(const stenc_field *field, int shared[STENC_FACE_COUNT]);
 } stenc_field_dist_ops;
 void stenc_field_set_dist(stenc_field *field, const stenc_field_dist_ops *ops, void *dist,
                           uint64_t decomp_sig, const size_t index_offset[3]);

@@ -472,8 +472,11 @@ static stenc_status dist_reduce_terms(const stenc_field *field, stenc_status ker
                                       const char *ops, const double *terms, const size_t n[3],
                                       int on_device, double *results, const char *fn);
 
-static const stenc_field_dist_ops dist_ops = {dist_release, dist_reduce, dist_field_agree,
-                                              dist_reduce_terms};
+static void dist_shared_faces(const stenc_field *field, int shared[STENC_FACE_COUNT]);
+
+static const stenc_field_dist_ops dist_ops = {dist_release,         dist_reduce,
+                                              dist_field_agree,     dist_reduce_terms,
+                                              stenc_field_exchange, dist_shared_faces};
 
 static void free_buffers(dist_field *df, stenc_ctx *ctx) {
     dist_cuda_stream_destroy(&df->stream);
@@ -530,6 +533,17 @@ static void dist_release(void *dist, stenc_ctx *ctx) {
 
 static const dist_field *field_dist(const stenc_field *field) {
     return stenc_field_dist_ops_of(field) == &dist_ops ? stenc_field_dist(field) : NULL;
+}
+
+static void dist_shared_faces(const stenc_field *field, int shared[STENC_FACE_COUNT]) {
+    const dist_field *df = field_dist(field);
+    for (int f = 0; f < STENC_FACE_COUNT; f++)
+        shared[f] = 0;
+    if (!df) return;
+    const stenc_decomp *dp = df->decomp;
+    for (int d = 0; d < dp->info.dims; d++)
+        for (int s = 0; s < 2; s++)
+            shared[2 * d + s] = dp->neighbour[d][s] != MPI_PROC_NULL;
 }
 
 const stenc_decomp *stenc_field_decomp(const stenc_field *field) {

@@ -368,6 +368,100 @@ static long auto_degree(size_t plane_bytes, size_t total_bytes, long reach, long
     return degree;
 }
 
+/* ---- steps on fields distributed over MPI ranks ------------------------------------------- */
+
+/* Each step made one by one exchanges IN's halo (stenc_field_exchange: shared faces from the
+ * neighbours, physical ones by bc, edges and corners included), launches, and swaps. With a
+ * halo of H >= 2R (R the reach of IN's reads), a group of T = H / R steps shares one exchange
+ * (deep halos): step t of a group is made over the part grown by (T - t) R across every shared
+ * face, from values the exchange brought and the steps before made there, which are the values
+ * the neighbours make in their own parts, bit for bit; physical faces are filled by bc before
+ * each step. A group's writes reach (T - 1) R into OUT's halo and its reads T R into IN's, and
+ * another input's reads reach its own, so T is also bounded by the other inputs' halos. The
+ * last two steps are made one by one: both fields end as after the steps made one by one,
+ * halos included. Host kernels assume aligned rows, so on the host a part with a shared face
+ * along i (not grown there) exchanges at every step. Every rank agrees on each group's status,
+ * so that no rank waits in an exchange another has left. */
+static stenc_status dist_steps(const stenc_launch_desc *desc, stenc_ctx *ctx,
+                               const stenc_launch_stepper *stepper,
+                               const stenc_field *const fields[], stenc_field *in, stenc_field *out,
+                               const double *scalars, long nsteps,
+                               const stenc_bc bc[STENC_FACE_COUNT], long degree, long *made) {
+    static const char fn[] = "stenc_launch_steps_blocked";
+    const stenc_field_dist_ops *ops = stenc_field_dist_ops_of(in);
+    if (!ops || !ops->exchange || !ops->shared_faces)
+        return STENC_ERROR(STENC_ERR_INVALID_ARGUMENT,
+                           "%s_steps: '%s' is a view or a part not made by "
+                           "stenc_field_create_dist: its halo cannot be exchanged",
+                           desc->name, desc->args[stepper->in].name);
+    stenc_launch_field views[STENC_LAUNCH_MAX_FIELDS];
+    stenc_launch_shape shape;
+    stenc_status st = stenc_launch_check(desc, ctx, fields, views, &shape);
+    if (st == STENC_OK && shape.location == STENC_ON_DEVICE &&
+        (stenc_ctx_device(ctx) != STENC_DEVICE_CUDA || !stepper->cuda_variants))
+        st = STENC_ERROR(STENC_ERR_UNSUPPORTED,
+                         "%s_steps: distributed fields on a device step with the CUDA kernels "
+                         "only (device '%s')",
+                         desc->name, stenc_ctx_device_name(ctx));
+    STENC_TRY(ops->agree(in, st, fn));
+    int shared[STENC_FACE_COUNT];
+    ops->shared_faces(in, shared);
+    const long reach = desc->args[stepper->in].halo;
+    long group = reach > 0 ? in->layout.halo / reach : 1;
+    for (int a = 0; a < desc->nargs && reach > 0; a++) {
+        if (a == stepper->in || a == stepper->out || desc->args[a].kind != STENC_ARG_INPUT)
+            continue;
+        const long t = (fields[a]->layout.halo - desc->args[a].halo) / reach + 1;
+        if (t < group) group = t;
+    }
+    if (degree && degree < group) group = degree;
+    if (!stepper->index_free || !blockable_fields(desc, stepper, fields, in, out, bc)) group = 1;
+    if (shape.location == STENC_ON_HOST && (shared[0] || shared[1])) group = 1;
+    stenc_bc physical[STENC_FACE_COUNT];
+    for (int f = 0; f < STENC_FACE_COUNT; f++)
+        physical[f] = shared[f] ? (stenc_bc){STENC_BC_NONE, 0} : bc[f];
+    const stenc_launch_op op = {0, NULL, NULL};
+    const int s_in = stepper->in, s_out = stepper->out;
+    int first = 0;
+    for (long done = 0; done < nsteps;) {
+        const long left = nsteps - done;
+        const long steps = group > 1 && left > 2 ? (left - 2 < group ? left - 2 : group) : 1;
+        st = ops->exchange(in, bc, 0);
+        for (long t = 1; t <= steps && st == STENC_OK; t++) {
+            if (t > 1) st = stenc_field_fill_halo(in, physical);
+            /* the part grown by (steps - t) R across the shared faces */
+            stenc_launch_shape grown = shape;
+            stenc_launch_field v[STENC_LAUNCH_MAX_FIELDS];
+            memcpy(v, views, sizeof v[0] * (size_t)desc->nargs);
+            const long ext = (steps - t) * reach;
+            for (int d = 0; d < desc->dims && ext > 0; d++) {
+                const long lo = shared[2 * d] ? ext : 0, hi = shared[2 * d + 1] ? ext : 0;
+                grown.n[d] += (size_t)(lo + hi);
+                grown.index_offset[d] -= (size_t)lo;
+                for (int a = 0; a < desc->nargs; a++)
+                    v[a].origin = (char *)v[a].origin -
+                                  lo * v[a].stride[d] * (ptrdiff_t)arg_elem_size(desc, a);
+            }
+            if (st != STENC_OK) break;
+            if (shape.location == STENC_ON_HOST)
+                stepper->kernel(&grown, v, scalars);
+            else
+                st =
+                    stenc_launch_select(ctx, stepper->cuda_variants, NULL, &grown, v, scalars, &op);
+            if (st == STENC_OK) st = stenc_field_swap(in, out);
+            const stenc_launch_field keep = views[s_in];
+            views[s_in] = views[s_out];
+            views[s_out] = keep;
+        }
+        STENC_TRY(ops->agree(in, st, fn));
+        if (!first) first = (int)steps;
+        done += steps;
+        *made = done;
+    }
+    last_degree = first > 1 ? first : 1;
+    return STENC_OK;
+}
+
 stenc_status stenc_launch_steps_blocked(const stenc_launch_desc *desc, stenc_ctx *ctx,
                                         const stenc_launch_stepper *stepper,
                                         const stenc_field *const fields[], stenc_field *in,
@@ -384,6 +478,8 @@ stenc_status stenc_launch_steps_blocked(const stenc_launch_desc *desc, stenc_ctx
         count_from_env(desc->name, "STENC_STEPS_SLAB", "planes per slab", STEPS_SLAB_MAX, &slab));
     STENC_TRY(count_from_env(desc->name, "STENC_STEPS_CACHE_MB", "megabytes of cache",
                              STEPS_CACHE_MB_MAX, &cache_mb));
+    if (stenc_field_decomp_signature(in) != 0)
+        return dist_steps(desc, ctx, stepper, fields, in, out, scalars, nsteps, bc, degree, made);
     if (degree == 1) return STENC_OK;
     if (device_blockable(desc, stepper, fields, in, out, bc))
         return nsteps < 3 ? STENC_OK

@@ -680,6 +680,160 @@ static void test_heat3d_matches_one_process(void **state) {
     assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
 }
 
+/* ---- stepping launchers on distributed fields (deep halos) ---------------------------------- */
+
+/* Every byte of the allocations of a and b (interior, halo, padding) the same on this rank. */
+static int same_storage(const stenc_field *a, const stenc_field *b) {
+    stenc_field_layout La, Lb;
+    stenc_field_get_layout(a, &La), stenc_field_get_layout(b, &Lb);
+    if (La.alloc_elems != Lb.alloc_elems || La.origin_elems != Lb.origin_elems) return 0;
+    const size_t elem = stenc_type_size(La.type);
+    const unsigned char *pa =
+        (const unsigned char *)stenc_field_host_origin(a) - La.origin_elems * elem;
+    const unsigned char *pb =
+        (const unsigned char *)stenc_field_host_origin(b) - Lb.origin_elems * elem;
+    return memcmp(pa, pb, La.alloc_elems * elem) == 0;
+}
+
+/* One stepping case: NAME_steps on distributed fields against (1) the same steps made by hand
+ * on them (exchange, launch, swap), every byte of both fields on every rank, and (2) the
+ * steps of one process on the whole grid (stenc_field_fill_halo, launch, swap), every
+ * interior point; and the degree: H / R steps per exchange (at most nsteps - 2) where the
+ * halo allows and the part is not split along i on the host. */
+typedef struct dist_steps_case {
+    const char *name;
+    int dims;
+    stenc_type type;
+    size_t n[3];
+    int procs[3], periodic[3];
+    stenc_bc bc[6];
+} dist_steps_case;
+
+static stenc_status steps_of(const dist_steps_case *c, stenc_ctx *ctx, stenc_field *const *f,
+                             long nsteps) {
+    if (c->dims == 3) return heat3d_steps(ctx, 0.4, 0.1, f[0], f[1], nsteps, c->bc);
+    return jacobi2d_steps(ctx, 0.01, f[0], f[2], f[1], nsteps, c->bc);
+}
+
+static stenc_status once_of(const dist_steps_case *c, stenc_ctx *ctx, stenc_field *const *f) {
+    if (c->dims == 3) return heat3d(ctx, 0.4, 0.1, f[0], f[1]);
+    return jacobi2d(ctx, 0.01, f[0], f[2], f[1]);
+}
+
+static void dist_steps_one(stenc_ctx *ctx, stenc_ctx *self, const dist_steps_case *c, int halo,
+                           int f_halo, long nsteps) {
+    stenc_decomp *dp = NULL;
+    check_status_all(stenc_decomp_create(&dp, ctx, c->dims, c->n, c->procs, c->periodic), STENC_OK,
+                     "decomp");
+    stenc_decomp_info info;
+    stenc_decomp_get_info(dp, &info);
+    const int nf = c->dims == 3 ? 2 : 3; /* x, y (and f) */
+    stenc_field *a[3] = {NULL}, *b[3] = {NULL}, *g[3] = {NULL};
+    for (int q = 0; q < nf; q++) {
+        const int h = q == 2 ? f_halo : halo;
+        check_status_all(stenc_field_create_dist(ctx, &a[q], dp, c->type, h), STENC_OK, "a");
+        check_status_all(stenc_field_create_dist(ctx, &b[q], dp, c->type, h), STENC_OK, "b");
+        assert_int_equal(
+            stenc_field_create(self, &g[q], c->type, c->dims, c->n[0], c->n[1], c->n[2], h),
+            STENC_OK);
+        fill_local(a[q], &info, 11 + (uint64_t)q), fill_local(b[q], &info, 11 + (uint64_t)q);
+        for (size_t k = 0; k < c->n[2]; k++)
+            for (size_t j = 0; j < c->n[1]; j++)
+                for (size_t i = 0; i < c->n[0]; i++)
+                    stenc_field_set(g[q], (long)i, (long)j, (long)k,
+                                    global_value((long)i, (long)j, (long)k, 11 + (uint64_t)q));
+    }
+    /* f: its neighbours' values in its halo, as any distributed launch needs */
+    const stenc_bc keep[6] = {{STENC_BC_NONE, 0}, {STENC_BC_NONE, 0}, {STENC_BC_NONE, 0},
+                              {STENC_BC_NONE, 0}, {STENC_BC_NONE, 0}, {STENC_BC_NONE, 0}};
+    stenc_bc fbc[6];
+    for (int f = 0; f < 6; f++)
+        fbc[f] = c->bc[f].kind == STENC_BC_PERIODIC ? c->bc[f] : keep[f];
+    for (int q = 0; q < nf; q++)
+        if (on_gpu) stenc_field_upload(a[q]), stenc_field_upload(b[q]), stenc_field_upload(g[q]);
+    if (nf == 3) {
+        check_status_all(stenc_field_exchange(a[2], fbc, 0), STENC_OK, "exchange f");
+        check_status_all(stenc_field_exchange(b[2], fbc, 0), STENC_OK, "exchange f");
+    }
+    char what[200];
+    snprintf(what, sizeof what, "%s: halo %d (f %d), %ld steps, ranks %dx%dx%d", c->name, halo,
+             f_halo, nsteps, info.procs[0], info.procs[1], info.procs[2]);
+    check_status_all(steps_of(c, ctx, a, nsteps), STENC_OK, what);
+    const int degree = stenc_launch_steps_last_degree();
+    for (long s = 0; s < nsteps; s++) {
+        check_status_all(stenc_field_exchange(b[0], c->bc, 0), STENC_OK, "exchange");
+        check_status_all(once_of(c, ctx, b), STENC_OK, "launch");
+        stenc_field_swap(b[0], b[1]);
+        assert_int_equal(stenc_field_fill_halo(g[0], c->bc), STENC_OK);
+        assert_int_equal(once_of(c, self, g), STENC_OK);
+        stenc_field_swap(g[0], g[1]);
+    }
+    for (int q = 0; q < nf; q++)
+        if (on_gpu)
+            stenc_field_download(a[q]), stenc_field_download(b[q]), stenc_field_download(g[q]);
+    char msg[300];
+    for (int q = 0; q < 2; q++) {
+        snprintf(msg, sizeof msg, "%s: field %d differs from the steps made by hand", what, q);
+        check_all(same_storage(a[q], b[q]), msg);
+    }
+    check_part_matches(a[0], &info, g[0], what);
+    /* the degree: H / R per exchange, bounded by f's halo and nsteps - 2 */
+    long want = halo;
+    if (nf == 3 && f_halo + 1 < halo) want = f_halo + 1; /* f is read at its centre alone */
+    if (nsteps - 2 < want) want = nsteps - 2;
+    if (!on_gpu && (info.procs[0] > 1 || info.periodic[0])) want = 1;
+    if (want < 2) want = 1;
+    snprintf(msg, sizeof msg, "%s: degree %d, expected %ld", what, degree, want);
+    check_all(degree == want, msg);
+    for (int q = 0; q < nf; q++)
+        stenc_field_free(a[q]), stenc_field_free(b[q]), stenc_field_free(g[q]);
+    stenc_decomp_destroy(dp);
+}
+
+static void test_steps_deep_halos(void **state) {
+    (void)state;
+    stenc_ctx *ctx = make_ctx(MPI_COMM_WORLD);
+    stenc_ctx *self = NULL;
+    assert_int_equal(stenc_ctx_create(&self, on_gpu ? STENC_DEVICE_CUDA : STENC_DEVICE_CPU),
+                     STENC_OK);
+    const stenc_bc dir = {STENC_BC_DIRICHLET, 0.75}, neu = {STENC_BC_NEUMANN, 0},
+                   per = {STENC_BC_PERIODIC, 0};
+    const dist_steps_case cases[] = {
+        {"heat3d",
+         3,
+         STENC_F32,
+         {37, 19, 23},
+         {0, 0, 0},
+         {0, 1, 0},
+         {dir, neu, per, per, {STENC_BC_DIRICHLET, -2.0}, neu}},
+        {"heat3d split along i",
+         3,
+         STENC_F32,
+         {37, 19, 23},
+         {0, 1, 1},
+         {0, 0, 0},
+         {neu, dir, dir, neu, neu, neu}},
+        {"jacobi2d",
+         2,
+         STENC_F64,
+         {41, 29, 1},
+         {0, 0, 0},
+         {1, 0, 0},
+         {per, per, dir, neu, {STENC_BC_NONE, 0}, {STENC_BC_NONE, 0}}},
+    };
+    dist_steps_case split_i = cases[1];
+    split_i.procs[0] = world_size, split_i.procs[1] = split_i.procs[2] = 1;
+    static const long nsteps[] = {0, 1, 3, 4, 9};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const dist_steps_case *c = k == 1 ? &split_i : &cases[k];
+        for (int halo = 1; halo <= 4; halo++)
+            for (size_t s = 0; s < sizeof nsteps / sizeof nsteps[0]; s++)
+                dist_steps_one(ctx, self, c, halo, c->dims == 2 && halo == 4 ? 2 : halo, nsteps[s]);
+    }
+    stenc_ctx_destroy(self);
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
 /* ---- red-black SOR: colours of global indices ----------------------------------------------- */
 
 typedef struct rb_step {
@@ -1500,6 +1654,7 @@ int main(int argc, char **argv) {
         MPI_Finalize();
         return STENC_TEST_SKIP;
     }
+    if (argc > 2) cmocka_set_test_filter(argv[2]); /* a pattern: for compute-sanitizer */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decomp_covers_grid),
         cmocka_unit_test(test_exchange_matches_global_fill),
@@ -1508,6 +1663,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_gather_scatter),
         cmocka_unit_test(test_multigrid_transfers_match_whole_grid),
         cmocka_unit_test(test_heat3d_matches_one_process),
+        cmocka_unit_test(test_steps_deep_halos),
         cmocka_unit_test(test_redblack_sor_matches_one_process),
         cmocka_unit_test(test_pvti_pieces),
         cmocka_unit_test(test_multiblock_l_shape),

@@ -118,8 +118,9 @@ stenc_status stenc_launch_color(const char *stencil, const stenc_launch_colors *
  * prepare sets *terms to NULL and finish is not called. A launch on views of distributed
  * fields (stenc_dist_overlap's) is STENC_ERR_UNSUPPORTED: the global result needs the whole
  * part. ops: one character per reduction in source order, 's' sum, 'x' max, 'n' min. */
-/* For a stepping launcher (`step OUT -> IN;`): STENC_ERR_UNSUPPORTED when a field is
- * distributed over MPI ranks, whose halo between steps needs an exchange. */
+/* For a stepping launcher (`step OUT -> IN;`): STENC_ERR_SHAPE when some fields are
+ * distributed over MPI ranks and another is not split like them (the steps exchange IN's
+ * halo: stenc_launch_steps_blocked). */
 stenc_status stenc_launch_steps_check(const stenc_launch_desc *desc,
                                       const stenc_field *const fields[]);
 
@@ -166,6 +167,10 @@ typedef struct stenc_launch_stepper {
     /* The CUDA kernels that make several steps per trip; NULL when none were generated (no cuda
      * target, or a body the device blocking does not take: docs/cuda.md). */
     const stenc_launch_tsteps *cuda;
+    /* The single-step CUDA kernels (NULL without the cuda target), and whether the body reads
+     * no index: steps on distributed fields launch them over boxes grown into the halo. */
+    const struct stenc_launch_variants *cuda_variants;
+    int index_free;
 } stenc_launch_stepper;
 
 /* Make the first *made of nsteps steps of NAME_steps (fill in's halo by bc, sweep, swap in and
@@ -173,8 +178,10 @@ typedef struct stenc_launch_stepper {
  * (docs/runtime.md, "Temporal blocking") a wavefront along the slowest dimension makes all of
  * them (*made = nsteps); on a CUDA device (docs/cuda.md, "Temporal blocking") stepper->cuda's
  * kernels make all but the last, and the last plain step leaves both fields as the plain steps
- * would. Either way the fields end bit for bit as after the steps made one by one, halos
- * included. *made is 0, and nothing is changed, when these steps are not blocked (1-D, fewer
+ * would; on fields distributed over MPI ranks (collective) it makes them all, exchanging IN's
+ * halo once per step, or once per H / R steps with a halo of H >= 2R (docs/distributed.md,
+ * "Stepping"). Either way the fields end bit for bit as after the steps made one by one
+ * (with exchanges where distributed), halos included. *made is 0, and nothing is changed, when these steps are not blocked (1-D, fewer
  * than 2 steps (3 on a device), an inout, views, a periodic or unknown face of the slowest
  * dimension on the host, a face other than Dirichlet or Neumann on the device, a degree of 1,
  * ...). The degree is STENC_STEPS_BLOCK when set (a number 1..64, or `auto`; on a device the
