@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "stenc/stenc.h"
 
 #include "heat3d.h"
@@ -43,23 +44,6 @@ typedef float real;
 static const char *const kPrecision = "float";
 static const stenc_type kType = STENC_F32;
 #endif
-
-#define CHECK_CUDA(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CHECK_STENC(call)                                                                          \
-    do {                                                                                           \
-        stenc_status s_ = (call);                                                                  \
-        if (s_ != STENC_OK) {                                                                      \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, stenc_last_error());     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 // The stencils' temporally blocked kernels (generated), each forced by STENC_STEPS_KERNEL.
 extern "C" const stenc_launch_tsteps heat3d_cuda_tsteps, jacobi2d_cuda_tsteps;
@@ -143,9 +127,9 @@ template <class F> static double median_ms(F f) {
     std::vector<double> t;
     for (int r = 0; r < reps; r++) {
         double ms = 0;
-        CHECK_STENC(stenc_timer_start(timer));
+        BENCH_STENC_CHECK(stenc_timer_start(timer));
         f();
-        CHECK_STENC(stenc_timer_stop(timer, &ms));
+        BENCH_STENC_CHECK(stenc_timer_stop(timer, &ms));
         t.push_back(ms);
     }
     std::sort(t.begin(), t.end());
@@ -155,21 +139,23 @@ template <class F> static double median_ms(F f) {
 // Copy rate in GB/s (read + written) of a device-to-device cudaMemcpy of `bytes`.
 static double copy_gbs(size_t bytes) {
     void *a, *b;
-    CHECK_CUDA(cudaMalloc(&a, bytes));
-    CHECK_CUDA(cudaMalloc(&b, bytes));
-    CHECK_CUDA(cudaMemset(a, 1, bytes));
-    auto copy = [&] { CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream)); };
+    BENCH_CUDA_CHECK(cudaMalloc(&a, bytes));
+    BENCH_CUDA_CHECK(cudaMalloc(&b, bytes));
+    BENCH_CUDA_CHECK(cudaMemset(a, 1, bytes));
+    auto copy = [&] {
+        BENCH_CUDA_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream));
+    };
     copy(); // warm-up
     const double ms = median_ms(copy);
-    CHECK_CUDA(cudaFree(a));
-    CHECK_CUDA(cudaFree(b));
+    BENCH_CUDA_CHECK(cudaFree(a));
+    BENCH_CUDA_CHECK(cudaFree(b));
     return 2.0 * (double)bytes / ms * 1e-6;
 }
 
 // A field's whole allocation (halo and padding included) on the device.
 static real *device_base(const stenc_field *f, size_t *count) {
     stenc_field_layout L;
-    CHECK_STENC(stenc_field_get_layout(f, &L));
+    BENCH_STENC_CHECK(stenc_field_get_layout(f, &L));
     *count = L.alloc_elems;
     return (real *)stenc_field_device_origin(f) - L.origin_elems;
 }
@@ -178,9 +164,9 @@ static void download_all(const stenc_field *f, std::vector<real> &host) {
     size_t count;
     const real *base = device_base(f, &count);
     host.resize(count);
-    CHECK_CUDA(
+    BENCH_CUDA_CHECK(
         cudaMemcpyAsync(host.data(), base, count * sizeof(real), cudaMemcpyDeviceToHost, stream));
-    CHECK_CUDA(cudaStreamSynchronize(stream));
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 // Points of interior and halo (row padding aside) where two copies of f's allocation differ,
@@ -188,7 +174,7 @@ static void download_all(const stenc_field *f, std::vector<real> &host) {
 static long mismatches(const stenc_field *f, const std::vector<real> &got,
                        const std::vector<real> &want) {
     stenc_field_layout L;
-    CHECK_STENC(stenc_field_get_layout(f, &L));
+    BENCH_STENC_CHECK(stenc_field_get_layout(f, &L));
     const long h = L.halo;
     const long k_lo = L.dims == 3 ? -h : 0, k_hi = L.dims == 3 ? (long)L.n[2] + h : 1;
     const long j_lo = L.dims >= 2 ? -h : 0, j_hi = L.dims >= 2 ? (long)L.n[1] + h : 1;
@@ -216,9 +202,9 @@ struct Fields {
         const size_t ny = side, nz = st.dims == 3 ? side : 1;
         pts = side * ny * nz;
         for (int a = 0; a < st.nfields; a++) {
-            CHECK_STENC(stenc_field_create(ctx, &f[a], kType, st.dims, side, ny, nz, 1));
+            BENCH_STENC_CHECK(stenc_field_create(ctx, &f[a], kType, st.dims, side, ny, nz, 1));
             stenc_field_layout L;
-            CHECK_STENC(stenc_field_get_layout(f[a], &L));
+            BENCH_STENC_CHECK(stenc_field_get_layout(f[a], &L));
             real *base = (real *)stenc_field_host_origin(f[a]) - L.origin_elems;
             const double lo = st.lo[a], hi = st.hi[a];
 #pragma omp parallel for schedule(static)
@@ -226,14 +212,14 @@ struct Fields {
                 const uint64_t bits = hash64((uint64_t)(a + 1) * 0x100000001B3ull + (uint64_t)t);
                 base[t] = (real)(lo + (hi - lo) * (double)(bits >> 11) * 0x1.0p-53);
             }
-            CHECK_STENC(stenc_field_upload(f[a]));
+            BENCH_STENC_CHECK(stenc_field_upload(f[a]));
             size_t count;
             const real *dev = device_base(f[a], &count);
-            CHECK_CUDA(cudaMalloc(&start[a], count * sizeof(real)));
-            CHECK_CUDA(cudaMemcpyAsync(start[a], dev, count * sizeof(real),
-                                       cudaMemcpyDeviceToDevice, stream));
+            BENCH_CUDA_CHECK(cudaMalloc(&start[a], count * sizeof(real)));
+            BENCH_CUDA_CHECK(cudaMemcpyAsync(start[a], dev, count * sizeof(real),
+                                             cudaMemcpyDeviceToDevice, stream));
         }
-        CHECK_CUDA(cudaStreamSynchronize(stream));
+        BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
     ~Fields() {
         for (int a = 0; a < s->nfields; a++) {
@@ -246,12 +232,12 @@ struct Fields {
         for (int a = 0; a < s->nfields; a++) {
             size_t count;
             real *dev = device_base(f[a], &count);
-            CHECK_CUDA(cudaMemcpyAsync(dev, start[a], count * sizeof(real),
-                                       cudaMemcpyDeviceToDevice, stream));
+            BENCH_CUDA_CHECK(cudaMemcpyAsync(dev, start[a], count * sizeof(real),
+                                             cudaMemcpyDeviceToDevice, stream));
         }
     }
     void run(long nsteps, const Bc &bc) {
-        CHECK_STENC(s->steps(ctx, f, n, nsteps, bc.faces));
+        BENCH_STENC_CHECK(s->steps(ctx, f, n, nsteps, bc.faces));
     }
     void keep_reference() {
         download_all(f[s->in], want[0]);
@@ -337,9 +323,9 @@ static int bench_case(Fields &fs, const Bc &bc, long nsteps, double bound) {
     failures += def.bad != 0;
     // Tuned: the first (unchecked-time) run times the plain steps and every kernel on scratch
     // fields and keeps the fastest in the cache (a fresh file per process), the timed runs use it.
-    CHECK_STENC(stenc_tune(ctx, STENC_TUNE_FORCE));
+    BENCH_STENC_CHECK(stenc_tune(ctx, STENC_TUNE_FORCE));
     const Measured tuned = measure(fs, nsteps, bc, 0, false);
-    CHECK_STENC(stenc_tune(ctx, STENC_TUNE_OFF));
+    BENCH_STENC_CHECK(stenc_tune(ctx, STENC_TUNE_OFF));
     report(fs, bc, nsteps, "tuned", 0, tuned, bound, plain_gpts);
     failures += tuned.bad != 0;
     return failures;
@@ -401,7 +387,7 @@ int main(int argc, char **argv) {
         return 77;
     }
     stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
-    CHECK_STENC(stenc_timer_create(ctx, &timer));
+    BENCH_STENC_CHECK(stenc_timer_create(ctx, &timer));
     printf("device=\"%s\" type=%s reps=%d\n", stenc_ctx_device_name(ctx), kPrecision, reps);
 
     int failures = 0;
