@@ -10,9 +10,10 @@
 // GB/s read + written) and the single-sweep bound, copy rate / bytes per point (heat3d: x read,
 // y written; jacobi2d: u and f read, u_new written; `stenc --info`). Per case: the plain steps
 // (STENC_STEPS_BLOCK=1), every generated kernel (STENC_STEPS_KERNEL=tstep_t4_32x32, ...: its
-// degree and tile), the default (both unset) and the tuned choice (stenc_tune on for the first
-// call, whose choice the timed calls take from a fresh cache file): effective Gpts/s = points *
-// steps / time, against the bound and against the plain steps. Timing: stenc's timer (CUDA events
+// degree and tile), the default (both unset: the context's tune cache entry once a tuned row of the
+// same size has stored one, else the table's default) and the tuned choice (stenc_tune on for the
+// first call, whose choice the timed calls take from a fresh cache file): effective Gpts/s = points
+// * steps / time, against the bound and against the plain steps. Timing: stenc's timer (CUDA events
 // on the context's stream) around one NAME_steps call, median of --reps runs (5) after a warm-up.
 // Correctness in the same run: from the same start (random values over interior and halo of both
 // fields), every blocked run's two fields, interior and halo, copied back to the host, bit for bit
