@@ -1497,6 +1497,25 @@ gs_stencil *gs_generate(uint64_t seed, unsigned flags, const char *name) {
     print_block(&g, &b, &st->body, 4);
     if (st->color_kind && !color_first) print_color(&g, &b);
     if (order == 2) put(&b, "    dims %d; type %s;\n", in->dims, in->is_float ? "float" : "double");
+    /* A stepping pair now and then (drawn from g.x, after all else, so that g.r's stencils stay
+     * those of their seeds): it adds the NAME_steps launcher and the CUDA tstep kernels, which
+     * must compile too; the single launch is unchanged. Not with colours, reductions or a line
+     * solve (the checker refuses them). */
+    if (!st->color_kind && !in->nreduces && !in->solve && chance(&g.x, 30)) {
+        int outs[GS_MAX_FIELDS], ins[GS_MAX_FIELDS], no = 0, ni = 0;
+        for (int f = 0; f < in->nfields; f++)
+            if (in->kind[f] == GS_OUTPUT) outs[no++] = f;
+        const int out = no ? outs[below(&g.x, no)] : -1;
+        /* IN holds the stencil's type over OUT's extent: every dimension, the same stagger */
+        for (int f = 0; f < in->nfields && out >= 0; f++) {
+            int alike = in->kind[f] == GS_INPUT && in->elem[f] == GS_REAL &&
+                        (!in->axes[f] || in->axes[f] == (1u << in->dims) - 1);
+            for (int d = 0; d < in->dims && alike; d++)
+                alike = in->stagger[f][d] == in->stagger[out][d];
+            if (alike) ins[ni++] = f;
+        }
+        if (ni) put(&b, "    step %s -> %s;\n", st->field[out], st->field[ins[below(&g.x, ni)]]);
+    }
     put(&b, "}\n");
     st->text = b.s;
     return st;

@@ -318,6 +318,29 @@ static void compile_cuda(item *items, int n, const char *dir) {
     }
 }
 
+/* 1 when the file at `path` holds `text`. */
+static int file_contains(const char *path, const char *text) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    char chunk[4096];
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + got + 1 > cap) {
+            cap = 2 * (len + got + 1);
+            char *grown = realloc(buf, cap);
+            assert_non_null(grown);
+            buf = grown;
+        }
+        memcpy(buf + len, chunk, got);
+        len += got;
+    }
+    fclose(f);
+    int found = buf && (buf[len] = '\0', strstr(buf, text) != NULL);
+    free(buf);
+    return found;
+}
+
 /* The launcher of every item, behind one function the test finds with dlsym. -Bsymbolic: a
  * stencil named like a C library function (signal, write) must call itself, not libc. */
 typedef stenc_status (*dispatch_fn)(int s, stenc_ctx *ctx, int color, const double *sc,
@@ -332,11 +355,20 @@ static void *build_batch(item *items, int n, const char *dir) {
     for (int s = 0; s < n; s++)
         if (items[s].ok) fprintf(f, "#include \"%s.h\"\n", gs_get_info(items[s].st)->name);
     for (int s = 0; s < n; s++) /* the host code names the CUDA variants: no .cu linked */
-        if (items[s].ok)
+        if (items[s].ok) {
+            const char *name = gs_get_info(items[s].st)->name;
             fprintf(f,
                     "const stenc_launch_variants %s_cuda_variants = {\"%s\", STENC_F64, 0, NULL, "
                     "0, \"\"};\n",
-                    gs_get_info(items[s].st)->name, gs_get_info(items[s].st)->name);
+                    name, name);
+            /* and a stepping stencil's stepper its tstep kernels, when it has some */
+            char decl[GS_NAME + 64], c_file[1200];
+            snprintf(decl, sizeof decl, "extern const stenc_launch_tsteps %s_cuda_tsteps;", name);
+            snprintf(c_file, sizeof c_file, "%s/%s_c.c", dir, name);
+            if (file_contains(c_file, decl))
+                fprintf(f, "const stenc_launch_tsteps %s_cuda_tsteps = {0, NULL, 0, NULL};\n",
+                        name);
+        }
     /* Parameter names in the reserved stenc_ space: a stencil may be named s, f or ctx. */
     const char *proto = "stenc_status fuzz_dispatch(int stenc_s, stenc_ctx *stenc_c, int stenc_k, "
                         "const double *stenc_sc, stenc_field *const *stenc_f, double *stenc_r)";
@@ -574,13 +606,15 @@ static void random_extents(const gs_info *in, rng *r, int small, long n[3]) {
 /* The runtime functions generated code calls: referenced here so that the linker keeps them in
  * this executable, whose symbols the loaded batches resolve against (ENABLE_EXPORTS). */
 void (*const fuzz_keep_symbols[])(void) = {
-    (void (*)(void))stenc_launch_check,        (void (*)(void))stenc_launch_select,
-    (void (*)(void))stenc_launch_variant_name, (void (*)(void))stenc_set_error,
-    (void (*)(void))stenc_last_error,          (void (*)(void))stenc_tune,
-    (void (*)(void))stenc_launch_scratch,      (void (*)(void))stenc_ocl_launch,
-    (void (*)(void))stenc_ocl_device_is_cpu,   (void (*)(void))stenc_ctx_device,
-    (void (*)(void))stenc_ctx_device_name,     (void (*)(void))stenc_launch_solve_begin,
-    (void (*)(void))stenc_launch_solve_end,
+    (void (*)(void))stenc_launch_check,         (void (*)(void))stenc_launch_select,
+    (void (*)(void))stenc_launch_variant_name,  (void (*)(void))stenc_set_error,
+    (void (*)(void))stenc_last_error,           (void (*)(void))stenc_tune,
+    (void (*)(void))stenc_launch_scratch,       (void (*)(void))stenc_ocl_launch,
+    (void (*)(void))stenc_ocl_device_is_cpu,    (void (*)(void))stenc_ctx_device,
+    (void (*)(void))stenc_ctx_device_name,      (void (*)(void))stenc_launch_solve_begin,
+    (void (*)(void))stenc_launch_solve_end,     (void (*)(void))stenc_launch_steps_check,
+    (void (*)(void))stenc_launch_steps_blocked, (void (*)(void))stenc_field_fill_halo,
+    (void (*)(void))stenc_field_swap,
 };
 
 /* 1 when the stencil calls none of exp, log, sin, cos, tan and pow, whose results differ
