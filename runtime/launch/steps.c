@@ -286,9 +286,14 @@ static stenc_status tuned_kernel(const stenc_launch_desc *desc, stenc_ctx *ctx,
     for (int v = 0; found && v < kernels->count; v++)
         if (strcmp(kernels->list[v].name, name) == 0) *main = &kernels->list[v];
     if (*main) return STENC_OK; /* else a stale entry: as if there were none */
-    if (kernels->plain && stenc_tune_get_mode(ctx) != STENC_TUNE_OFF && !stenc_graph_recording(ctx))
-        return tune_steps(ctx, stepper, in, shape, views, scalars, bc, key, main);
-    if (kernels->automatic) *main = &kernels->list[0];
+    if (kernels->plain && stenc_tune_get_mode(ctx) != STENC_TUNE_OFF &&
+        !stenc_graph_recording(ctx)) {
+        const stenc_status st = tune_steps(ctx, stepper, in, shape, views, scalars, bc, key, main);
+        /* no room for the scratch copies: the untuned choice, stored nowhere (the next call
+         * may have room) */
+        if (st != STENC_ERR_OUT_OF_MEMORY) return st;
+    }
+    *main = kernels->automatic ? &kernels->list[0] : NULL;
     return STENC_OK;
 }
 
