@@ -171,6 +171,16 @@ static int device_blockable(const stenc_launch_desc *desc, const stenc_launch_st
     return 1;
 }
 
+/* Swap IN and OUT, and the views the kernels index them by. */
+static stenc_status swap_steps(stenc_field *in, stenc_field *out,
+                               const stenc_launch_stepper *stepper, stenc_launch_field *views) {
+    STENC_TRY(stenc_field_swap(in, out));
+    const stenc_launch_field t = views[stepper->in];
+    views[stepper->in] = views[stepper->out];
+    views[stepper->out] = t;
+    return STENC_OK;
+}
+
 /* The kernel of the largest degree from lo to hi, NULL when there is none. */
 static const stenc_launch_tstep_variant *tstep_between(const stenc_launch_tsteps *list, long lo,
                                                        long hi) {
@@ -348,10 +358,7 @@ static stenc_status device_steps(const stenc_launch_desc *desc, stenc_ctx *ctx,
                         : tstep_between(kernels, (max + 1) / 2 > 2 ? (max + 1) / 2 : 2, left);
         if (!k) break;
         STENC_TRY(k->run(ctx, &shape, views, scalars, bc, in->layout.halo));
-        STENC_TRY(stenc_field_swap(in, out));
-        const stenc_launch_field t = views[stepper->in];
-        views[stepper->in] = views[stepper->out];
-        views[stepper->out] = t;
+        STENC_TRY(swap_steps(in, out, stepper, views));
         *made += k->degree;
         left -= k->degree;
         if (!first) first = k->degree;
@@ -426,7 +433,6 @@ static stenc_status dist_steps(const stenc_launch_desc *desc, stenc_ctx *ctx,
     for (int f = 0; f < STENC_FACE_COUNT; f++)
         physical[f] = shared[f] ? (stenc_bc){STENC_BC_NONE, 0} : bc[f];
     const stenc_launch_op op = {0, NULL, NULL};
-    const int s_in = stepper->in, s_out = stepper->out;
     int first = 0;
     for (long done = 0; done < nsteps;) {
         const long left = nsteps - done;
@@ -453,10 +459,7 @@ static stenc_status dist_steps(const stenc_launch_desc *desc, stenc_ctx *ctx,
             else
                 st =
                     stenc_launch_select(ctx, stepper->cuda_variants, NULL, &grown, v, scalars, &op);
-            if (st == STENC_OK) st = stenc_field_swap(in, out);
-            const stenc_launch_field keep = views[s_in];
-            views[s_in] = views[s_out];
-            views[s_out] = keep;
+            if (st == STENC_OK) st = swap_steps(in, out, stepper, views);
         }
         STENC_TRY(ops->agree(in, st, fn));
         if (!first) first = (int)steps;

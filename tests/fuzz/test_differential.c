@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,18 +126,25 @@ static char *xasprintf(const char *fmt, ...) {
     return s;
 }
 
-static char *slurp(const char *path) {
+/* The first `max` bytes of a file, NUL-terminated (a note in their place when it cannot be
+ * read). */
+static char *slurp_up_to(const char *path, long max) {
     FILE *f = fopen(path, "rb");
     if (!f) return xasprintf("(cannot read %s)", path);
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
-    if (n > 6000) n = 6000; /* the start says what failed */
+    if (n > max) n = max;
     char *s = malloc((size_t)n + 1);
     size_t got = fread(s, 1, (size_t)n, f);
     s[got] = 0;
     fclose(f);
     return s;
+}
+
+/* A log: its start says what failed. */
+static char *slurp(const char *path) {
+    return slurp_up_to(path, 6000);
 }
 
 /* ---- one batch --------------------------------------------------------------------------- */
@@ -320,24 +328,9 @@ static void compile_cuda(item *items, int n, const char *dir) {
 
 /* 1 when the file at `path` holds `text`. */
 static int file_contains(const char *path, const char *text) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    char chunk[4096];
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + got + 1 > cap) {
-            cap = 2 * (len + got + 1);
-            char *grown = realloc(buf, cap);
-            assert_non_null(grown);
-            buf = grown;
-        }
-        memcpy(buf + len, chunk, got);
-        len += got;
-    }
-    fclose(f);
-    int found = buf && (buf[len] = '\0', strstr(buf, text) != NULL);
-    free(buf);
+    char *all = slurp_up_to(path, LONG_MAX);
+    const int found = strstr(all, text) != NULL;
+    free(all);
     return found;
 }
 
