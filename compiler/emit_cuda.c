@@ -81,6 +81,11 @@ static const cuda_variant sweep1[] = {
  * a reduction's partial (stenc_acc: a sum and its compensation). A variant that would need more
  * is not emitted: ptxas would reject it. */
 enum { CUDA_STATIC_SHARED = 48 * 1024, CUDA_ACC_BYTES = 16 };
+/* The DOACROSS kernel's compute warp checks its supplies every CUDA_DOACROSS_CHECK steps and
+ * publishes its progress every CUDA_DOACROSS_PUBLISH (a divisor of the first); its ring needs
+ * their sum and one more of slack. */
+enum { CUDA_DOACROSS_CHECK = 4, CUDA_DOACROSS_PUBLISH = 4 };
+#define CUDA_DOACROSS_SLACK (CUDA_DOACROSS_CHECK + CUDA_DOACROSS_PUBLISH + 1)
 
 /* The last resort of a reducing sweep with many reductions: one warp per block. */
 static const cuda_variant sweep_one_warp = {'w', 1, 1, 32, 1, 0};
@@ -595,21 +600,51 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     /* 2-D: the DOACROSS kernel first (bands of 32 rows, a warp each, stepping the hyperplanes;
      * its ring keeps each row's last cu_ring_w values), when its rings fit the static shared
      * memory; then the launch per hyperplane. */
-    int depth = 0, nring = 0;
-    for (int r = 0; r < km->nreads; r++)
-        if (ring_read(km, &km->reads[r]) && abs(wave_distance(km, &km->reads[r].offset)) > depth)
-            depth = abs(wave_distance(km, &km->reads[r].offset));
+    /* Of the ring reads, in sweep order (dj < 0: an earlier row): the deepest hyperplane
+     * distance, and for those of the band before (rows before the band's first) how many of its
+     * rows they reach, and how far ahead and behind the point along the row. */
+    int depth = 0, nring = 0, prev_rows = 0, prev_ahead = 0, prev_behind = 0;
+    for (int r = 0; r < km->nreads; r++) {
+        const km_read *rd = &km->reads[r];
+        if (!ring_read(km, rd)) continue;
+        if (abs(wave_distance(km, &rd->offset)) > depth)
+            depth = abs(wave_distance(km, &rd->offset));
+        const int di = rd->offset.d[0] * km->order, dj = rd->offset.d[1] * km->order;
+        if (dj >= 0) continue;
+        if (-dj > prev_rows) prev_rows = -dj;
+        if (di > prev_ahead) prev_ahead = di;
+        if (-di > prev_behind) prev_behind = -di;
+    }
     for (int a = 0; a < km->narrays; a++)
         nring += km->arrays[a].kind == KM_INOUT;
+    if (nring == 0) nring = 1;
+    /* The ring keeps each row's last ring_w values: past the deepest read of the band's own
+     * rows, and wide enough that the band before's rows can be loaded a chunk ahead while the
+     * band still reads the ones behind (templates/cuda/stencil_cuda.cu.tmpl, DOACROSS). */
+    const int wave_out = km->dims == 2 ? km->wave[1] : 0;
+    const int ring_need =
+        depth + 1 > CUDA_DOACROSS_SLACK + prev_ahead + wave_out * prev_rows + prev_behind
+            ? depth + 1
+            : CUDA_DOACROSS_SLACK + prev_ahead + wave_out * prev_rows + prev_behind;
     int ring_w = 1;
-    while (ring_w <= depth)
+    while (ring_w < ring_need || ring_w < 64)
         ring_w *= 2;
+    while (ring_w > ring_need &&
+           (long)nring * (32 + prev_rows) * ring_w * km->type_size > CUDA_STATIC_SHARED - 64)
+        ring_w /= 2;
+    if (ring_w < ring_need) ring_w *= 2;
     tmpl_set_fmt(d, "cu_ring_w", "%d", ring_w);
-    tmpl_set_fmt(d, "cu_nring", "%d", nring > 0 ? nring : 1);
+    tmpl_set_fmt(d, "cu_nring", "%d", nring);
+    tmpl_set_fmt(d, "cu_prev_rows", "%d", prev_rows);
+    tmpl_set_fmt(d, "cu_prev_ahead", "%d", prev_ahead);
+    tmpl_set_fmt(d, "cu_prev_behind", "%d", prev_behind);
+    tmpl_set_fmt(d, "cu_doa_check", "%d", CUDA_DOACROSS_CHECK);
+    tmpl_set_fmt(d, "cu_doa_publish", "%d", CUDA_DOACROSS_PUBLISH);
     tmpl_set_bool(d, "cu_ring", km->order && km->dims == 2);
-    const int doacross = km->order && km->dims == 2 &&
-                         (long)nring * 32 * ring_w * km->type_size <= CUDA_STATIC_SHARED;
-    static const cuda_variant ordered_variants[] = {{'a', 1, 1, 32, 1, 0}, {'f', 1, 1, 256, 1, 0}};
+    const int doacross =
+        km->order && km->dims == 2 && prev_rows <= 32 &&
+        (long)nring * (32 + prev_rows) * ring_w * km->type_size <= CUDA_STATIC_SHARED - 64;
+    static const cuda_variant ordered_variants[] = {{'a', 1, 1, 64, 1, 0}, {'f', 1, 1, 256, 1, 0}};
     cuda_policy pol =
         km->order ? (cuda_policy){ordered_variants + !doacross, 2 - !doacross} : choose_policy(km);
     const cuda_variant **fitting = xmalloc((size_t)(pol.count + 1) * sizeof *fitting);

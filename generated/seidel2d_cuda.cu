@@ -103,100 +103,203 @@ __global__ void __launch_bounds__(BX * BY, MINB)
 }
 
 /* The DOACROSS kernel of a 2-D ordered sweep. Rows are taken in sweep order in bands of 32, a
- * warp per band, lane l the band's row l; bands go to warps by a ticket, in order, so a warp
- * waits only on bands that running warps hold. The warp steps the hyperplanes
- * t = i + STENC_W_OUT * j (in sweep order), each lane computing its row's point of the
- * hyperplane, then __syncwarp: the points of one hyperplane are independent, and every read
- * of an earlier one sees this sweep's value. Those of the band's own rows come from a ring in
- * shared memory holding each row's last STENC_RING_W values; those of the band before from
- * memory through L2 (__ldcg), once that band has reported the hyperplane done (done[band],
- * published every STENC_LAG steps after a fence). Reads of later hyperplanes are of values not
- * yet written: the band after waits on this one. The result is the sequential loop's, bit for
- * bit. */
-#define STENC_RING_W 4
+ * block of two warps per band; bands go to blocks by a ticket, in order, so a band waits only
+ * on bands that running blocks hold.
+ * - The compute warp steps the hyperplanes t = i + STENC_W_OUT * j (in sweep order), lane l
+ *   computing its row's point of each, then __syncwarp: the points of one hyperplane are
+ *   independent, and every read of an earlier one sees this sweep's value. Those values come
+ *   from a ring in shared memory holding the last STENC_RING_W values of each of the band's
+ *   rows and of the STENC_PREV rows of the band before that the reads reach. No global load of
+ *   this sweep's values and no fence sits on its chain: it waits, every STENC_DOA_CHECK steps,
+ *   only on counters in shared memory.
+ * - The communication warp keeps it supplied. It copies the band's last STENC_PREV rows, as the
+ *   compute warp makes them, to the band's slice of an exchange buffer, fences and publishes
+ *   how far they go (pub[band]); and it loads the band before's rows from that band's slice,
+ *   once published, into the ring's first rows (for the first band: the halo rows).
+ * Reads of later hyperplanes are of values not yet written: the band after waits on this one.
+ * The result is the sequential loop's, bit for bit. */
+#define STENC_RING_W 64
 #define STENC_NRING 1
-#define STENC_LAG 8
+#define STENC_PREV 1
+#define STENC_PREV_AHEAD 1
+#define STENC_PREV_BEHIND 1
+#define STENC_DOA_CHECK 4
+#define STENC_DOA_PUBLISH 4
 #undef STENC_RING_READ
 #undef STENC_RING_WROTE
 #define STENC_RING_READ(slot, dj, di, p)                                                           \
-    stenc_ring_read(stenc_ring[slot], stenc_lane + (STENC_FORWARD ? (dj) : -(dj)), stenc_i + (di), \
-                    stenc_a.n[0], p)
-#define STENC_RING_WROTE(slot, value) (stenc_ring[slot][stenc_lane][stenc_i & (STENC_RING_W - 1)] = (value))
+    stenc_ring_read(stenc_sh.ring[slot], STENC_PREV + stenc_lane + (STENC_FORWARD ? (dj) : -(dj)), \
+                    stenc_i + (di), stenc_a.n[0], p)
+#define STENC_RING_WROTE(slot, value)                                                              \
+    (stenc_sh.ring[slot][STENC_PREV + stenc_lane][stenc_i & (STENC_RING_W - 1)] = (value))
 #define STENC_AHEAD 64
 __device__ __forceinline__ void stenc_prefetch_l2(const stenc_T *p) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
-__device__ __forceinline__ stenc_T stenc_ring_read(const stenc_T (*ring)[STENC_RING_W], int lane,
+/* A ring value, or for a column outside the interior (never written by the sweep) memory. */
+__device__ __forceinline__ stenc_T stenc_ring_read(const stenc_T (*ring)[STENC_RING_W], int row,
                                                    int col, int n0, const stenc_T *p) {
-    return lane >= 0 && col >= 0 && col < n0 ? ring[lane][col & (STENC_RING_W - 1)] : __ldcg(p);
+    return col >= 0 && col < n0 ? ring[row][col & (STENC_RING_W - 1)] : __ldcg(p);
 }
+/* The exchange's flags: the lanes' stores to a band's slice come before its release (through
+ * __syncwarp), the slice's loads after the acquire that saw it. Scoped release and acquire,
+ * not __threadfence(), whose sequentially consistent fence also empties the SM's L1. */
+__device__ __forceinline__ void stenc_store_release(int *p, int v) {
+    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ int stenc_load_acquire(const int *p) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+struct stenc_doacross_shared {
+    stenc_T ring[STENC_NRING][STENC_PREV + 32][STENC_RING_W];
+    int band;
+    volatile int made;   /* the compute warp's steps done, less one */
+    volatile int avail;  /* the band before's rows are in the ring through this sweep column */
+    volatile int copied; /* the band's last rows are exported through this sweep column */
+};
 
 template <int V, int K, int BX, int BY, int MINB>
-__global__ void __launch_bounds__(32)
-    seidel2d_doacross(const stenc_args stenc_a, unsigned *stenc_ticket, long long *stenc_done,
-                      int stenc_nbands) {
-    __shared__ stenc_T stenc_ring[STENC_NRING][32][STENC_RING_W];
-    const int stenc_lane = (int)threadIdx.x;
-    const long stenc_n0 = stenc_a.n[0], stenc_n2 = stenc_a.n[2];
+__global__ void __launch_bounds__(64)
+    seidel2d_doacross(const stenc_args stenc_a, unsigned *stenc_ticket, int *stenc_pub,
+                      stenc_T *stenc_xbuf, int stenc_nbands) {
+    __shared__ stenc_doacross_shared stenc_sh;
+    const int stenc_lane = (int)threadIdx.x & 31;
+    const int stenc_n0 = stenc_a.n[0], stenc_n2 = stenc_a.n[2];
     const int stenc_m = 0;
     for (;;) {
-        int stenc_band = 0;
-        if (stenc_lane == 0) stenc_band = (int)atomicAdd(stenc_ticket, 1u);
-        stenc_band = __shfl_sync(0xffffffffu, stenc_band, 0);
-        if (stenc_band >= stenc_nbands) return;
-        const long stenc_row = 32L * stenc_band + stenc_lane; /* in sweep order */
-        const bool stenc_row_in = stenc_row < stenc_n2;
-        const int stenc_o = (int)(STENC_FORWARD ? stenc_row : stenc_n2 - 1 - stenc_row);
-        const long stenc_last = stenc_row - stenc_lane + 31 < stenc_n2 ? stenc_row - stenc_lane + 31
-                                                                       : stenc_n2 - 1;
-        const long stenc_t0 = (long)STENC_W_OUT * (stenc_row - stenc_lane);
-        const long stenc_t1 = (stenc_n0 - 1) + (long)STENC_W_OUT * stenc_last;
-        long long stenc_known = stenc_band == 0 ? LLONG_MAX : -1; /* the band before's progress */
-        for (long stenc_t = stenc_t0; stenc_t <= stenc_t1; stenc_t++) {
-            if (stenc_known < stenc_t - 1) {
-                if (stenc_lane == 0) {
-                    const volatile long long *stenc_prev = stenc_done + stenc_band - 1;
-                    while ((stenc_known = *stenc_prev) < stenc_t - 1) {
-                    }
-                    __threadfence();
-                }
-                stenc_known = __shfl_sync(0xffffffffu, stenc_known, 0);
-            }
-            const long stenc_ir = stenc_t - (long)STENC_W_OUT * stenc_row;
-            if (stenc_row_in && stenc_ir + STENC_AHEAD >= 0 && stenc_ir + STENC_AHEAD < stenc_n0) {
-                /* the row's values STENC_AHEAD points on into L2: every step some lane starts
-                 * a new line, and the warp would wait for its DRAM latency */
-                const long stenc_pc = STENC_FORWARD ? stenc_ir + STENC_AHEAD
-                                                    : stenc_n0 - 1 - stenc_ir - STENC_AHEAD;
-                stenc_prefetch_l2(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_o * stenc_a.sk[0]);
-            }
-            if (stenc_row_in && stenc_ir >= 0 && stenc_ir < stenc_n0) {
-                const int stenc_i = (int)(STENC_FORWARD ? stenc_ir : stenc_n0 - 1 - stenc_ir);
-                const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
-                                                (ptrdiff_t)stenc_o * stenc_a.sk[0];
-                const stenc_T a_m1_m1_ = STENC_RING_READ(0, -1, -1, &*(stenc_a.f[0] + stenc_q0 - 1 - stenc_a.sk[0]));
-                const stenc_T a_0_m1_ = STENC_RING_READ(0, -1, 0, &*(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]));
-                const stenc_T a_p1_m1_ = STENC_RING_READ(0, -1, 1, &*(stenc_a.f[0] + stenc_q0 + 1 - stenc_a.sk[0]));
-                const stenc_T a_m1_0_ = STENC_RING_READ(0, 0, -1, &*(stenc_a.f[0] + stenc_q0 - 1));
-                const stenc_T a_p1_0_ = *(stenc_a.f[0] + stenc_q0 + 1);
-                const stenc_T a_m1_p1_ = *(stenc_a.f[0] + stenc_q0 - 1 + stenc_a.sk[0]);
-                const stenc_T a_0_p1_ = *(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
-                const stenc_T a_p1_p1_ = *(stenc_a.f[0] + stenc_q0 + 1 + stenc_a.sk[0]);
-                stenc_T a_ = stenc_a.f[0][stenc_q0];
-                #line 12 "stencils/ordered.stencil"
-                a_ = (a_m1_m1_ + a_0_m1_ + a_p1_m1_ + a_m1_0_ + a_ + a_p1_0_ + a_m1_p1_ + a_0_p1_ + a_p1_p1_) / 9.0;
-#line 189 "seidel2d_cuda.cu"
-                stenc_a.f[0][stenc_q0] = a_;
-                STENC_RING_WROTE(0, a_);
-            }
-            const bool stenc_report = (stenc_t - stenc_t0) % STENC_LAG == STENC_LAG - 1 ||
-                                      stenc_t == stenc_t1;
-            if (stenc_report) __threadfence();
-            __syncwarp();
-            if (stenc_report && stenc_lane == 0)
-                *(volatile long long *)(stenc_done + stenc_band) =
-                    stenc_t == stenc_t1 ? LLONG_MAX : (long long)stenc_t;
+        if (threadIdx.x == 0) {
+            stenc_sh.band = (int)atomicAdd(stenc_ticket, 1u);
+            stenc_sh.made = -1;
+            stenc_sh.avail = -1;
+            stenc_sh.copied = -1;
         }
+        __syncthreads();
+        const int stenc_band = stenc_sh.band;
+        if (stenc_band >= stenc_nbands) return;
+        const int stenc_row0 = 32 * stenc_band; /* in sweep order */
+        const int stenc_rows = stenc_n2 - stenc_row0 < 32 ? stenc_n2 - stenc_row0 : 32;
+        const int stenc_nsteps = stenc_n0 + STENC_W_OUT * (stenc_rows - 1);
+        /* the band after reads this band's last rows */
+        const bool stenc_export = STENC_PREV > 0 && stenc_band + 1 < stenc_nbands;
+        if (threadIdx.x < 32) {
+            const bool stenc_row_in = stenc_lane < stenc_rows;
+            const int stenc_o = STENC_FORWARD ? stenc_row0 + stenc_lane
+                                              : stenc_n2 - 1 - stenc_row0 - stenc_lane;
+            for (int stenc_s = 0; stenc_s < stenc_nsteps; stenc_s++) {
+                if (stenc_s % STENC_DOA_CHECK == 0) {
+                    /* the band before's rows for the next steps are in the ring, and the ring
+                     * slots of this band's last rows that they overwrite are exported */
+                    if (stenc_lane == 0 && STENC_PREV > 0) {
+                        const int stenc_need = stenc_s + STENC_DOA_CHECK - 1 + STENC_PREV_AHEAD;
+                        const int stenc_want = stenc_need < stenc_n0 - 1 ? stenc_need : stenc_n0 - 1;
+                        while (stenc_sh.avail < stenc_want) {
+                        }
+                        const int stenc_free = stenc_s + STENC_DOA_CHECK - 1 -
+                                               STENC_W_OUT * (32 - STENC_PREV) - STENC_RING_W;
+                        while (stenc_export && stenc_sh.copied < stenc_free) {
+                        }
+                    }
+                    __syncwarp();
+                    __threadfence_block();
+                }
+                const int stenc_ir = stenc_s - STENC_W_OUT * stenc_lane;
+                if (stenc_row_in && stenc_ir + STENC_AHEAD >= 0 && stenc_ir + STENC_AHEAD < stenc_n0) {
+                    /* the row's values STENC_AHEAD points on into L2: every step some lane starts
+                     * a new line, and the warp would wait for its DRAM latency (into L1 measured
+                     * no faster) */
+                    const int stenc_pc = STENC_FORWARD ? stenc_ir + STENC_AHEAD
+                                                       : stenc_n0 - 1 - stenc_ir - STENC_AHEAD;
+                    stenc_prefetch_l2(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_o * stenc_a.sk[0]);
+                }
+                if (stenc_row_in && stenc_ir >= 0 && stenc_ir < stenc_n0) {
+                    const int stenc_i = STENC_FORWARD ? stenc_ir : stenc_n0 - 1 - stenc_ir;
+                    const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
+                                                    (ptrdiff_t)stenc_o * stenc_a.sk[0];
+                    const stenc_T a_m1_m1_ = STENC_RING_READ(0, -1, -1, &*(stenc_a.f[0] + stenc_q0 - 1 - stenc_a.sk[0]));
+                    const stenc_T a_0_m1_ = STENC_RING_READ(0, -1, 0, &*(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]));
+                    const stenc_T a_p1_m1_ = STENC_RING_READ(0, -1, 1, &*(stenc_a.f[0] + stenc_q0 + 1 - stenc_a.sk[0]));
+                    const stenc_T a_m1_0_ = STENC_RING_READ(0, 0, -1, &*(stenc_a.f[0] + stenc_q0 - 1));
+                    const stenc_T a_p1_0_ = *(stenc_a.f[0] + stenc_q0 + 1);
+                    const stenc_T a_m1_p1_ = *(stenc_a.f[0] + stenc_q0 - 1 + stenc_a.sk[0]);
+                    const stenc_T a_0_p1_ = *(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+                    const stenc_T a_p1_p1_ = *(stenc_a.f[0] + stenc_q0 + 1 + stenc_a.sk[0]);
+                    stenc_T a_ = stenc_a.f[0][stenc_q0];
+                    #line 12 "stencils/ordered.stencil"
+                    a_ = (a_m1_m1_ + a_0_m1_ + a_p1_m1_ + a_m1_0_ + a_ + a_p1_0_ + a_m1_p1_ + a_0_p1_ + a_p1_p1_) / 9.0;
+#line 232 "seidel2d_cuda.cu"
+                    stenc_a.f[0][stenc_q0] = a_;
+                    STENC_RING_WROTE(0, a_);
+                }
+                if (stenc_s % STENC_DOA_PUBLISH == STENC_DOA_PUBLISH - 1 || stenc_s == stenc_nsteps - 1) {
+                    __threadfence_block();
+                    __syncwarp();
+                    if (stenc_lane == 0) stenc_sh.made = stenc_s;
+                } else {
+                    __syncwarp();
+                }
+            }
+        } else {
+            /* The communication warp: export this band's last rows, import the band before's. */
+            int stenc_copied = stenc_export ? -1 : stenc_n0 - 1;
+            int stenc_avail = STENC_PREV > 0 ? -1 : stenc_n0 - 1;
+            const int *stenc_prev_pub = stenc_pub + (stenc_band > 0 ? stenc_band - 1 : 0);
+            while (stenc_copied < stenc_n0 - 1 || stenc_avail < stenc_n0 - 1) {
+                const int stenc_made = stenc_sh.made;
+                __threadfence_block();
+                if (stenc_copied < stenc_n0 - 1) {
+                    /* lane 31's row is the band's last: the rows above it are further on */
+                    int stenc_x = stenc_made - STENC_W_OUT * 31;
+                    if (stenc_x > stenc_n0 - 1) stenc_x = stenc_n0 - 1;
+                    if (stenc_x > stenc_copied) {
+                        for (int stenc_d = 0; stenc_d < STENC_PREV; stenc_d++)
+                            for (int stenc_c = stenc_copied + 1 + stenc_lane; stenc_c <= stenc_x; stenc_c += 32) {
+                                const int stenc_pc = STENC_FORWARD ? stenc_c : stenc_n0 - 1 - stenc_c;
+                                stenc_xbuf[(((size_t)stenc_band * STENC_PREV + stenc_d) * STENC_NRING + 0) * stenc_n0 + stenc_pc] =
+                                    stenc_sh.ring[0][32 + stenc_d][stenc_pc & (STENC_RING_W - 1)];
+                            }
+                        __syncwarp();
+                        if (stenc_lane == 0) {
+                            stenc_store_release(stenc_pub + stenc_band, stenc_x);
+                            stenc_sh.copied = stenc_x;
+                        }
+                        stenc_copied = stenc_x;
+                    }
+                }
+                if (stenc_avail < stenc_n0 - 1) {
+                    /* up to the column whose ring slot the compute warp no longer reads */
+                    int stenc_x = stenc_made - STENC_W_OUT * (STENC_PREV - 1) - STENC_PREV_BEHIND + STENC_RING_W;
+                    if (stenc_x > stenc_n0 - 1) stenc_x = stenc_n0 - 1;
+                    if (stenc_band > 0) {
+                        int stenc_p = 0;
+                        if (stenc_lane == 0) stenc_p = stenc_load_acquire(stenc_prev_pub);
+                        stenc_p = __shfl_sync(0xffffffffu, stenc_p, 0);
+                        __syncwarp(); /* the lanes' loads below come after the acquire */
+                        if (stenc_p < stenc_x) stenc_x = stenc_p;
+                    }
+                    if (stenc_x > stenc_avail) {
+                        for (int stenc_q = 0; stenc_q < STENC_PREV; stenc_q++) {
+                            /* the ring's row q: the band before's row 32 - STENC_PREV + q */
+                            const int stenc_row = stenc_row0 - STENC_PREV + stenc_q;
+                            const int stenc_po = STENC_FORWARD ? stenc_row : stenc_n2 - 1 - stenc_row;
+                            for (int stenc_c = stenc_avail + 1 + stenc_lane; stenc_c <= stenc_x; stenc_c += 32) {
+                                const int stenc_pc = STENC_FORWARD ? stenc_c : stenc_n0 - 1 - stenc_c;
+                                stenc_sh.ring[0][stenc_q][stenc_pc & (STENC_RING_W - 1)] =
+                                    stenc_band > 0
+                                        ? __ldcg(stenc_xbuf + (((size_t)(stenc_band - 1) * STENC_PREV + stenc_q) * STENC_NRING + 0) * stenc_n0 + stenc_pc)
+                                        : __ldcg(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_po * stenc_a.sk[0]);
+                            }
+                        }
+                        __threadfence_block();
+                        __syncwarp();
+                        if (stenc_lane == 0) stenc_sh.avail = stenc_x;
+                        stenc_avail = stenc_x;
+                    }
+                }
+            }
+        }
+        __syncthreads();
     }
 }
 
@@ -276,19 +379,23 @@ stenc_status stenc_run_doacross(stenc_ctx *ctx, const stenc_launch_shape *shape,
     if (!stenc_make_args(shape, f, scalars, 1, &a)) return STENC_OK;
     cudaStream_t stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
     const int nbands = (int)(((long)a.n[2] + 31) / 32);
-    /* the bands' progress (-1: nothing done) and the ticket, freed in stream order */
-    const size_t done_bytes = sizeof(long long) * (size_t)nbands;
+    /* the bands' published columns (-1: none), the ticket, and the exchange of the bands' last
+     * rows (none without reads of the band before), freed in stream order */
+    const size_t pub_bytes = sizeof(int) * (size_t)nbands;
+    const size_t xbuf_off = (pub_bytes + sizeof(unsigned) + 255) / 256 * 256;
+    const size_t xbuf_bytes = sizeof(stenc_T) * (size_t)(STENC_PREV > 0 ? nbands : 0) *
+                              (STENC_PREV > 0 ? STENC_PREV : 1) * STENC_NRING * (size_t)a.n[0];
     void *mem = nullptr;
-    cudaError_t e = cudaMallocAsync(&mem, done_bytes + sizeof(unsigned), stream);
-    if (e == cudaSuccess) e = cudaMemsetAsync(mem, 0xff, done_bytes, stream);
-    unsigned *ticket = (unsigned *)((char *)mem + done_bytes);
+    cudaError_t e = cudaMallocAsync(&mem, xbuf_off + xbuf_bytes, stream);
+    if (e == cudaSuccess) e = cudaMemsetAsync(mem, 0xff, pub_bytes, stream);
+    unsigned *ticket = (unsigned *)((char *)mem + pub_bytes);
     if (e == cudaSuccess) e = cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream);
     int per_sm = 0, sms = 0, device = 0;
     if (e == cudaSuccess) e = cudaGetDevice(&device);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, seidel2d_doacross<V, K, BX, BY, MINB>, 32, 0);
+            &per_sm, seidel2d_doacross<V, K, BX, BY, MINB>, 64, 0);
     if (e != cudaSuccess) {
         if (mem) cudaFreeAsync(mem, stream);
         return stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__,
@@ -297,8 +404,8 @@ stenc_status stenc_run_doacross(stenc_ctx *ctx, const stenc_launch_shape *shape,
     }
     const long resident = (long)(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
     const unsigned grid = (unsigned)(nbands < resident ? nbands : resident);
-    seidel2d_doacross<V, K, BX, BY, MINB><<<grid, 32, 0, stream>>>(a, ticket, (long long *)mem,
-                                                                 nbands);
+    seidel2d_doacross<V, K, BX, BY, MINB><<<grid, 64, 0, stream>>>(
+        a, ticket, (int *)mem, (stenc_T *)((char *)mem + xbuf_off), nbands);
     e = cudaFreeAsync(mem, stream); /* a failed launch is still the last error */
     STENC_GENERATED_CHECK_LAUNCH("doacross", V, K, BX, BY);
     if (e != cudaSuccess)
@@ -310,7 +417,7 @@ stenc_status stenc_run_doacross(stenc_ctx *ctx, const stenc_launch_shape *shape,
 
 /* The variants, by name; the first is the default. */
 const stenc_launch_variant stenc_variant_list[2] = {
-    {"doacross_32", stenc_run_doacross<1, 1, 32, 1, 1>},
+    {"doacross_64", stenc_run_doacross<1, 1, 64, 1, 1>},
     {"wavefront_256", stenc_run_wave<1, 1, 256, 1, 1>},
 };
 
@@ -319,5 +426,5 @@ const stenc_launch_variant stenc_variant_list[2] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants seidel2d_cuda_variants = {
-    "seidel2d", STENC_F64, 2, stenc_variant_list, STENC_VARIANTS_FIXED, "ba73fe0f3d5f0fe5",
+    "seidel2d", STENC_F64, 2, stenc_variant_list, STENC_VARIANTS_FIXED, "7405b22e43861bc8",
 };

@@ -66,7 +66,7 @@ static void sor_lex_c(const stenc_launch_shape *shape, const stenc_launch_field 
             }
         }
     } else {
-        const ptrdiff_t stenc_w1 = 2;
+        const ptrdiff_t stenc_w1 = 1;
         const ptrdiff_t stenc_tmax = (ni - 1) + stenc_w1 * (nj - 1);
 #pragma omp parallel
         for (ptrdiff_t stenc_s = 0; stenc_s <= stenc_tmax; stenc_s++) {

@@ -68,13 +68,13 @@ static const char star2_backward_ocl_source[] =
     "    }\n"
     "}\n"
     "\n"
-    "/* One hyperplane t = i + 3 j + 0 k of the ordered sweep (the kernel model's\n"
+    "/* One hyperplane t = i + 1 j + 0 k of the ordered sweep (the kernel model's\n"
     " * wavefront): a work item per (j, k), computing the plane's point of that row if it has one.\n"
     " * The launcher runs the planes in order, one launch each. */\n"
     "__kernel void star2_backward_w(STENC_PARAMS) {\n"
     "    const STENC_INDEX j = (STENC_INDEX)get_global_id(1), k = 0;\n"
     "    if (j >= nj || k >= nk) return;\n"
-    "    const long stenc_i = (long)stenc_t - 3L * (long)j - 0L * (long)k;\n"
+    "    const long stenc_i = (long)stenc_t - 1L * (long)j - 0L * (long)k;\n"
     "    if (stenc_i < 0 || stenc_i >= ni) return;\n"
     "    stenc_point(STENC_ARGS, (STENC_INDEX)stenc_i, j, k);\n"
     "}\n";
@@ -83,9 +83,9 @@ static const char star2_backward_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program star2_backward_program = { "star2_backward", star2_backward_ocl_source, NULL,
-                                                    "a7abc6a11b4b4238"};
+                                                    "c79c2273ea0e7fe8"};
 static const stenc_ocl_program star2_backward_program32 = { "star2_backward", star2_backward_ocl_source,
-                                                      "-DSTENC_INDEX=int", "a7abc6a11b4b4238"};
+                                                      "-DSTENC_INDEX=int", "c79c2273ea0e7fe8"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -112,7 +112,7 @@ static stenc_status star2_backward_opencl_ordered(stenc_ctx *ctx, const stenc_la
         star2_backward_ocl_small(shape, f) ? &star2_backward_program32 : &star2_backward_program;
     static const size_t stenc_points[3] = {(size_t)1 << 30, 1, 1};
     if (shape->n[0] == 0 || shape->n[1] == 0 || shape->n[2] == 0) return STENC_OK;
-    const double stenc_tmax = (double)(shape->n[0] - 1) + 3.0 * (double)(shape->n[1] - 1) +
+    const double stenc_tmax = (double)(shape->n[0] - 1) + 1.0 * (double)(shape->n[1] - 1) +
                               0.0 * (double)(shape->n[2] - 1);
     if (stenc_tmax > 2147483647.0)
         return stenc_set_error(STENC_ERR_UNSUPPORTED, __FILE__, __LINE__,
@@ -138,5 +138,5 @@ static const stenc_launch_variant star2_backward_opencl_list[] = {
  * variant would apply the sweep again. */
 const stenc_launch_variants star2_backward_opencl_variants = {
     "star2_backward", STENC_F64, (int)(sizeof star2_backward_opencl_list / sizeof star2_backward_opencl_list[0]),
-    star2_backward_opencl_list, STENC_VARIANTS_FIXED, "a7abc6a11b4b4238",
+    star2_backward_opencl_list, STENC_VARIANTS_FIXED, "c79c2273ea0e7fe8",
 };

@@ -6,6 +6,7 @@
  * DOACROSS bands, the launch per hyperplane) or the OpenCL wavefront against the host loop
  * (exit 77 without such a device). */
 #include <omp.h>
+#include <string.h>
 
 #include "gs7_backward.h"
 #include "point_check.h"
@@ -163,7 +164,11 @@ static void test_ordered2d_variants(void **state) {
     (void)state;
     stenc_ctx *ctx = NULL;
     assert_int_equal(stenc_ctx_create(&ctx, device_kind), STENC_OK);
-    const size_t sizes[][2] = {{37, 23}, {1, 9}, {130, 3}, {61, 100}, {5, 130}};
+    /* rows longer than the DOACROSS ring (64 values), and more bands of 32 rows than an H100
+     * holds blocks at once (so blocks take several, by ticket: that size only for DOACROSS, as
+     * a launch per hyperplane would take 60,000 launches) */
+    const size_t sizes[][2] = {{37, 23}, {1, 9},    {130, 3},  {61, 100},
+                               {5, 130}, {300, 97}, {3, 60001}};
     const ordered2d_fn fns[2] = {seidel2d_by, star2_by};
     const char *(*names[2])(int) = {seidel2d_variant_name, star2_backward_variant_name};
     const int halo[2] = {1, 2};
@@ -172,6 +177,7 @@ static void test_ordered2d_variants(void **state) {
             const char *variant = device_kind == STENC_DEVICE_CUDA ? names[st](v) : NULL;
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
                 const long ni = (long)sizes[s][0], nj = (long)sizes[s][1];
+                if (nj > 1000 && !(variant && !strncmp(variant, "doacross", 8))) continue;
                 stenc_field *a, *want;
                 assert_int_equal(
                     stenc_field_create(ctx, &a, STENC_F64, 2, (size_t)ni, (size_t)nj, 1, halo[st]),
