@@ -85,6 +85,8 @@ enum { CUDA_STATIC_SHARED = 48 * 1024, CUDA_ACC_BYTES = 16 };
  * publishes its progress every CUDA_DOACROSS_PUBLISH (a divisor of the first); its ring needs
  * their sum and one more of slack. */
 enum { CUDA_DOACROSS_CHECK = 4, CUDA_DOACROSS_PUBLISH = 4 };
+/* ... and its loader warp stages old values up to CUDA_DOACROSS_BATCH hyperplanes at a time. */
+enum { CUDA_DOACROSS_BATCH = 16 };
 #define CUDA_DOACROSS_SLACK (CUDA_DOACROSS_CHECK + CUDA_DOACROSS_PUBLISH + 1)
 
 /* The last resort of a reducing sweep with many reductions: one warp per block. */
@@ -164,6 +166,31 @@ static int ring_read(const km_kernel *km, const km_read *rd) {
     return wave_distance(km, &rd->offset) * km->order < 0;
 }
 
+/* 1 for a read that an ordered 2-D sweep's DOACROSS kernel takes from its staging buffers of
+ * the sweep's old values (loaded ahead by a warp of their own): any other read of an array read
+ * by rows, that is of a value no step of this sweep has written yet. */
+static int staged_read(const km_kernel *km, const km_read *rd) {
+    return km->order && km->dims == 2 && !read_by_point(km, rd->array) && !ring_read(km, rd);
+}
+
+/* 1 for an array with a staging buffer: one with a staged read, or an inout (its own value at
+ * the point is an old one). */
+static int staged_array(const km_kernel *km, int a) {
+    if (!km->order || km->dims != 2 || read_by_point(km, a)) return 0;
+    if (km->arrays[a].kind == KM_INOUT) return 1;
+    for (int r = 0; r < km->nreads; r++)
+        if (km->reads[r].array == a && staged_read(km, &km->reads[r])) return 1;
+    return 0;
+}
+
+/* The staging buffer of array a: its index among the arrays that have one. */
+static int staged_slot(const km_kernel *km, int a) {
+    int slot = 0;
+    for (int b = 0; b < a; b++)
+        slot += staged_array(km, b);
+    return slot;
+}
+
 /* What the load partials (templates/cuda/load*.tmpl) need of read `rd` of field `field`: the
  * field, whether it is an inout, the offset in the kernels' frame (di, dj, dk), and for a read
  * by point its element type and the frame's dimensions the array spans. */
@@ -239,6 +266,10 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
         describe_read(rv, km, rd, field_of[rd->array]);
+        tmpl_set_bool(rv, "staged", staged_read(km, rd));
+        tmpl_set_fmt(rv, "oslot", "%d", staged_slot(km, rd->array));
+        tmpl_set_fmt(rv, "old_di", "%d", rd->offset.d[0]);
+        tmpl_set_fmt(rv, "old_dj", "%d", rd->offset.d[1]);
     }
     tmpl_value *inouts = tmpl_set_list(d, "cu_inouts");
     for (int a = 0; a < km->narrays; a++) {
@@ -247,6 +278,30 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         tmpl_set_fmt(io, "field", "%d", field_of[a]);
         tmpl_set_fmt(io, "slot", "%d", (int)tmpl_list_len(inouts) - 1);
         tmpl_set_str(io, "local", value_name[a]);
+        tmpl_set_bool(io, "staged", staged_array(km, a));
+        tmpl_set_fmt(io, "oslot", "%d", staged_slot(km, a));
+    }
+    /* The staging buffers (ordered 2-D sweeps): per array, its field and whether the sweep
+     * writes it (then loaded past L1, which other SMs' writes do not reach). */
+    tmpl_value *olds = tmpl_set_list(d, "cu_old");
+    for (int a = 0; a < km->narrays; a++) {
+        if (!staged_array(km, a)) continue;
+        tmpl_value *o = tmpl_append_map(olds);
+        tmpl_set_fmt(o, "oslot", "%d", staged_slot(km, a));
+        tmpl_set_fmt(o, "field", "%d", field_of[a]);
+        tmpl_set_bool(o, "inout", km->arrays[a].kind == KM_INOUT);
+        /* the rows before and after the point that its staged reads reach (its halo covers
+         * them), in sweep order */
+        int before = 0, after = 0;
+        for (int r = 0; r < km->nreads; r++) {
+            const km_read *rd = &km->reads[r];
+            if (rd->array != a || !staged_read(km, rd)) continue;
+            const int dj = rd->offset.d[1] * km->order;
+            if (-dj > before) before = -dj;
+            if (dj > after) after = dj;
+        }
+        tmpl_set_fmt(o, "before", "%d", before);
+        tmpl_set_fmt(o, "after", "%d", after);
     }
     /* reductions, in id order (the launcher's results[] order) */
     static const char *const ops[] = {"sum", "sum", "max", "min"};
@@ -618,6 +673,35 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     for (int a = 0; a < km->narrays; a++)
         nring += km->arrays[a].kind == KM_INOUT;
     if (nring == 0) nring = 1;
+    /* Of the staged reads, in sweep order: the rows before and after the band's they reach, and
+     * the nearest and farthest hyperplanes (t distance; the inouts' own value at 0). */
+    int nold = 0, old_before = 0, old_after = 0, old_dmin = 0, old_dmax = 0;
+    for (int a = 0; a < km->narrays; a++)
+        nold += staged_array(km, a);
+    for (int r = 0; r < km->nreads; r++) {
+        const km_read *rd = &km->reads[r];
+        if (!staged_read(km, rd)) continue;
+        const int dj = rd->offset.d[1] * km->order;
+        const int t = wave_distance(km, &rd->offset) * km->order;
+        if (-dj > old_before) old_before = -dj;
+        if (dj > old_after) old_after = dj;
+        if (t < old_dmin) old_dmin = t;
+        if (t > old_dmax) old_dmax = t;
+    }
+    /* The staging buffers keep old_w values a row: the hyperplanes being read and at least a
+     * batch of the loader's ahead (templates/cuda/stencil_cuda.cu.tmpl, DOACROSS); more, up to
+     * 128, where shared memory allows, lets the loader run further ahead of its latency. */
+    const int old_need = CUDA_DOACROSS_SLACK + CUDA_DOACROSS_BATCH + old_dmax - old_dmin;
+    int old_w = 32;
+    while (old_w < old_need)
+        old_w *= 2;
+    const long old_row_bytes = (long)nold * (32 + old_before + old_after) * km->type_size;
+    tmpl_set_fmt(d, "cu_nold", "%d", nold > 0 ? nold : 1);
+    tmpl_set_fmt(d, "cu_old_before", "%d", old_before);
+    tmpl_set_fmt(d, "cu_old_rows", "%d", 32 + old_before + old_after);
+    tmpl_set_fmt(d, "cu_old_dmin", "%d", old_dmin);
+    tmpl_set_fmt(d, "cu_old_dmax", "%d", old_dmax);
+    tmpl_set_fmt(d, "cu_doa_batch", "%d", CUDA_DOACROSS_BATCH);
     /* The ring keeps each row's last ring_w values: past the deepest read of the band's own
      * rows, and wide enough that the band before's rows can be loaded a chunk ahead while the
      * band still reads the ones behind (templates/cuda/stencil_cuda.cu.tmpl, DOACROSS). */
@@ -626,13 +710,14 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         depth + 1 > CUDA_DOACROSS_SLACK + prev_ahead + wave_out * prev_rows + prev_behind
             ? depth + 1
             : CUDA_DOACROSS_SLACK + prev_ahead + wave_out * prev_rows + prev_behind;
-    int ring_w = 1;
-    while (ring_w < ring_need || ring_w < 64)
+    int ring_w = 32;
+    while (ring_w < ring_need)
         ring_w *= 2;
-    while (ring_w > ring_need &&
-           (long)nring * (32 + prev_rows) * ring_w * km->type_size > CUDA_STATIC_SHARED - 64)
-        ring_w /= 2;
-    if (ring_w < ring_need) ring_w *= 2;
+    const long ring_bytes = (long)nring * (32 + prev_rows) * ring_w * km->type_size;
+    while (old_w < 128 && ring_bytes + old_row_bytes * old_w * 2 <= CUDA_STATIC_SHARED - 64)
+        old_w *= 2;
+    const long old_bytes = old_row_bytes * old_w;
+    tmpl_set_fmt(d, "cu_old_w", "%d", old_w);
     tmpl_set_fmt(d, "cu_ring_w", "%d", ring_w);
     tmpl_set_fmt(d, "cu_nring", "%d", nring);
     tmpl_set_fmt(d, "cu_prev_rows", "%d", prev_rows);
@@ -641,10 +726,9 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     tmpl_set_fmt(d, "cu_doa_check", "%d", CUDA_DOACROSS_CHECK);
     tmpl_set_fmt(d, "cu_doa_publish", "%d", CUDA_DOACROSS_PUBLISH);
     tmpl_set_bool(d, "cu_ring", km->order && km->dims == 2);
-    const int doacross =
-        km->order && km->dims == 2 && prev_rows <= 32 &&
-        (long)nring * (32 + prev_rows) * ring_w * km->type_size <= CUDA_STATIC_SHARED - 64;
-    static const cuda_variant ordered_variants[] = {{'a', 1, 1, 64, 1, 0}, {'f', 1, 1, 256, 1, 0}};
+    const int doacross = km->order && km->dims == 2 && prev_rows <= 32 &&
+                         ring_bytes + old_bytes <= CUDA_STATIC_SHARED - 64;
+    static const cuda_variant ordered_variants[] = {{'a', 1, 1, 128, 1, 0}, {'f', 1, 1, 256, 1, 0}};
     cuda_policy pol =
         km->order ? (cuda_policy){ordered_variants + !doacross, 2 - !doacross} : choose_policy(km);
     const cuda_variant **fitting = xmalloc((size_t)(pol.count + 1) * sizeof *fitting);
@@ -687,7 +771,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         else if (cv->strategy == 'f')
             tmpl_buf_printf(&name, "wavefront_%d", cv->bx);
         else if (cv->strategy == 'a')
-            tmpl_buf_printf(&name, "doacross_%d", cv->bx);
+            tmpl_buf_printf(&name, "doacross");
         else if (cv->v > 1) /* V rows per thread along mid */
             tmpl_buf_printf(&name, "stream_v%d_%dx%d_k%d", cv->v, cv->bx, cv->by, cv->k);
         else

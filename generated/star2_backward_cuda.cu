@@ -71,9 +71,10 @@ template <int NP> __device__ __forceinline__ int stenc_slot(int plane) {
 #define STENC_W_MID 0
 #define STENC_W_OUT 1
 #define STENC_FORWARD 0
-/* Here the values of earlier hyperplanes are in memory. */
+/* Here the values of earlier hyperplanes are in memory, and so are the old ones. */
 #define STENC_RING_READ(slot, dj, di, p) (*(p))
 #define STENC_RING_WROTE(slot, value) ((void)0)
+#define STENC_OLD_READ(slot, dj, di, e) (e)
 template <int V, int K, int BX, int BY, int MINB>
 __global__ void __launch_bounds__(BX * BY, MINB)
     star2_backward_wave(const stenc_args stenc_a, const long stenc_t, const int stenc_olo) {
@@ -86,25 +87,25 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     const int stenc_i = (int)stenc_ii;
     const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
                                     (ptrdiff_t)stenc_o * stenc_a.sk[0];
-    const stenc_T u_m2_0_ = *(stenc_a.f[0] + stenc_q0 - 2);
-    const stenc_T u_m1_0_ = *(stenc_a.f[0] + stenc_q0 - 1);
+    const stenc_T u_m2_0_ = STENC_OLD_READ(0, 0, -2, *(stenc_a.f[0] + stenc_q0 - 2));
+    const stenc_T u_m1_0_ = STENC_OLD_READ(0, 0, -1, *(stenc_a.f[0] + stenc_q0 - 1));
     const stenc_T u_p1_0_ = STENC_RING_READ(0, 0, 1, &*(stenc_a.f[0] + stenc_q0 + 1));
     const stenc_T u_p2_0_ = STENC_RING_READ(0, 0, 2, &*(stenc_a.f[0] + stenc_q0 + 2));
-    const stenc_T u_0_m2_ = *(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sk[0]);
-    const stenc_T u_0_m1_ = *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+    const stenc_T u_0_m2_ = STENC_OLD_READ(0, -2, 0, *(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sk[0]));
+    const stenc_T u_0_m1_ = STENC_OLD_READ(0, -1, 0, *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]));
     const stenc_T u_0_p1_ = STENC_RING_READ(0, 1, 0, &*(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]));
     const stenc_T u_0_p2_ = STENC_RING_READ(0, 2, 0, &*(stenc_a.f[0] + stenc_q0 + 2 * stenc_a.sk[0]));
-    stenc_T u_ = stenc_a.f[0][stenc_q0];
+    stenc_T u_ = STENC_OLD_READ(0, 0, 0, stenc_a.f[0][stenc_q0]);
     #line 49 "stencils/ordered.stencil"
     u_ = 0.125 * (u_m2_0_ + u_m1_0_ + u_p1_0_ + u_p2_0_ + u_0_m2_ + u_0_m1_ + u_0_p1_ + u_0_p2_);
-#line 101 "star2_backward_cuda.cu"
+#line 102 "star2_backward_cuda.cu"
     stenc_a.f[0][stenc_q0] = u_;
     STENC_RING_WROTE(0, u_);
 }
 
 /* The DOACROSS kernel of a 2-D ordered sweep. Rows are taken in sweep order in bands of 32, a
- * block of two warps per band; bands go to blocks by a ticket, in order, so a band waits only
- * on bands that running blocks hold.
+ * block of four warps per band; bands go to blocks by a ticket, in order, so a band waits
+ * only on bands that running blocks hold.
  * - The compute warp steps the hyperplanes t = i + STENC_W_OUT * j (in sweep order), lane l
  *   computing its row's point of each, then __syncwarp: the points of one hyperplane are
  *   independent, and every read of an earlier one sees this sweep's value. Those values come
@@ -112,13 +113,17 @@ __global__ void __launch_bounds__(BX * BY, MINB)
  *   rows and of the STENC_PREV rows of the band before that the reads reach. No global load of
  *   this sweep's values and no fence sits on its chain: it waits, every STENC_DOA_CHECK steps,
  *   only on counters in shared memory.
- * - The communication warp keeps it supplied. It copies the band's last STENC_PREV rows, as the
- *   compute warp makes them, to the band's slice of an exchange buffer, fences and publishes
- *   how far they go (pub[band]); and it loads the band before's rows from that band's slice,
- *   once published, into the ring's first rows (for the first band: the halo rows).
+ * - The exporter warp copies the band's last STENC_PREV rows, as the compute warp makes them,
+ *   to the band's slice of an exchange buffer and publishes how far they go (pub[band]). The
+ *   importer warp loads the band before's rows from that band's slice, once published, into
+ *   the ring's first rows (for the first band: the halo rows).
+ * - The loader warp stages the old values the compute warp reads (inputs, and the inouts at and
+ *   after the point) a few hyperplanes ahead into buffers in shared memory, STENC_OLD_W values
+ *   a row for the band's rows and the rows before and after that the reads reach, so that no
+ *   global load sits on the compute warp's chain either.
  * Reads of later hyperplanes are of values not yet written: the band after waits on this one.
  * The result is the sequential loop's, bit for bit. */
-#define STENC_RING_W 64
+#define STENC_RING_W 32
 #define STENC_NRING 1
 #define STENC_PREV 2
 #define STENC_PREV_AHEAD 0
@@ -132,7 +137,20 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                     stenc_i + (di), stenc_a.n[0], p)
 #define STENC_RING_WROTE(slot, value)                                                              \
     (stenc_sh.ring[slot][STENC_PREV + stenc_lane][stenc_i & (STENC_RING_W - 1)] = (value))
-#define STENC_AHEAD 64
+#define STENC_NOLD 1
+#define STENC_OLD_ROWS 34
+#define STENC_OLD_BEFORE 0
+#define STENC_OLD_DMIN 0
+#define STENC_OLD_DMAX 2
+#define STENC_OLD_W 128
+#define STENC_DOA_BATCH 16
+#undef STENC_OLD_READ
+/* A staged old value, or for a column outside the interior (never staged) the plain load. */
+#define STENC_OLD_READ(slot, dj, di, e)                                                            \
+    ((unsigned)(stenc_i + (di)) < (unsigned)stenc_a.n[0]                                           \
+         ? stenc_sh.old[slot][STENC_OLD_BEFORE + stenc_lane + (STENC_FORWARD ? (dj) : -(dj))]      \
+                       [(stenc_i + (di)) & (STENC_OLD_W - 1)]                                      \
+         : (e))
 __device__ __forceinline__ void stenc_prefetch_l2(const stenc_T *p) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
@@ -142,26 +160,32 @@ __device__ __forceinline__ stenc_T stenc_ring_read(const stenc_T (*ring)[STENC_R
     return col >= 0 && col < n0 ? ring[row][col & (STENC_RING_W - 1)] : __ldcg(p);
 }
 /* The exchange's flags: the lanes' stores to a band's slice come before its release (through
- * __syncwarp), the slice's loads after the acquire that saw it. Scoped release and acquire,
- * not __threadfence(), whose sequentially consistent fence also empties the SM's L1. */
+ * __syncwarp), the slice's loads after the relaxed load that saw it and a fence (an acquire
+ * pattern). Scoped release and acquire, not __threadfence(), whose sequentially consistent
+ * fence is dearer; the fence only when the flag has moved. */
 __device__ __forceinline__ void stenc_store_release(int *p, int v) {
     asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-__device__ __forceinline__ int stenc_load_acquire(const int *p) {
+__device__ __forceinline__ int stenc_load_relaxed(const int *p) {
     int v;
-    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
+}
+__device__ __forceinline__ void stenc_fence_acquire() {
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 struct stenc_doacross_shared {
     stenc_T ring[STENC_NRING][STENC_PREV + 32][STENC_RING_W];
+    stenc_T old[STENC_NOLD][STENC_OLD_ROWS][STENC_OLD_W];
     int band;
+    volatile int staged; /* the old values are staged through this hyperplane */
     volatile int made;   /* the compute warp's steps done, less one */
     volatile int avail;  /* the band before's rows are in the ring through this sweep column */
     volatile int copied; /* the band's last rows are exported through this sweep column */
 };
 
 template <int V, int K, int BX, int BY, int MINB>
-__global__ void __launch_bounds__(64)
+__global__ void __launch_bounds__(128)
     star2_backward_doacross(const stenc_args stenc_a, unsigned *stenc_ticket, int *stenc_pub,
                       stenc_T *stenc_xbuf, int stenc_nbands) {
     __shared__ stenc_doacross_shared stenc_sh;
@@ -174,6 +198,7 @@ __global__ void __launch_bounds__(64)
             stenc_sh.made = -1;
             stenc_sh.avail = -1;
             stenc_sh.copied = -1;
+            stenc_sh.staged = -STENC_W_OUT * STENC_OLD_BEFORE - 1;
         }
         __syncthreads();
         const int stenc_band = stenc_sh.band;
@@ -183,6 +208,8 @@ __global__ void __launch_bounds__(64)
         const int stenc_nsteps = stenc_n0 + STENC_W_OUT * (stenc_rows - 1);
         /* the band after reads this band's last rows */
         const bool stenc_export = STENC_PREV > 0 && stenc_band + 1 < stenc_nbands;
+        /* the last hyperplane (band-relative) whose old values the compute warp reads */
+        const int stenc_hend = stenc_nsteps - 1 + STENC_OLD_DMAX;
         if (threadIdx.x < 32) {
             const bool stenc_row_in = stenc_lane < stenc_rows;
             const int stenc_o = STENC_FORWARD ? stenc_row0 + stenc_lane
@@ -191,44 +218,42 @@ __global__ void __launch_bounds__(64)
                 if (stenc_s % STENC_DOA_CHECK == 0) {
                     /* the band before's rows for the next steps are in the ring, and the ring
                      * slots of this band's last rows that they overwrite are exported */
-                    if (stenc_lane == 0 && STENC_PREV > 0) {
-                        const int stenc_need = stenc_s + STENC_DOA_CHECK - 1 + STENC_PREV_AHEAD;
-                        const int stenc_want = stenc_need < stenc_n0 - 1 ? stenc_need : stenc_n0 - 1;
-                        while (stenc_sh.avail < stenc_want) {
+                    if (stenc_lane == 0) {
+                        const int stenc_old = stenc_s + STENC_DOA_CHECK - 1 + STENC_OLD_DMAX;
+                        const int stenc_staged = stenc_old < stenc_hend ? stenc_old : stenc_hend;
+                        while (stenc_sh.staged < stenc_staged) {
                         }
-                        const int stenc_free = stenc_s + STENC_DOA_CHECK - 1 -
-                                               STENC_W_OUT * (32 - STENC_PREV) - STENC_RING_W;
-                        while (stenc_export && stenc_sh.copied < stenc_free) {
+                        if (STENC_PREV > 0) {
+                            const int stenc_need = stenc_s + STENC_DOA_CHECK - 1 + STENC_PREV_AHEAD;
+                            const int stenc_want = stenc_need < stenc_n0 - 1 ? stenc_need : stenc_n0 - 1;
+                            while (stenc_sh.avail < stenc_want) {
+                            }
+                            const int stenc_free = stenc_s + STENC_DOA_CHECK - 1 -
+                                                   STENC_W_OUT * (32 - STENC_PREV) - STENC_RING_W;
+                            while (stenc_export && stenc_sh.copied < stenc_free) {
+                            }
                         }
                     }
                     __syncwarp();
                     __threadfence_block();
                 }
                 const int stenc_ir = stenc_s - STENC_W_OUT * stenc_lane;
-                if (stenc_row_in && stenc_ir + STENC_AHEAD >= 0 && stenc_ir + STENC_AHEAD < stenc_n0) {
-                    /* the row's values STENC_AHEAD points on into L2: every step some lane starts
-                     * a new line, and the warp would wait for its DRAM latency (into L1 measured
-                     * no faster) */
-                    const int stenc_pc = STENC_FORWARD ? stenc_ir + STENC_AHEAD
-                                                       : stenc_n0 - 1 - stenc_ir - STENC_AHEAD;
-                    stenc_prefetch_l2(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_o * stenc_a.sk[0]);
-                }
                 if (stenc_row_in && stenc_ir >= 0 && stenc_ir < stenc_n0) {
                     const int stenc_i = STENC_FORWARD ? stenc_ir : stenc_n0 - 1 - stenc_ir;
                     const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
                                                     (ptrdiff_t)stenc_o * stenc_a.sk[0];
-                    const stenc_T u_m2_0_ = *(stenc_a.f[0] + stenc_q0 - 2);
-                    const stenc_T u_m1_0_ = *(stenc_a.f[0] + stenc_q0 - 1);
+                    const stenc_T u_m2_0_ = STENC_OLD_READ(0, 0, -2, *(stenc_a.f[0] + stenc_q0 - 2));
+                    const stenc_T u_m1_0_ = STENC_OLD_READ(0, 0, -1, *(stenc_a.f[0] + stenc_q0 - 1));
                     const stenc_T u_p1_0_ = STENC_RING_READ(0, 0, 1, &*(stenc_a.f[0] + stenc_q0 + 1));
                     const stenc_T u_p2_0_ = STENC_RING_READ(0, 0, 2, &*(stenc_a.f[0] + stenc_q0 + 2));
-                    const stenc_T u_0_m2_ = *(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sk[0]);
-                    const stenc_T u_0_m1_ = *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+                    const stenc_T u_0_m2_ = STENC_OLD_READ(0, -2, 0, *(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sk[0]));
+                    const stenc_T u_0_m1_ = STENC_OLD_READ(0, -1, 0, *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]));
                     const stenc_T u_0_p1_ = STENC_RING_READ(0, 1, 0, &*(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]));
                     const stenc_T u_0_p2_ = STENC_RING_READ(0, 2, 0, &*(stenc_a.f[0] + stenc_q0 + 2 * stenc_a.sk[0]));
-                    stenc_T u_ = stenc_a.f[0][stenc_q0];
+                    stenc_T u_ = STENC_OLD_READ(0, 0, 0, stenc_a.f[0][stenc_q0]);
                     #line 49 "stencils/ordered.stencil"
                     u_ = 0.125 * (u_m2_0_ + u_m1_0_ + u_p1_0_ + u_p2_0_ + u_0_m2_ + u_0_m1_ + u_0_p1_ + u_0_p2_);
-#line 232 "star2_backward_cuda.cu"
+#line 257 "star2_backward_cuda.cu"
                     stenc_a.f[0][stenc_q0] = u_;
                     STENC_RING_WROTE(0, u_);
                 }
@@ -240,63 +265,112 @@ __global__ void __launch_bounds__(64)
                     __syncwarp();
                 }
             }
-        } else {
-            /* The communication warp: export this band's last rows, import the band before's. */
+        } else if (threadIdx.x >= 96) {
+            /* The loader warp: hyperplanes up to the one whose slots the compute warp no longer
+             * reads, at most STENC_DOA_BATCH at a time, each lane a row (and a second for the
+             * rows past 32), each array's rows only as far as its reads reach (its halo). */
+            int stenc_done = -STENC_W_OUT * STENC_OLD_BEFORE - 1;
+            while (stenc_done < stenc_hend) {
+                int stenc_x = stenc_sh.made + STENC_OLD_DMIN + STENC_OLD_W;
+                if (stenc_x > stenc_hend) stenc_x = stenc_hend;
+                if (stenc_x > stenc_done + STENC_DOA_BATCH) stenc_x = stenc_done + STENC_DOA_BATCH;
+                if (stenc_x <= stenc_done) continue;
+                for (int stenc_r = stenc_lane; stenc_r < STENC_OLD_ROWS; stenc_r += 32) {
+                    const int stenc_row = stenc_row0 + stenc_r - STENC_OLD_BEFORE; /* sweep order */
+                    const int stenc_po = STENC_FORWARD ? stenc_row : stenc_n2 - 1 - stenc_row;
+                    const int stenc_c0 = stenc_done + 1 - STENC_W_OUT * (stenc_r - STENC_OLD_BEFORE);
+                    /* the row's values further on into L2, for the batches after this one */
+                    if (stenc_c0 + 2 * STENC_DOA_BATCH >= 0 && stenc_c0 + 2 * STENC_DOA_BATCH < stenc_n0) {
+                        const int stenc_pc = STENC_FORWARD ? stenc_c0 + 2 * STENC_DOA_BATCH
+                                                           : stenc_n0 - 1 - stenc_c0 - 2 * STENC_DOA_BATCH;
+                        if (stenc_row >= -0 && stenc_row <= stenc_n2 - 1 + 2)
+                            stenc_prefetch_l2(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_po * stenc_a.sk[0]);
+                    }
+                    stenc_T stenc_v[STENC_DOA_BATCH][STENC_NOLD];
+#pragma unroll
+                    for (int stenc_b = 0; stenc_b < STENC_DOA_BATCH; stenc_b++) {
+                        const int stenc_c = stenc_c0 + stenc_b;
+                        if (stenc_done + 1 + stenc_b > stenc_x || stenc_c < 0 || stenc_c >= stenc_n0) continue;
+                        const int stenc_pc = STENC_FORWARD ? stenc_c : stenc_n0 - 1 - stenc_c;
+                        if (stenc_row >= -0 && stenc_row <= stenc_n2 - 1 + 2)
+                            stenc_v[stenc_b][0] = __ldcg(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_po * stenc_a.sk[0]);
+                    }
+#pragma unroll
+                    for (int stenc_b = 0; stenc_b < STENC_DOA_BATCH; stenc_b++) {
+                        const int stenc_c = stenc_c0 + stenc_b;
+                        if (stenc_done + 1 + stenc_b > stenc_x || stenc_c < 0 || stenc_c >= stenc_n0) continue;
+                        const int stenc_pc = STENC_FORWARD ? stenc_c : stenc_n0 - 1 - stenc_c;
+                        if (stenc_row >= -0 && stenc_row <= stenc_n2 - 1 + 2)
+                            stenc_sh.old[0][stenc_r][stenc_pc & (STENC_OLD_W - 1)] = stenc_v[stenc_b][0];
+                    }
+                }
+                __threadfence_block();
+                __syncwarp();
+                if (stenc_lane == 0) stenc_sh.staged = stenc_x;
+                stenc_done = stenc_x;
+            }
+        } else if (threadIdx.x < 64) {
+            /* The exporter warp: the band's last rows, lane 31's row being the band's last (the
+             * rows above it are further on), to the band's slice of the exchange, then a release
+             * of how far they go. */
             int stenc_copied = stenc_export ? -1 : stenc_n0 - 1;
-            int stenc_avail = STENC_PREV > 0 ? -1 : stenc_n0 - 1;
-            const int *stenc_prev_pub = stenc_pub + (stenc_band > 0 ? stenc_band - 1 : 0);
-            while (stenc_copied < stenc_n0 - 1 || stenc_avail < stenc_n0 - 1) {
+            while (stenc_copied < stenc_n0 - 1) {
                 const int stenc_made = stenc_sh.made;
                 __threadfence_block();
-                if (stenc_copied < stenc_n0 - 1) {
-                    /* lane 31's row is the band's last: the rows above it are further on */
-                    int stenc_x = stenc_made - STENC_W_OUT * 31;
-                    if (stenc_x > stenc_n0 - 1) stenc_x = stenc_n0 - 1;
-                    if (stenc_x > stenc_copied) {
-                        for (int stenc_d = 0; stenc_d < STENC_PREV; stenc_d++)
-                            for (int stenc_c = stenc_copied + 1 + stenc_lane; stenc_c <= stenc_x; stenc_c += 32) {
-                                const int stenc_pc = STENC_FORWARD ? stenc_c : stenc_n0 - 1 - stenc_c;
-                                stenc_xbuf[(((size_t)stenc_band * STENC_PREV + stenc_d) * STENC_NRING + 0) * stenc_n0 + stenc_pc] =
-                                    stenc_sh.ring[0][32 + stenc_d][stenc_pc & (STENC_RING_W - 1)];
-                            }
-                        __syncwarp();
-                        if (stenc_lane == 0) {
-                            stenc_store_release(stenc_pub + stenc_band, stenc_x);
-                            stenc_sh.copied = stenc_x;
-                        }
-                        stenc_copied = stenc_x;
+                int stenc_x = stenc_made - STENC_W_OUT * 31;
+                if (stenc_x > stenc_n0 - 1) stenc_x = stenc_n0 - 1;
+                if (stenc_x <= stenc_copied) continue;
+                for (int stenc_d = 0; stenc_d < STENC_PREV; stenc_d++)
+                    for (int stenc_c = stenc_copied + 1 + stenc_lane; stenc_c <= stenc_x; stenc_c += 32) {
+                        const int stenc_pc = STENC_FORWARD ? stenc_c : stenc_n0 - 1 - stenc_c;
+                        stenc_xbuf[(((size_t)stenc_band * STENC_PREV + stenc_d) * STENC_NRING + 0) * stenc_n0 + stenc_pc] =
+                            stenc_sh.ring[0][32 + stenc_d][stenc_pc & (STENC_RING_W - 1)];
+                    }
+                __syncwarp();
+                if (stenc_lane == 0) {
+                    stenc_store_release(stenc_pub + stenc_band, stenc_x);
+                    stenc_sh.copied = stenc_x;
+                }
+                stenc_copied = stenc_x;
+            }
+        } else {
+            /* The importer warp: the band before's last rows, as far as published and as far as
+             * the ring slots the compute warp no longer reads, into the ring's first rows (for
+             * the first band, the halo rows). It polls the flag relaxed and acquires (a fence)
+             * only on progress. */
+            int stenc_avail = STENC_PREV > 0 ? -1 : stenc_n0 - 1;
+            int stenc_seen = stenc_band > 0 ? -1 : stenc_n0 - 1;
+            while (stenc_avail < stenc_n0 - 1) {
+                int stenc_x = stenc_sh.made - STENC_W_OUT * (STENC_PREV - 1) - STENC_PREV_BEHIND + STENC_RING_W;
+                if (stenc_x > stenc_n0 - 1) stenc_x = stenc_n0 - 1;
+                if (stenc_seen < stenc_x) {
+                    int stenc_p = 0;
+                    if (stenc_lane == 0) stenc_p = stenc_load_relaxed(stenc_pub + stenc_band - 1);
+                    stenc_p = __shfl_sync(0xffffffffu, stenc_p, 0);
+                    if (stenc_p > stenc_seen) {
+                        stenc_fence_acquire();
+                        stenc_seen = stenc_p;
+                    }
+                    __syncwarp(); /* the lanes' loads below come after the acquire */
+                }
+                if (stenc_seen < stenc_x) stenc_x = stenc_seen;
+                if (stenc_x <= stenc_avail) continue;
+                for (int stenc_q = 0; stenc_q < STENC_PREV; stenc_q++) {
+                    /* the ring's row q: the band before's row 32 - STENC_PREV + q */
+                    const int stenc_row = stenc_row0 - STENC_PREV + stenc_q;
+                    const int stenc_po = STENC_FORWARD ? stenc_row : stenc_n2 - 1 - stenc_row;
+                    for (int stenc_c = stenc_avail + 1 + stenc_lane; stenc_c <= stenc_x; stenc_c += 32) {
+                        const int stenc_pc = STENC_FORWARD ? stenc_c : stenc_n0 - 1 - stenc_c;
+                        stenc_sh.ring[0][stenc_q][stenc_pc & (STENC_RING_W - 1)] =
+                            stenc_band > 0
+                                ? __ldcg(stenc_xbuf + (((size_t)(stenc_band - 1) * STENC_PREV + stenc_q) * STENC_NRING + 0) * stenc_n0 + stenc_pc)
+                                : __ldcg(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_po * stenc_a.sk[0]);
                     }
                 }
-                if (stenc_avail < stenc_n0 - 1) {
-                    /* up to the column whose ring slot the compute warp no longer reads */
-                    int stenc_x = stenc_made - STENC_W_OUT * (STENC_PREV - 1) - STENC_PREV_BEHIND + STENC_RING_W;
-                    if (stenc_x > stenc_n0 - 1) stenc_x = stenc_n0 - 1;
-                    if (stenc_band > 0) {
-                        int stenc_p = 0;
-                        if (stenc_lane == 0) stenc_p = stenc_load_acquire(stenc_prev_pub);
-                        stenc_p = __shfl_sync(0xffffffffu, stenc_p, 0);
-                        __syncwarp(); /* the lanes' loads below come after the acquire */
-                        if (stenc_p < stenc_x) stenc_x = stenc_p;
-                    }
-                    if (stenc_x > stenc_avail) {
-                        for (int stenc_q = 0; stenc_q < STENC_PREV; stenc_q++) {
-                            /* the ring's row q: the band before's row 32 - STENC_PREV + q */
-                            const int stenc_row = stenc_row0 - STENC_PREV + stenc_q;
-                            const int stenc_po = STENC_FORWARD ? stenc_row : stenc_n2 - 1 - stenc_row;
-                            for (int stenc_c = stenc_avail + 1 + stenc_lane; stenc_c <= stenc_x; stenc_c += 32) {
-                                const int stenc_pc = STENC_FORWARD ? stenc_c : stenc_n0 - 1 - stenc_c;
-                                stenc_sh.ring[0][stenc_q][stenc_pc & (STENC_RING_W - 1)] =
-                                    stenc_band > 0
-                                        ? __ldcg(stenc_xbuf + (((size_t)(stenc_band - 1) * STENC_PREV + stenc_q) * STENC_NRING + 0) * stenc_n0 + stenc_pc)
-                                        : __ldcg(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_po * stenc_a.sk[0]);
-                            }
-                        }
-                        __threadfence_block();
-                        __syncwarp();
-                        if (stenc_lane == 0) stenc_sh.avail = stenc_x;
-                        stenc_avail = stenc_x;
-                    }
-                }
+                __threadfence_block();
+                __syncwarp();
+                if (stenc_lane == 0) stenc_sh.avail = stenc_x;
+                stenc_avail = stenc_x;
             }
         }
         __syncthreads();
@@ -395,7 +469,7 @@ stenc_status stenc_run_doacross(stenc_ctx *ctx, const stenc_launch_shape *shape,
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, star2_backward_doacross<V, K, BX, BY, MINB>, 64, 0);
+            &per_sm, star2_backward_doacross<V, K, BX, BY, MINB>, 128, 0);
     if (e != cudaSuccess) {
         if (mem) cudaFreeAsync(mem, stream);
         return stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__,
@@ -404,7 +478,7 @@ stenc_status stenc_run_doacross(stenc_ctx *ctx, const stenc_launch_shape *shape,
     }
     const long resident = (long)(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
     const unsigned grid = (unsigned)(nbands < resident ? nbands : resident);
-    star2_backward_doacross<V, K, BX, BY, MINB><<<grid, 64, 0, stream>>>(
+    star2_backward_doacross<V, K, BX, BY, MINB><<<grid, 128, 0, stream>>>(
         a, ticket, (int *)mem, (stenc_T *)((char *)mem + xbuf_off), nbands);
     e = cudaFreeAsync(mem, stream); /* a failed launch is still the last error */
     STENC_GENERATED_CHECK_LAUNCH("doacross", V, K, BX, BY);
@@ -417,7 +491,7 @@ stenc_status stenc_run_doacross(stenc_ctx *ctx, const stenc_launch_shape *shape,
 
 /* The variants, by name; the first is the default. */
 const stenc_launch_variant stenc_variant_list[2] = {
-    {"doacross_64", stenc_run_doacross<1, 1, 64, 1, 1>},
+    {"doacross", stenc_run_doacross<1, 1, 128, 1, 1>},
     {"wavefront_256", stenc_run_wave<1, 1, 256, 1, 1>},
 };
 
@@ -426,5 +500,5 @@ const stenc_launch_variant stenc_variant_list[2] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants star2_backward_cuda_variants = {
-    "star2_backward", STENC_F64, 2, stenc_variant_list, STENC_VARIANTS_FIXED, "c79c2273ea0e7fe8",
+    "star2_backward", STENC_F64, 2, stenc_variant_list, STENC_VARIANTS_FIXED, "aa060793f016df5a",
 };

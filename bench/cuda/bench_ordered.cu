@@ -51,10 +51,12 @@ static void fill(stenc_field *f, unsigned seed) {
 }
 
 int main(int argc, char **argv) {
-    long n = 8192, hn = 2048;
+    long n = 8192, hn = 2048, rows = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--n") && a + 1 < argc)
             n = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--rows") && a + 1 < argc)
+            rows = atol(argv[++a]);
         else if (!strcmp(argv[a], "--host-n") && a + 1 < argc)
             hn = atol(argv[++a]);
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
@@ -90,7 +92,23 @@ int main(int argc, char **argv) {
         long n;
         double ms;
     };
-    std::vector<Row> rows;
+    if (rows > 0) { // one shape, the DOACROSS sweep only: ni = n, nj = rows
+        stenc_field *u, *f;
+        BENCH_STENC_CHECK(stenc_field_create(dev, &u, STENC_F64, 2, n, rows, 1, 1));
+        BENCH_STENC_CHECK(stenc_field_create(dev, &f, STENC_F64, 2, n, rows, 1, 0));
+        fill(u, 1), fill(f, 2);
+        BENCH_STENC_CHECK(stenc_field_upload(u));
+        BENCH_STENC_CHECK(stenc_field_upload(f));
+        const double lex =
+            median_s([&] { BENCH_STENC_CHECK(sor_lex_variant(dev, "doacross", h2, omega, u, f)); },
+                     [&] { cudaStreamSynchronize(stream); });
+        printf("shape=%ldx%ld ms_per_sweep=%.3f\n", n, rows, lex * 1e3);
+        stenc_field_free(u), stenc_field_free(f);
+        stenc_ctx_destroy(host);
+        stenc_ctx_destroy(dev);
+        return 0;
+    }
+    std::vector<Row> rows_out;
     // the device
     {
         stenc_field *u, *f, *hu, *hf;
@@ -101,7 +119,7 @@ int main(int argc, char **argv) {
         BENCH_STENC_CHECK(stenc_field_upload(f));
         auto sync = [&] { cudaStreamSynchronize(stream); };
         const double lex = median_s(
-            [&] { BENCH_STENC_CHECK(sor_lex_variant(dev, "doacross_64", h2, omega, u, f)); }, sync);
+            [&] { BENCH_STENC_CHECK(sor_lex_variant(dev, "doacross", h2, omega, u, f)); }, sync);
         const double wave = median_s(
             [&] { BENCH_STENC_CHECK(sor_lex_variant(dev, "wavefront_256", h2, omega, u, f)); },
             sync);
@@ -111,9 +129,9 @@ int main(int argc, char **argv) {
                 BENCH_STENC_CHECK(gs_redblack(dev, 1, h2, omega, u, f));
             },
             sync);
-        rows.push_back({"H100", "sor_lex (DOACROSS bands)", n, lex * 1e3});
-        rows.push_back({"H100", "sor_lex (launch/hyperplane)", n, wave * 1e3});
-        rows.push_back({"H100", "gs_redblack (2 colours)", n, rb * 1e3});
+        rows_out.push_back({"device", "sor_lex (DOACROSS bands)", n, lex * 1e3});
+        rows_out.push_back({"device", "sor_lex (launch/hyperplane)", n, wave * 1e3});
+        rows_out.push_back({"device", "gs_redblack (2 colours)", n, rb * 1e3});
         // correctness: one sweep from the same data on both sides, each device variant
         BENCH_STENC_CHECK(stenc_field_create(host, &hu, STENC_F64, 2, n, n, 1, 1));
         BENCH_STENC_CHECK(stenc_field_create(host, &hf, STENC_F64, 2, n, n, 1, 0));
@@ -122,7 +140,7 @@ int main(int argc, char **argv) {
         BENCH_STENC_CHECK(sor_lex(host, h2, omega, hu, hf));
         std::vector<double> a((size_t)n * n), b((size_t)n * n);
         BENCH_STENC_CHECK(stenc_field_copy_to(hu, b.data()));
-        for (const char *variant : {"doacross_64", "wavefront_256"}) {
+        for (const char *variant : {"doacross", "wavefront_256"}) {
             BENCH_STENC_CHECK(stenc_field_download(u));
             fill(u, 3);
             BENCH_STENC_CHECK(stenc_field_upload(u));
@@ -156,17 +174,17 @@ int main(int argc, char **argv) {
         static char where[2][32];
         snprintf(where[threads == 1 ? 0 : 1], 32, "host %d thread%s", threads,
                  threads == 1 ? "" : "s");
-        rows.push_back({where[threads == 1 ? 0 : 1], "sor_lex", hn, lex * 1e3});
-        rows.push_back({where[threads == 1 ? 0 : 1], "gs_redblack (2 colours)", hn, rb * 1e3});
+        rows_out.push_back({where[threads == 1 ? 0 : 1], "sor_lex", hn, lex * 1e3});
+        rows_out.push_back({where[threads == 1 ? 0 : 1], "gs_redblack (2 colours)", hn, rb * 1e3});
         stenc_field_free(u), stenc_field_free(f);
     }
-    for (const Row &r : rows) {
+    for (const Row &r : rows_out) {
         const double bound_ms = 24.0 * (double)r.n * (double)r.n / (copy_gbs * 1e9) * 1e3;
         printf("where=\"%s\" kernel=\"%s\" n=%ld ms_per_sweep=%.3f frac_of_device_bound=%.4f\n",
                r.where, r.what, r.n, r.ms, bound_ms / r.ms);
     }
     printf("\n%-16s %-28s %6s %12s %12s\n", "where", "kernel", "n", "ms/sweep", "of bound");
-    for (const Row &r : rows) {
+    for (const Row &r : rows_out) {
         const double bound_ms = 24.0 * (double)r.n * (double)r.n / (copy_gbs * 1e9) * 1e3;
         printf("%-16s %-28s %6ld %12.3f %11.2f%%\n", r.where, r.what, r.n, r.ms,
                100 * bound_ms / r.ms);

@@ -11,6 +11,7 @@
 #include "gs7_backward.h"
 #include "point_check.h"
 #include "seidel2d.h"
+#include "sor_lex.h"
 #include "star2_backward.h"
 
 static const int thread_counts[] = {1, 2, 3};
@@ -272,18 +273,86 @@ static void test_ordered_on_device(void **state) {
     stenc_ctx_destroy(ctx);
 }
 
+/* sor_lex's loop: lexicographic SOR of the 5-point operator with a right-hand side f. */
+static void sor_lex_loop(stenc_field *u, const stenc_field *f, long ni, long nj, double h2,
+                         double omega) {
+    for (long j = 0; j < nj; j++)
+        for (long i = 0; i < ni; i++)
+            stenc_field_set(u, i, j, 0,
+                            (1 - omega) * point_at(u, i, j, 0) +
+                                omega * 0.25 *
+                                    (h2 * point_at(f, i, j, 0) + point_at(u, i - 1, j, 0) +
+                                     point_at(u, i + 1, j, 0) + point_at(u, i, j - 1, 0) +
+                                     point_at(u, i, j + 1, 0)));
+}
+
+/* sor_lex (an input f with no halo, read at the point; u read both ways) against its loop, bit
+ * for bit after several sweeps: on the host with 1 to 3 threads, and on the device by every
+ * variant, at odd sizes, with bands of 32 rows all full (the staged rows after the band end at
+ * f's last row) and a long row. */
+static void test_sor_lex(void **state) {
+    (void)state;
+    const int on_device = device_kind != STENC_DEVICE_CPU;
+    stenc_ctx *ctx = NULL, *host = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, device_kind), STENC_OK);
+    assert_int_equal(stenc_ctx_create(&host, STENC_DEVICE_CPU), STENC_OK);
+    const size_t sizes[][2] = {{37, 23}, {4099, 64}, {61, 97}, {1, 40}};
+    const double h2 = 0.01, omega = 1.7;
+    /* the runs: the host's thread counts, CUDA's variants, or OpenCL's one */
+    int runs = on_device ? 1 : 3;
+    if (device_kind == STENC_DEVICE_CUDA)
+        for (runs = 0; sor_lex_variant_name(runs);)
+            runs++;
+    for (int v = 0; v < runs; v++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            const char *variant = device_kind == STENC_DEVICE_CUDA ? sor_lex_variant_name(v) : NULL;
+            const int threads = on_device ? 1 : v + 1;
+            const long ni = (long)sizes[s][0], nj = (long)sizes[s][1];
+            stenc_field *u, *f, *want, *hf;
+            assert_int_equal(stenc_field_create(ctx, &u, STENC_F64, 2, ni, nj, 1, 1), STENC_OK);
+            assert_int_equal(stenc_field_create(ctx, &f, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
+            assert_int_equal(stenc_field_create(host, &want, STENC_F64, 2, ni, nj, 1, 1), STENC_OK);
+            assert_int_equal(stenc_field_create(host, &hf, STENC_F64, 2, ni, nj, 1, 0), STENC_OK);
+            test_rng r1 = test_rng_seeded(90 + s), r2 = r1;
+            point_fill(u, &r1, -1, 1);
+            point_fill(want, &r2, -1, 1);
+            point_fill(f, &r1, -1, 1);
+            point_fill(hf, &r2, -1, 1);
+            if (on_device) {
+                assert_int_equal(stenc_field_upload(u), STENC_OK);
+                assert_int_equal(stenc_field_upload(f), STENC_OK);
+            }
+            omp_set_num_threads(threads);
+            for (int sweep = 0; sweep < 3; sweep++) {
+                assert_int_equal(sor_lex_variant(ctx, variant, h2, omega, u, f), STENC_OK);
+                sor_lex_loop(want, hf, ni, nj, h2, omega);
+            }
+            if (on_device) assert_int_equal(stenc_field_download(u), STENC_OK);
+            char what[128];
+            snprintf(what, sizeof what, "sor_lex %ldx%ld (%s, %d thread(s))", ni, nj,
+                     variant ? variant : "default", threads);
+            assert_true(point_same(u, want, 1, what));
+            stenc_field_free(u), stenc_field_free(f), stenc_field_free(want), stenc_field_free(hf);
+        }
+    stenc_ctx_destroy(host);
+    stenc_ctx_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     const int on_device = point_device_arg(argc, argv, &device_kind);
     if (on_device == STENC_TEST_SKIP) return STENC_TEST_SKIP;
     if (on_device) {
         const struct CMUnitTest gpu[] = {cmocka_unit_test(test_ordered_on_device),
-                                         cmocka_unit_test(test_ordered2d_variants)};
+                                         cmocka_unit_test(test_ordered2d_variants),
+                                         cmocka_unit_test(test_sor_lex)};
         return cmocka_run_group_tests(gpu, NULL, NULL);
     }
+    device_kind = STENC_DEVICE_CPU;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seidel2d),
         cmocka_unit_test(test_star2_backward),
         cmocka_unit_test(test_gs7_backward),
+        cmocka_unit_test(test_sor_lex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
