@@ -1,9 +1,11 @@
 // Line solves written in the language (stencils/lines.stencil: adi_x, adi_y) against the same
 // half steps by hand: an explicit kernel writing the right-hand side into a dense array, then
 // stenc_tridiag_solve on dense coefficient arrays, as examples/adi does. Also the solver alone
-// on the launcher's shape (lines of the whole allocation, halo and padding included), which
-// splits a launch's time into the solve and the rest (the coefficient kernel, the identity
-// rows, the halo write-back and the wait for the singular check).
+// on the launcher's shape (lines of the whole allocation, halo and padding included; along j
+// contiguous, as the launch solves them after its own transpose, docs/tridiag.md "Line solves
+// on CUDA"), which splits a launch's time into the solve and the rest (the coefficient
+// kernel, the identity rows and the halo write-back or the transposes, and the wait for the
+// singular check).
 //
 // Floors: a half step must read u and write v once (16 bytes a point in double); the solver
 // reads four arrays and writes one at best (40 bytes). Ratios are times over the hand's.
@@ -106,7 +108,7 @@ void run_case(stenc_ctx *ctx, int n) {
     const double s_y = bench_median_ms(
         stream,
         [&] {
-            BENCH_STENC_CHECK(stenc_tridiag_solve(ctx, STENC_F64, STENC_TRIDIAG_INTERLEAVED, rows,
+            BENCH_STENC_CHECK(stenc_tridiag_solve(ctx, STENC_F64, STENC_TRIDIAG_CONTIGUOUS, rows,
                                                   pitch, pa, pb, pa, pd, px, nullptr));
         },
         reps);

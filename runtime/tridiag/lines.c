@@ -11,6 +11,15 @@
  * per-context pool keyed by shape and values, so that the two sweeps of an ADI step find
  * theirs filled already. The other arrays are work buffers, rewritten at every launch.
  *
+ * On CUDA, lines along j or k that the solver would transpose to solve them contiguously (all
+ * but its one-thread-per-line Thomas) are transposed here instead (lns_lines): the transpose
+ * of the rhs writes the identity rows and v's halo values on its way (no fill launch), the
+ * uniform arrays are kept transposed in the pool (not transposed again at every launch), and
+ * the transpose back writes v's interior alone (no halo to restore). The solver then sees the
+ * same values in the same order as after its own transposes and runs the same algorithm on
+ * them: the same bits. The other device lines take fill, solve and write-back, one launch
+ * each; the fill and the write-back numbered position by position (lns_frame).
+ *
  * On an OpenCL device a kernel of its own (lines_opencl.c) solves the interior lines alone,
  * reading the boundary values from v's halo and writing v's interior only: no identity rows,
  * no halo to restore, and a uniform array may hold its value everywhere. */
@@ -25,9 +34,10 @@
 #include "stenc/launch.h"
 #include "tridiag_internal.h"
 
-/* Uniform arrays kept per context: an ADI step uses two (the off-diagonals share one). */
-enum { LNS_POOL_SIZE = 4 };
-_Static_assert(LNS_POOL_SIZE > 3, "one launch takes up to three uniform arrays");
+/* Uniform arrays kept per context: an ADI step uses two (the off-diagonals share one), and on
+ * CUDA two more, transposed for the sweep along j. */
+enum { LNS_POOL_SIZE = 8 };
+_Static_assert(LNS_POOL_SIZE >= 6, "one launch takes up to six uniform arrays (three transposed)");
 
 typedef struct lns_buffer {
     void *ptr; /* host memory (stenc_host_alloc) or the context's device memory */
@@ -35,8 +45,8 @@ typedef struct lns_buffer {
     stenc_location where;
 } lns_buffer;
 
-/* What a uniform array holds: the field shape it was made for, where, and its values' bits
- * as the type stores them. */
+/* What a uniform array holds: the field shape it was made for, where, in which order (the
+ * allocation's, or lines transposed), and its values' bits as the type stores them. */
 typedef struct lns_uniform_key {
     stenc_location where;
     stenc_type type;
@@ -44,6 +54,7 @@ typedef struct lns_uniform_key {
     size_t n[3];
     ptrdiff_t pitch;
     size_t alloc_elems;
+    lns_lines lines; /* {0, 0}: the allocation's order */
     uint64_t inside, outside;
 } lns_uniform_key;
 
@@ -51,7 +62,7 @@ typedef struct lns_pooled {
     lns_buffer buf;
     int valid; /* buf holds what key says; cleared before anything else is written there */
     lns_uniform_key key;
-    uint64_t last_use; /* the launch clock at its last use */
+    uint64_t last_use; /* the clock at its last use */
 } lns_pooled;
 
 /* A launch between begin and end. */
@@ -63,12 +74,18 @@ typedef struct lns_pending {
     stenc_location where;
     stenc_field_layout layout;
     void *arrays[4]; /* allocation starts */
+    /* CUDA lines transposed here (transposed_lines): the equations transposed (lower, diag,
+     * upper, rhs; the uniform ones from the pool), then the transposed solution */
+    int transposed;
+    lns_lines lines;
+    void *lines_arrays[5];
 } lns_pending;
 
 typedef struct lns_state {
     lns_buffer work[2][4]; /* [location][slot]: non-uniform coefficients and the rhs */
+    lns_buffer lines[5];   /* device lines transposed here: lns_pending.lines_arrays */
     lns_pooled pool[LNS_POOL_SIZE];
-    uint64_t clock;               /* counts launches, for least-recently-used eviction */
+    uint64_t clock;               /* counts the pool's uses, for least-recently-used eviction */
     stenc_tridiag_report *report; /* device solves: one wait for all of a launch's calls */
     /* stenc_tridiag_defer_lines: the user's report, into which device solves record without
      * waiting; NULL: each launch waits */
@@ -91,6 +108,8 @@ static void release_state(stenc_ctx *ctx, void *state) {
     for (int w = 0; w < 2; w++)
         for (int q = 0; q < 4; q++)
             buffer_free(ctx, &st->work[w][q]);
+    for (int q = 0; q < 5; q++)
+        buffer_free(ctx, &st->lines[q]);
     for (int e = 0; e < LNS_POOL_SIZE; e++)
         buffer_free(ctx, &st->pool[e].buf);
     stenc_tridiag_report_destroy(st->report);
@@ -121,23 +140,6 @@ static stenc_status buffer_reserve(stenc_ctx *ctx, lns_buffer *b, stenc_location
                            "%s: no host memory for a %zu-byte scratch array", fn, bytes);
     b->ptr = p, b->bytes = bytes, b->where = where;
     return STENC_OK;
-}
-
-static lns_geometry geometry_of(const stenc_field_layout *L) {
-    const size_t pitch = (size_t)L->stride[1], plane = (size_t)L->stride[2];
-    const size_t h = (size_t)L->halo;
-    lns_geometry g;
-    g.pitch = pitch;
-    g.rows = plane / pitch;
-    g.planes = L->alloc_elems / plane;
-    g.lead = L->origin_elems % pitch;
-    g.n0 = L->n[0];
-    g.halo = h;
-    g.row_lo = L->dims >= 2 ? h : 0;
-    g.row_hi = g.row_lo + L->n[1];
-    g.plane_lo = L->dims >= 3 ? h : 0;
-    g.plane_hi = g.plane_lo + L->n[2];
-    return g;
 }
 
 /* ---- the CPU half of the fills ---------------------------------------------------------- */
@@ -184,12 +186,14 @@ static lns_geometry geometry_of(const stenc_field_layout *L) {
 LNS_DEFINE_CPU(float, f32)
 LNS_DEFINE_CPU(double, f64)
 
+/* With lines l (CUDA only), in their transposed order. */
 static stenc_status fill_uniform(stenc_ctx *ctx, stenc_location where, const lns_geometry *g,
-                                 stenc_type type, void *array, double inside, double outside) {
+                                 const lns_lines *l, stenc_type type, void *array, double inside,
+                                 double outside) {
     if (where == STENC_ON_DEVICE && stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL)
         return lns_ocl_fill(ctx, type, array, g->pitch * g->rows * g->planes, inside);
     if (where == STENC_ON_DEVICE)
-        return lns_cuda_fill_uniform(ctx, g, type, array, inside, outside);
+        return lns_cuda_fill_uniform(ctx, g, l, type, array, inside, outside);
     if (type == STENC_F32)
         fill_uniform_f32(g, array, (float)inside, (float)outside);
     else
@@ -236,16 +240,17 @@ static uint64_t value_bits(stenc_type type, double value) {
 static int key_equal(const lns_uniform_key *a, const lns_uniform_key *b) {
     return a->where == b->where && a->type == b->type && a->dims == b->dims && a->halo == b->halo &&
            a->n[0] == b->n[0] && a->n[1] == b->n[1] && a->n[2] == b->n[2] && a->pitch == b->pitch &&
-           a->alloc_elems == b->alloc_elems && a->inside == b->inside && a->outside == b->outside;
+           a->alloc_elems == b->alloc_elems && a->lines.n == b->lines.n &&
+           a->lines.batch == b->lines.batch && a->inside == b->inside && a->outside == b->outside;
 }
 
-/* The array of coefficient q, uniformly `value` inside, for a field of layout L: from the
- * pool, or filled into its least recently used entry. The entries this launch took already
- * are the most recently used, so they stay while the pool has more entries than a launch
- * has coefficients. */
+/* The array of coefficient q, uniformly `value` inside, for a field of layout L, in the
+ * allocation's order or (l) transposed: from the pool, or filled into its least recently used
+ * entry. The entries this launch took already are the most recently used, so they stay while
+ * the pool has more entries than a launch takes. */
 static stenc_status uniform_array(stenc_ctx *ctx, lns_state *st, stenc_location where,
-                                  const stenc_field_layout *L, int q, double value, const char *fn,
-                                  void **out) {
+                                  const stenc_field_layout *L, const lns_lines *l, int q,
+                                  double value, const char *fn, void **out) {
     const double outside = q == STENC_SOLVE_DIAG ? 1.0 : 0.0;
     const lns_uniform_key key = {.where = where,
                                  .type = L->type,
@@ -254,13 +259,14 @@ static stenc_status uniform_array(stenc_ctx *ctx, lns_state *st, stenc_location 
                                  .n = {L->n[0], L->n[1], L->n[2]},
                                  .pitch = L->stride[1],
                                  .alloc_elems = L->alloc_elems,
+                                 .lines = l ? *l : (lns_lines){0, 0},
                                  .inside = value_bits(L->type, value),
                                  .outside = value_bits(L->type, outside)};
     lns_pooled *victim = NULL;
     for (int e = 0; e < LNS_POOL_SIZE; e++) {
         lns_pooled *p = &st->pool[e];
         if (p->valid && key_equal(&p->key, &key)) {
-            p->last_use = st->clock;
+            p->last_use = ++st->clock;
             *out = p->buf.ptr;
             return STENC_OK;
         }
@@ -269,13 +275,56 @@ static stenc_status uniform_array(stenc_ctx *ctx, lns_state *st, stenc_location 
     victim->valid = 0;
     STENC_TRY(
         buffer_reserve(ctx, &victim->buf, where, L->alloc_elems * stenc_type_size(L->type), fn));
-    const lns_geometry g = geometry_of(L);
-    STENC_TRY(fill_uniform(ctx, where, &g, L->type, victim->buf.ptr, value, outside));
+    const lns_geometry g = lns_geometry_of(L);
+    STENC_TRY(fill_uniform(ctx, where, &g, l, L->type, victim->buf.ptr, value, outside));
     victim->key = key;
     victim->valid = 1;
-    victim->last_use = st->clock;
+    victim->last_use = ++st->clock;
     *out = victim->buf.ptr;
     return STENC_OK;
+}
+
+/* ---- the plan of a launch's solves ------------------------------------------------------ */
+
+/* The solver calls of one launch: `calls` batches of `batch` systems of n equations, the
+ * c-th starting `first + c * step` elements into every array. */
+typedef struct lns_plan {
+    stenc_tridiag_layout layout;
+    size_t n, batch, calls, first, step;
+} lns_plan;
+
+/* j of a 3-D field, planes [lo, hi) one call each: the batch index must be the fastest. */
+static lns_plan plan_planes(const lns_geometry *g, size_t lo, size_t hi) {
+    const size_t plane = g->pitch * g->rows;
+    return (lns_plan){STENC_TRIDIAG_INTERLEAVED, g->rows, g->pitch, hi - lo, lo * plane, plane};
+}
+
+static lns_plan plan_of(const lns_geometry *g, int dim, stenc_location where) {
+    if (dim == 0)
+        return (lns_plan){STENC_TRIDIAG_CONTIGUOUS, g->pitch, g->rows * g->planes, 1, 0, 0};
+    if (dim == 2)
+        return (lns_plan){STENC_TRIDIAG_INTERLEAVED, g->planes, g->pitch * g->rows, 1, 0, 0};
+    /* j: on CUDA, the planes of a column as one system, which the identity rows of the halo
+     * rows between them split exactly into the planes' own (one call instead of a call per
+     * plane, each too small to fill the device: 4-10x faster at 128^3-256^3 on an H100). The
+     * host solves plane by plane, which names a failing plane at once. */
+    if (g->planes == 1 || (where == STENC_ON_DEVICE && g->rows * g->planes <= INT32_MAX))
+        return (lns_plan){STENC_TRIDIAG_INTERLEAVED, g->rows * g->planes, g->pitch, 1, 0, 0};
+    return plan_planes(g, g->plane_lo, g->plane_hi);
+}
+
+/* Lines of a CUDA launch that the solver would transpose (interleaved, and not its
+ * one-thread-per-line Thomas), one call: transposed here instead (*out), see the top. */
+static int transposed_lines(const stenc_ctx *ctx, stenc_location where, stenc_type type,
+                            const lns_geometry *g, int dim, lns_lines *out) {
+    if (where != STENC_ON_DEVICE || stenc_ctx_device(ctx) != STENC_DEVICE_CUDA) return 0;
+    const lns_plan pl = plan_of(g, dim, where);
+    if (pl.layout != STENC_TRIDIAG_INTERLEAVED || pl.calls != 1 ||
+        g->rows * g->planes > UINT32_MAX /* lns_kind's rows */ ||
+        stenc_tridiag_auto_algo(ctx, type, pl.layout, pl.n, pl.batch) == STENC_TRIDIAG_THOMAS)
+        return 0;
+    *out = (lns_lines){pl.n, pl.batch};
+    return 1;
 }
 
 /* ---- checks shared by begin and end ----------------------------------------------------- */
@@ -374,28 +423,42 @@ stenc_status stenc_launch_solve_begin(const stenc_launch_desc *desc, stenc_ctx *
     lns_pending *p = &st->pending;
     p->active = 0;
     const stenc_field_layout *L = &v->layout;
-    void *arrays[4] = {NULL, NULL, NULL, NULL};
+    const stenc_location where = shape->location;
+    const size_t bytes = L->alloc_elems * stenc_type_size(L->type);
+    void *arrays[4] = {NULL, NULL, NULL, NULL}, *lines_arrays[5] = {NULL, NULL, NULL, NULL, NULL};
+    lns_lines lines = {0, 0};
     const int empty = shape_empty(shape);
-    if (!empty) {
-        st->clock++;
-        for (int q = 0; q < 4; q++) {
-            if (solve->uniform >> q & 1) {
-                STENC_TRY(uniform_array(ctx, st, shape->location, L, q, values[q], fn, &arrays[q]));
-            } else {
-                lns_buffer *b = &st->work[shape->location][q];
-                STENC_TRY(buffer_reserve(ctx, b, shape->location,
-                                         L->alloc_elems * stenc_type_size(L->type), fn));
-                arrays[q] = b->ptr;
-            }
+    const lns_geometry g = lns_geometry_of(L);
+    const int transposed = !empty && transposed_lines(ctx, where, L->type, &g, solve->dim, &lines);
+    /* Transposed arrays first: evicted before those in the allocation's order, which the
+     * launches along every direction take. */
+    for (int q = 0; transposed && q < 5; q++) {
+        if (q < 4 && solve->uniform >> q & 1) {
+            STENC_TRY(uniform_array(ctx, st, where, L, &lines, q, values[q], fn, &lines_arrays[q]));
+        } else {
+            STENC_TRY(buffer_reserve(ctx, &st->lines[q], where, bytes, fn));
+            lines_arrays[q] = st->lines[q].ptr;
+        }
+    }
+    for (int q = 0; !empty && q < 4; q++) {
+        if (solve->uniform >> q & 1) {
+            STENC_TRY(uniform_array(ctx, st, where, L, NULL, q, values[q], fn, &arrays[q]));
+        } else {
+            lns_buffer *b = &st->work[where][q];
+            STENC_TRY(buffer_reserve(ctx, b, where, bytes, fn));
+            arrays[q] = b->ptr;
         }
     }
     p->empty = empty;
     p->v = v;
     p->dim = solve->dim;
     p->uniform = solve->uniform;
-    p->where = shape->location;
+    p->where = where;
     p->layout = *L;
     memcpy(p->arrays, arrays, sizeof arrays);
+    p->transposed = transposed;
+    p->lines = lines;
+    memcpy(p->lines_arrays, lines_arrays, sizeof lines_arrays);
     p->active = 1;
     for (int q = 0; q < 4; q++) {
         coef[q].origin = empty ? NULL : (char *)arrays[q] + L->origin_elems * v->elem_size;
@@ -406,33 +469,6 @@ stenc_status stenc_launch_solve_begin(const stenc_launch_desc *desc, stenc_ctx *
 }
 
 /* ---- the solve ---------------------------------------------------------------------------- */
-
-/* The solver calls of one launch: `calls` batches of `batch` systems of n equations, the
- * c-th starting `first + c * step` elements into every array. */
-typedef struct lns_plan {
-    stenc_tridiag_layout layout;
-    size_t n, batch, calls, first, step;
-} lns_plan;
-
-/* j of a 3-D field, planes [lo, hi) one call each: the batch index must be the fastest. */
-static lns_plan plan_planes(const lns_geometry *g, size_t lo, size_t hi) {
-    const size_t plane = g->pitch * g->rows;
-    return (lns_plan){STENC_TRIDIAG_INTERLEAVED, g->rows, g->pitch, hi - lo, lo * plane, plane};
-}
-
-static lns_plan plan_of(const lns_geometry *g, int dim, stenc_location where) {
-    if (dim == 0)
-        return (lns_plan){STENC_TRIDIAG_CONTIGUOUS, g->pitch, g->rows * g->planes, 1, 0, 0};
-    if (dim == 2)
-        return (lns_plan){STENC_TRIDIAG_INTERLEAVED, g->planes, g->pitch * g->rows, 1, 0, 0};
-    /* j: on CUDA, the planes of a column as one system, which the identity rows of the halo
-     * rows between them split exactly into the planes' own (one call instead of a call per
-     * plane, each too small to fill the device: 4-10x faster at 128^3-256^3 on an H100). The
-     * host solves plane by plane, which names a failing plane at once. */
-    if (g->planes == 1 || (where == STENC_ON_DEVICE && g->rows * g->planes <= INT32_MAX))
-        return (lns_plan){STENC_TRIDIAG_INTERLEAVED, g->rows * g->planes, g->pitch, 1, 0, 0};
-    return plan_planes(g, g->plane_lo, g->plane_hi);
-}
 
 /* A failing system: `system` of call `call` of `plan`. */
 typedef struct lns_failure {
@@ -480,48 +516,102 @@ static stenc_status solve_call(stenc_ctx *ctx, const lns_plan *pl, stenc_type ty
                                x + off, &options);
 }
 
-/* Every call queued with the one report, and one wait. A singular report names the system
- * of a call but not the call, nor the plane when a call spans the planes: then `locate`'s
- * calls are solved one by one, waiting on each, until one fails (the arrays are untouched,
- * so the solutions are the same). */
-static stenc_status solve_device(stenc_ctx *ctx, lns_state *st, const lns_plan *pl,
-                                 const lns_plan *locate, stenc_type type, void *const arrays[4],
-                                 char *x, int *failed, lns_failure *where) {
-    stenc_status s = STENC_OK;
-    if (st->deferred) {
-        for (size_t c = 0; c < pl->calls && s == STENC_OK; c++)
-            s = solve_call(ctx, pl, type, arrays, x, c, st->deferred);
-        return s;
-    }
-    if (!st->report) STENC_TRY(stenc_tridiag_report_create(ctx, &st->report));
+/* The report a launch's device solves record into: the user's (stenc_tridiag_defer_lines),
+ * or the state's own, which the launch waits for (wait_device). */
+static stenc_status device_report(stenc_ctx *ctx, lns_state *st, stenc_tridiag_report **out) {
+    if (!st->deferred && !st->report) STENC_TRY(stenc_tridiag_report_create(ctx, &st->report));
+    *out = st->deferred ? st->deferred : st->report;
+    return STENC_OK;
+}
+
+/* A call failed after others may have recorded into the state's report: drop it, flag and
+ * all, and return s. */
+static stenc_status drop_report(lns_state *st, stenc_status s) {
+    stenc_tridiag_report_destroy(st->report);
+    st->report = NULL;
+    return s;
+}
+
+/* After the launch's solves were queued (status s): unless they recorded into the user's
+ * report, one wait for the state's. A singular system sets *failed and *where: the system the
+ * report names, in call 0 of pl (a report does not say which call). */
+static stenc_status wait_device(lns_state *st, stenc_status s, const lns_plan *pl, int *failed,
+                                lns_failure *where) {
+    if (st->deferred) return s;
     size_t first = SIZE_MAX;
-    for (size_t c = 0; c < pl->calls && s == STENC_OK; c++)
-        s = solve_call(ctx, pl, type, arrays, x, c, st->report);
     if (s == STENC_OK) s = stenc_tridiag_report_check(st->report, &first);
     if (s == STENC_ERR_SINGULAR) {
         *failed = 1;
         *where = (lns_failure){pl, 0, first};
-        for (size_t c = 0; locate != pl && c < locate->calls; c++) {
-            size_t system = SIZE_MAX;
-            stenc_status r = solve_call(ctx, locate, type, arrays, x, c, st->report);
-            if (r == STENC_OK) r = stenc_tridiag_report_check(st->report, &system);
-            if (r == STENC_ERR_SINGULAR) {
-                *where = (lns_failure){locate, c, system};
-                break;
-            }
-            if (r != STENC_OK) {
-                s = r;
-                break;
-            }
+        return STENC_OK;
+    }
+    return s == STENC_OK ? s : drop_report(st, s);
+}
+
+/* Where a singular system of several calls, or of one call spanning the planes, is: locate's
+ * calls solved one by one, waiting on each, until one fails (the arrays are untouched, so the
+ * solutions are the launch's). */
+static stenc_status locate_failure(stenc_ctx *ctx, lns_state *st, const lns_plan *locate,
+                                   stenc_type type, void *const arrays[4], char *x,
+                                   lns_failure *where) {
+    for (size_t c = 0; c < locate->calls; c++) {
+        size_t system = SIZE_MAX;
+        stenc_status r = solve_call(ctx, locate, type, arrays, x, c, st->report);
+        if (r == STENC_OK) r = stenc_tridiag_report_check(st->report, &system);
+        if (r == STENC_ERR_SINGULAR) {
+            *where = (lns_failure){locate, c, system};
+            return STENC_OK;
         }
-        if (s == STENC_ERR_SINGULAR) return STENC_OK;
+        if (r != STENC_OK) return drop_report(st, r);
     }
-    if (s != STENC_OK) {
-        /* A call failed after others may have recorded into the report: drop it, flag and all. */
-        stenc_tridiag_report_destroy(st->report);
-        st->report = NULL;
+    return STENC_OK;
+}
+
+/* Every call queued with the one report, one wait, and a failure located with `locate` when
+ * its calls are not pl's. */
+static stenc_status solve_device(stenc_ctx *ctx, lns_state *st, const lns_plan *pl,
+                                 const lns_plan *locate, stenc_type type, void *const arrays[4],
+                                 char *x, int *failed, lns_failure *where) {
+    stenc_tridiag_report *report = NULL;
+    STENC_TRY(device_report(ctx, st, &report));
+    stenc_status s = STENC_OK;
+    for (size_t c = 0; c < pl->calls && s == STENC_OK; c++)
+        s = solve_call(ctx, pl, type, arrays, x, c, report);
+    STENC_TRY(wait_device(st, s, pl, failed, where));
+    if (*failed && locate != pl) return locate_failure(ctx, st, locate, type, arrays, x, where);
+    return STENC_OK;
+}
+
+/* Lines transposed here (transposed_lines, one call pl): the transpose in, which writes the
+ * identity equations and v's halo values; the solve of the contiguous lines, whose systems are
+ * numbered as pl's; the transpose back into v's interior. A failure is located as solve_device
+ * does, in the allocation's order: after the identities are filled there, and with v's halo
+ * put back after. */
+static stenc_status solve_transposed(stenc_ctx *ctx, lns_state *st, const lns_pending *p,
+                                     const lns_geometry *g, const lns_plan *pl,
+                                     const lns_plan *locate, char *x, int *failed,
+                                     lns_failure *where) {
+    const stenc_type type = p->layout.type;
+    const void *src[4];
+    void *dst[4], *work[4];
+    for (int q = 0; q < 4; q++) {
+        const int uniform = p->uniform >> q & 1;
+        work[q] = uniform ? NULL : p->arrays[q];
+        src[q] = work[q];
+        dst[q] = uniform ? NULL : p->lines_arrays[q];
     }
-    return s;
+    STENC_TRY(lns_cuda_transpose_in(ctx, g, &p->lines, type, src, dst, x));
+    stenc_tridiag_report *report = NULL;
+    STENC_TRY(device_report(ctx, st, &report));
+    const lns_plan lines = {STENC_TRIDIAG_CONTIGUOUS, p->lines.n, p->lines.batch, 1, 0, 0};
+    char *xt = p->lines_arrays[4];
+    stenc_status s = solve_call(ctx, &lines, type, p->lines_arrays, xt, 0, report);
+    if (s == STENC_OK) s = lns_cuda_transpose_out(ctx, g, &p->lines, type, xt, x);
+    STENC_TRY(wait_device(st, s, pl, failed, where));
+    if (!*failed || locate == pl) return STENC_OK;
+    STENC_TRY(lns_cuda_fill_identity(ctx, g, type, work[0], work[1], work[2], work[3], x));
+    STENC_TRY(locate_failure(ctx, st, locate, type, p->arrays, x, where));
+    return lns_cuda_restore_halo(ctx, g, type, x, p->arrays[STENC_SOLVE_RHS]);
 }
 
 /* The allocation index of an element of the failing system's line. */
@@ -587,7 +677,7 @@ stenc_status stenc_launch_solve_end(const stenc_launch_desc *desc, stenc_ctx *ct
 
     const stenc_location where = shape->location;
     const stenc_type type = L->type;
-    const lns_geometry g = geometry_of(L);
+    const lns_geometry g = lns_geometry_of(L);
     char *x = where == STENC_ON_DEVICE ? v->device : v->host;
     if (where == STENC_ON_DEVICE && stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) {
         /* Waits, as host fields do: only CUDA defers (stenc_tridiag_defer_lines). */
@@ -597,12 +687,6 @@ stenc_status stenc_launch_solve_end(const stenc_launch_desc *desc, stenc_ctx *ct
             return singular_error(desc, solve, &g, ocl_line_start(L, solve->dim, bad));
         return STENC_OK;
     }
-    /* Identities in the arrays this launch's kernel wrote; the uniform ones have theirs. */
-    void *work[4];
-    for (int q = 0; q < 4; q++)
-        work[q] = solve->uniform >> q & 1 ? NULL : p->arrays[q];
-    STENC_TRY(fill_identity(ctx, where, &g, type, work, x));
-
     const lns_plan plan = plan_of(&g, solve->dim, where);
     /* Several calls, or one spanning the planes: a singular system is looked for plane by
      * plane, halo planes included (their identity rows fail on a non-finite halo value). */
@@ -610,6 +694,16 @@ stenc_status stenc_launch_solve_end(const stenc_launch_desc *desc, stenc_ctx *ct
     const lns_plan *locate = plan.calls > 1 || (solve->dim == 1 && g.planes > 1) ? &planes : &plan;
     int failed = 0;
     lns_failure failure = {&plan, 0, 0};
+    if (p->transposed) {
+        STENC_TRY(solve_transposed(ctx, st, p, &g, &plan, locate, x, &failed, &failure));
+        if (failed) return singular_error(desc, solve, &g, failure_start(&failure));
+        return STENC_OK;
+    }
+    /* Identities in the arrays this launch's kernel wrote; the uniform ones have theirs. */
+    void *work[4];
+    for (int q = 0; q < 4; q++)
+        work[q] = solve->uniform >> q & 1 ? NULL : p->arrays[q];
+    STENC_TRY(fill_identity(ctx, where, &g, type, work, x));
     if (where == STENC_ON_DEVICE)
         STENC_TRY(solve_device(ctx, st, &plan, locate, type, p->arrays, x, &failed, &failure));
     else

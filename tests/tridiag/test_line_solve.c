@@ -5,9 +5,13 @@
  * the solvers' identity rows alone turn into +0.0), its interior and padding start as NaN
  * (never read), and the scratch arrays' non-interior positions start as NaN (end must write
  * them). One context for every case, so the scratch and the pool of uniform arrays are reused
- * across shapes, types and values. Singular lines, errors, host fields, and a few cases on an
- * OpenCL device when there is one. With argument "gpu" or "opencl": all of it on a CUDA or an
- * OpenCL context with device fields (skipped without such a device). */
+ * across shapes, types and values. The interior is also compared bit for bit with
+ * stenc_tridiag_solve on the whole allocation's equations assembled here (identity rows
+ * outside the interior), called as the launch's plan states (docs/tridiag.md, "Line solves on
+ * CUDA"): the launch's own transposes and fills must give the solver's bits. Singular lines,
+ * errors, host fields, and a few cases on an OpenCL device when there is one. With argument
+ * "gpu" or "opencl": all of it on a CUDA or an OpenCL context with device fields (skipped
+ * without such a device). */
 #include "stenc/launch.h"
 #include "test_util.h"
 
@@ -98,6 +102,7 @@ typedef struct lt_case {
     long zero_at[3];
     int nan_halo;    /* a NaN in the halo just before the first line */
     int host_fields; /* in "gpu" or "opencl" mode: fields on the host of the device context */
+    int same_bits;   /* compare with stenc_tridiag_solve on the assembled equations */
 } lt_case;
 
 /* Where the launch's scratch arrays were (to see the pool at work). */
@@ -186,6 +191,83 @@ static void lt_check_interior(const lt_case *c, const lt_layout *t, const char *
                 }
             }
     free(a), free(b), free(cc), free(d), free(x);
+}
+
+/* The solver calls a launch makes over the whole allocation (runtime/tridiag/lines.c,
+ * plan_of): `calls` batches of `batch` systems of n equations, the c-th `first + c * step`
+ * elements in. Along j of a 3-D field the host solves plane by plane, a device all planes at
+ * once. */
+typedef struct lt_plan {
+    stenc_tridiag_layout layout;
+    size_t n, batch, calls, first, step;
+} lt_plan;
+
+static lt_plan lt_plan_of(const lt_layout *t, int dim, int device) {
+    const size_t plane = t->pitch * t->rows;
+    if (dim == 0)
+        return (lt_plan){STENC_TRIDIAG_CONTIGUOUS, t->pitch, t->rows * t->planes, 1, 0, 0};
+    if (dim == 2) return (lt_plan){STENC_TRIDIAG_INTERLEAVED, t->planes, plane, 1, 0, 0};
+    if (t->planes == 1 || device)
+        return (lt_plan){STENC_TRIDIAG_INTERLEAVED, t->rows * t->planes, t->pitch, 1, 0, 0};
+    return (lt_plan){STENC_TRIDIAG_INTERLEAVED, t->rows, t->pitch, t->n[2], t->h * plane, plane};
+}
+
+/* v's interior after the launch (`after`) against stenc_tridiag_solve's, bit for bit, on the
+ * equations of the whole allocation: dense[] inside, lower 0, diag 1, upper 0 and rhs v's
+ * value (`before`) at the halo, rhs 0 at the padding. */
+static void lt_check_same_bits(const lt_case *c, const lt_layout *t, const char *before,
+                               const char *after, double *const dense[4], int device) {
+    const size_t alloc = lt_alloc(t), bytes = alloc * t->es;
+    char *host[5];
+    void *arrays[5];
+    for (int q = 0; q < 5; q++) {
+        host[q] = malloc(bytes);
+        assert_non_null(host[q]);
+    }
+    for (size_t e = 0; e < alloc; e++) {
+        const int kind = lt_kind(t, e);
+        const size_t i = e % t->pitch - t->lead,
+                     j = t->dims >= 2 ? e / t->pitch % t->rows - t->h : 0,
+                     k = t->dims >= 3 ? e / (t->pitch * t->rows) - t->h : 0;
+        for (int q = 0; q < 4; q++) {
+            double value = q == 1 ? 1 : 0;
+            if (kind == LT_INTERIOR)
+                value = dense[q][i + t->n[0] * (j + t->n[1] * k)];
+            else if (q == 3 && kind == LT_HALO)
+                value = lt_load(before, t->es, e);
+            lt_store(host[q], t->es, e, value);
+        }
+        lt_store(host[4], t->es, e, NAN);
+    }
+    for (int q = 0; q < 5; q++) {
+        if (!device) {
+            arrays[q] = host[q];
+            continue;
+        }
+        assert_stenc_ok(stenc_malloc(ctx, &arrays[q], bytes));
+        assert_stenc_ok(stenc_upload(ctx, arrays[q], host[q], bytes));
+    }
+    const lt_plan pl = lt_plan_of(t, c->dim, device);
+    for (size_t call = 0; call < pl.calls; call++) {
+        const size_t off = (pl.first + call * pl.step) * t->es;
+        const char *in[4];
+        for (int q = 0; q < 4; q++)
+            in[q] = (const char *)arrays[q] + off;
+        assert_stenc_ok(stenc_tridiag_solve(ctx, c->type, pl.layout, pl.n, pl.batch, in[0], in[1],
+                                            in[2], in[3], (char *)arrays[4] + off, NULL));
+    }
+    if (device) assert_stenc_ok(stenc_download(ctx, host[4], arrays[4], bytes));
+    for (size_t e = 0; e < alloc; e++)
+        if (lt_kind(t, e) == LT_INTERIOR && memcmp(after + e * t->es, host[4] + e * t->es, t->es))
+            fail_msg("%s %d-D n=%zux%zux%zu halo %d along %c uniform %u: element %zu is %a, "
+                     "stenc_tridiag_solve's %a",
+                     stenc_type_name(c->type), t->dims, t->n[0], t->n[1], t->n[2], c->halo,
+                     "ijk"[c->dim], c -> uniform, e, lt_load(after, t->es, e),
+                     lt_load(host[4], t->es, e));
+    for (int q = 0; q < 5; q++) {
+        if (device) stenc_free(ctx, arrays[q]);
+        free(host[q]);
+    }
 }
 
 /* Build v (and an input), launch as a generated launcher would, check v. */
@@ -278,6 +360,8 @@ static lt_result lt_launch(const lt_case *c, uint64_t seed) {
                      stenc_type_name(c->type), t.dims, t.n[0], t.n[1], t.n[2], c->halo,
                      "ijk"[c->dim], q, lt_load(before, t.es, q), lt_load(host, t.es, q));
     if (res.status == STENC_OK) lt_check_interior(c, &t, before, host, dense);
+    if (res.status == STENC_OK && c->same_bits)
+        lt_check_same_bits(c, &t, before, host, dense, device);
     for (int q = 0; q < 4; q++)
         free(dense[q]);
     free(before);
@@ -328,6 +412,37 @@ static void test_shapes(void **state) {
                         lt_result r = lt_launch(&c, seed++);
                         if (r.status != STENC_OK) fail_msg("%s", stenc_last_error());
                     }
+}
+
+/* The launch's bits are the solver's on the assembled equations: every direction of 2- and 3-D
+ * fields, both types, halos 1 and 2, with and without uniform coefficients, at shapes whose
+ * lines the CUDA solver transposes (fewer than 8192 of them, or longer than 512) and at one
+ * it solves one thread per line (8200 short ones along j). */
+static void test_same_bits(void **state) {
+    (void)state;
+    if (stenc_ctx_device(ctx) == STENC_DEVICE_OPENCL) skip(); /* a solver of its own there */
+    static const size_t shapes[][4] = {
+        {2, 17, 33, 1}, {2, 130, 5, 1}, {3, 7, 5, 3}, {3, 9, 40, 6}, {2, 8200, 3, 1}, {1, 61, 1, 1},
+    };
+    static const unsigned masks[] = {0, 7, 2};
+    test_rng rng = test_rng_seeded(17);
+    uint64_t seed = 3000;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int dim = 0; dim < (int)shapes[s][0]; dim++)
+            for (int type = STENC_F32; type <= STENC_F64; type++)
+                for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++) {
+                    lt_case c = {.type = (stenc_type)type,
+                                 .dims = (int)shapes[s][0],
+                                 .n = {shapes[s][1], shapes[s][2], shapes[s][3]},
+                                 .halo = 1 + (int)(seed % 2),
+                                 .dim = dim,
+                                 .uniform = masks[mi],
+                                 .with_input = (int)(seed / 2 % 2),
+                                 .same_bits = 1};
+                    lt_values(&c, &rng);
+                    lt_result r = lt_launch(&c, seed++);
+                    if (r.status != STENC_OK) fail_msg("%s", stenc_last_error());
+                }
 }
 
 /* ADI: two sweeps alternate with lower = upper = -r and diag = 1 + 2r, r changing now and then;
@@ -574,9 +689,10 @@ static void test_opencl_device(void **state) {
 
 static int run(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shapes),   cmocka_unit_test(test_uniform_pool),
-        cmocka_unit_test(test_singular), cmocka_unit_test(test_host_fields),
-        cmocka_unit_test(test_errors),   cmocka_unit_test(test_opencl_device),
+        cmocka_unit_test(test_shapes),        cmocka_unit_test(test_same_bits),
+        cmocka_unit_test(test_uniform_pool),  cmocka_unit_test(test_singular),
+        cmocka_unit_test(test_host_fields),   cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_opencl_device),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -262,10 +262,12 @@ stenc_status stenc_launch_solve_begin(const stenc_launch_desc *desc, stenc_ctx *
                                       const stenc_launch_shape *shape, const double values[3],
                                       stenc_launch_field coef[4]);
 
-/* After the kernel: put the identity equation (lower 0, diag 1, upper 0, rhs v's value, 0 in
- * row padding) at every non-interior position of the arrays, then solve every line into v,
- * with the same arguments as stenc_launch_solve_begin (STENC_ERR_INVALID_ARGUMENT without a
- * matching begin on ctx). v's halo is unchanged, bit for bit. Lines run over v's whole
+/* After the kernel: solve every line of v's allocation into v, with the identity equation
+ * (lower 0, diag 1, upper 0, rhs v's value, 0 in row padding) at every non-interior position
+ * (put into the arrays, or on CUDA into the transposed lines the solver takes; the kernel's
+ * writes outside the interior are never read), with the same arguments as
+ * stenc_launch_solve_begin (STENC_ERR_INVALID_ARGUMENT without a matching begin on ctx). v's
+ * halo is unchanged, bit for bit; its row padding may be written. Lines run over v's whole
  * allocation, so all of v's halo must be finite: a line whose system meets a zero pivot or a
  * non-finite value (coefficient or halo value) is STENC_ERR_SINGULAR, naming the line by its
  * interior coordinates (negative or past the extent for a line of the halo); v's interior is
