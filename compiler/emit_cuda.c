@@ -8,14 +8,17 @@
 #include "emit_names.h"
 
 /* One variant of the generated kernels. Direct: V points along i (one vector load per row) by
- * K along the outer dimension per thread, BX x BY threads. Stream: one point along i and V
- * along mid (BY apart) per thread, BX x BY threads marching over KC planes of the outer
- * dimension (name stream_vV_... when V > 1). minb > 1 asks for
- * that many resident blocks per SM (__launch_bounds__), capping registers to raise occupancy
- * (suffix _o<minb> in the name). */
+ * K along the outer dimension per thread, BX x BY threads. Direct with folded edges (suffix
+ * _fold): the grid covers the whole blocks along i that fit, and the first blocks' threads
+ * take the columns past them, with edge tiles computed at clamped coordinates (no block left
+ * nearly empty by an extent just past a multiple of V * BX, such as the 513 nodes of 512
+ * cells). Stream: one point along i and V along mid (BY apart) per thread, BX x BY threads
+ * marching over KC planes of the outer dimension (name stream_vV_... when V > 1). minb > 1
+ * asks for that many resident blocks per SM (__launch_bounds__), capping registers to raise
+ * occupancy (suffix _o<minb> in the name). */
 typedef struct cuda_variant {
-    char strategy; /* 'd' direct, 's' stream, 'w' sweep, 'f' wavefront, 'a' DOACROSS bands
-                      (ordered sweeps) */
+    char strategy; /* 'd' direct, 'e' direct with folded edges, 's' stream, 'w' sweep,
+                      'f' wavefront, 'a' DOACROSS bands (ordered sweeps) */
     int v, k, bx, by;
     int minb; /* 0: no minimum */
 } cuda_variant;
@@ -32,9 +35,12 @@ typedef struct cuda_policy {
 /* Stencils with more field arguments than this are "heavy" (register-bound per point). */
 enum { CUDA_HEAVY_FIELDS = 6 };
 
+/* The _fold variants of v3_float fold the two best direct ones of node_avg3d on 513^3 nodes
+ * (bench/RESULTS.md, "Staggered arrays"): for the tuner, not the default. */
 static const cuda_variant v3_float[] = {
     {'d', 4, 4, 32, 8, 0}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 4, 32, 8, 0},  {'d', 4, 2, 32, 8, 0},
-    {'d', 2, 4, 64, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0}};
+    {'d', 2, 4, 64, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0},
+    {'e', 2, 4, 32, 8, 0}, {'e', 2, 4, 64, 4, 0}};
 static const cuda_variant v3_double[] = {
     {'d', 2, 4, 32, 8, 0},  {'d', 1, 1, 32, 8, 0},  {'d', 1, 4, 32, 8, 0}, {'d', 2, 2, 32, 8, 0},
     {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0}};
@@ -143,12 +149,29 @@ static void set_term(tmpl_value *m, const char *key, int d) {
  * (stenc_launch_check), so one that spans i is read like any array: its rows lie along i.
  * One that does not span i would need stride 0 along i, which the kernels' row, vector and
  * shared-plane paths do not have: it is read by one load per point from the point's
- * coordinates in every kernel (templates/cuda/load_point.tmpl). So is an integer input
- * (`input int32 mat;`), whose elements are not stenc_T. */
-/* 1 for the inputs read by one load per point: those without i, and integers. */
+ * coordinates in every kernel (templates/cuda/load_point.tmpl).
+ * 1 for an input the direct kernel's fast path reads from row buffers: every one spanning i.
+ * An integer input's rows (`input int32 mat;`) hold its own type, loaded by vectors of it (a
+ * uchar4 brings four uint8 points) and converted to stenc_T at use. */
+static int read_by_row(const km_kernel *km, int array) {
+    return km->arrays[array].axes == 0 || (km->arrays[array].axes & 1);
+}
+
+/* 1 for the inputs every other path (the direct kernel's scalar path, stream, sweep, tstep,
+ * wave, DOACROSS) reads by one load per point: those without i, and integers, whose elements
+ * are not stenc_T for the columns and shared planes. */
 static int read_by_point(const km_kernel *km, int array) {
-    const km_array *a = &km->arrays[array];
-    return (a->axes != 0 && !(a->axes & 1)) || a->elem != AST_ELEM_REAL;
+    return !read_by_row(km, array) || km->arrays[array].elem != AST_ELEM_REAL;
+}
+
+/* The C++ type of an input's elements in the kernels. */
+static const char *elem_ctype(ast_elem elem) {
+    return elem == AST_ELEM_I32 ? "int" : elem == AST_ELEM_U8 ? "unsigned char" : "stenc_T";
+}
+
+/* Bytes of an input's element: the stencil's type, or its integer type. */
+static int elem_bytes(const km_kernel *km, ast_elem elem) {
+    return elem == AST_ELEM_I32 ? 4 : elem == AST_ELEM_U8 ? 1 : km->type_size;
 }
 
 /* The hyperplane distance of an offset (wave . offset), 0 without an order. */
@@ -205,7 +228,7 @@ static void describe_read(tmpl_value *rv, const km_kernel *km, const km_read *rd
     set_term(rv, "dk", o[2]);
     tmpl_set_bool(rv, "point", read_by_point(km, rd->array));
     tmpl_set_bool(rv, "is_real", arr->elem == AST_ELEM_REAL);
-    tmpl_set_bool(rv, "is_i32", arr->elem == AST_ELEM_I32);
+    tmpl_set_str(rv, "elem", elem_ctype(arr->elem));
     const unsigned on = arr->axes ? arr->axes : (1u << km->dims) - 1; /* the dimensions spanned */
     tmpl_set_bool(rv, "span_i", on & 1);
     tmpl_set_bool(rv, "span_m", km->dims == 3 && (on >> 1 & 1));
@@ -509,7 +532,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         info[a].rows = xmalloc((size_t)(km->nreads + 1) * sizeof(row_group));
     }
     for (int r = 0; r < km->nreads; r++) {
-        if (read_by_point(km, km->reads[r].array)) continue; /* scalar loads: lower_load */
+        if (!read_by_row(km, km->reads[r].array)) continue; /* scalar loads: load_point */
         input_info *in = &info[km->reads[r].array];
         int o[3];
         remap(km, &km->reads[r].offset, o);
@@ -519,6 +542,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         if (g == in->nrows) in->rows[in->nrows++] = (row_group){o[1], o[2], o[0], o[0]};
         if (o[0] < in->rows[g].lo) in->rows[g].lo = o[0];
         if (o[0] > in->rows[g].hi) in->rows[g].hi = o[0];
+        if (read_by_point(km, km->reads[r].array)) continue; /* integers: no columns, planes */
         if (o[0] == 0 && o[1] == 0) {
             if (!in->has_column) in->has_column = 1, in->klo = in->khi = o[2];
             if (o[2] < in->klo) in->klo = o[2];
@@ -532,14 +556,20 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         }
     }
 
-    /* The fields the kernels touch: base offsets are computed for these only. */
+    /* The fields the kernels touch: base offsets are computed for these only (cu_used), and
+     * in the direct kernel for the integer inputs it reads by rows (cu_int_rows). */
     tmpl_value *used = tmpl_set_list(d, "cu_used");
+    tmpl_value *int_rows = tmpl_set_list(d, "cu_int_rows");
     tmpl_value *outs = tmpl_set_list(d, "cu_outputs");
     int nout = 0;
     for (int a = 0; a < km->narrays; a++) {
         const km_array *arr = &km->arrays[a];
         if (arr->kind == KM_SCALAR || (arr->kind == KM_INPUT && arr->noffsets == 0)) continue;
-        if (read_by_point(km, a)) continue; /* no row offset: lower_load indexes from the point */
+        if (read_by_point(km, a)) { /* no row offset: load_point indexes from the point */
+            if (read_by_row(km, a))
+                tmpl_set_fmt(tmpl_append_map(int_rows), "field", "%d", field_of[a]);
+            continue;
+        }
         tmpl_value *u = tmpl_append_map(used);
         tmpl_set_fmt(u, "field", "%d", field_of[a]);
         if (arr->kind == KM_OUTPUT) {
@@ -561,6 +591,8 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
             row_group *rg = &in->rows[g];
             tmpl_value *rv = tmpl_append_map(rows);
             tmpl_set_fmt(rv, "field", "%d", in->field);
+            tmpl_set_bool(rv, "is_real", km->arrays[a].elem == AST_ELEM_REAL);
+            tmpl_set_str(rv, "elem", elem_ctype(km->arrays[a].elem));
             set_suffix(rv, "sfx_j", rg->dj);
             set_suffix(rv, "sfx_k", rg->dk);
             set_term(rv, "dj", rg->dj);
@@ -600,7 +632,8 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     tmpl_set_bool(d, "cu_has_planes", tmpl_list_len(planes) > 0);
 
     /* Every read, for its three forms: fast (an element of its row buffer), slow (a scalar
-     * load), stream (its column window or shared plane); by point, the same load in all. */
+     * load), stream (its column window or shared plane); by point, the same load in all but
+     * the fast form of an integer input's read (its row buffer too). */
     tmpl_value *reads = tmpl_set_list(d, "cu_reads");
     for (int r = 0; r < km->nreads; r++) {
         const km_read *rd = &km->reads[r];
@@ -610,13 +643,15 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
         describe_read(rv, km, rd, in->field);
-        if (read_by_point(km, rd->array)) continue;
+        tmpl_set_bool(rv, "row", read_by_row(km, rd->array));
+        if (!read_by_row(km, rd->array)) continue;
         int lo = 0;
         for (int g = 0; g < in->nrows; g++)
             if (in->rows[g].dj == o[1] && in->rows[g].dk == o[2]) lo = in->rows[g].lo;
         set_suffix(rv, "sfx_j", o[1]);
         set_suffix(rv, "sfx_k", o[2]);
         set_term(rv, "eoff", o[0] - lo);
+        if (read_by_point(km, rd->array)) continue;
         tmpl_set_bool(rv, "column", o[0] == 0 && o[1] == 0);
         tmpl_set_fmt(rv, "cidx", "%d", o[2] - in->klo);
         tmpl_set_fmt(rv, "np", "%d", in->phi - in->plo + 1);
@@ -624,16 +659,24 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         tmpl_set_fmt(rv, "tx", "%d", in->rx + o[0]);
     }
 
-    /* Lower-dimensional inputs: the point's coordinates for their loads, and the fields left
-     * out of the vector-alignment test (they are read element by element). */
-    tmpl_value *lower = tmpl_set_list(d, "cu_lower_fields");
-    int any_lower = 0;
+    /* Inputs read by point somewhere: the point's coordinates for their loads. The launch's
+     * vector-alignment test, per field: the bytes of its element (an integer input's own), 0
+     * for an input without i (read element by element); a table only where they differ from
+     * stenc_T's size. */
+    tmpl_value *vec_bytes = tmpl_set_list(d, "cu_vec_bytes");
+    int any_lower = 0, mixed = 0;
     for (int a = 0; a < km->narrays; a++) {
         if (field_of[a] < 0) continue;
-        tmpl_append_str(lower, read_by_point(km, a) ? "1" : "0");
+        const int bytes = read_by_row(km, a) ? elem_bytes(km, km->arrays[a].elem) : 0;
+        char text[8];
+        snprintf(text, sizeof text, "%d", bytes);
+        tmpl_append_str(vec_bytes, text);
         any_lower |= read_by_point(km, a);
+        mixed |= bytes != km->type_size;
     }
     tmpl_set_bool(d, "cu_lower", any_lower);
+    tmpl_set_bool(d, "cu_vec_table", mixed);
+    tmpl_set_bool(d, "cu_int_row_types", tmpl_list_len(int_rows) > 0);
 
     /* Index variables the body uses, in the kernels' frame. */
     tmpl_set_bool(d, "cu_use_i", km->uses_index[AST_INDEX_I]);
@@ -753,19 +796,21 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         tmpl_value *vv = tmpl_append_map(vars);
         int minb = cv->minb > 1 ? cv->minb : 1;
         tmpl_set_str(vv, "strategy",
-                     cv->strategy == 'd'   ? "direct"
-                     : cv->strategy == 'w' ? "sweep"
-                     : cv->strategy == 'f' ? "wave"
-                     : cv->strategy == 'a' ? "doacross"
-                                           : "stream");
+                     cv->strategy == 'd' || cv->strategy == 'e' ? "direct"
+                     : cv->strategy == 'w'                      ? "sweep"
+                     : cv->strategy == 'f'                      ? "wave"
+                     : cv->strategy == 'a'                      ? "doacross"
+                                                                : "stream");
         tmpl_set_fmt(vv, "v", "%d", cv->v);
         tmpl_set_fmt(vv, "k", "%d", cv->k);
         tmpl_set_fmt(vv, "bx", "%d", cv->bx);
         tmpl_set_fmt(vv, "by", "%d", cv->by);
         tmpl_set_fmt(vv, "minb", "%d", minb);
         tmpl_buf name = {0};
-        if (cv->strategy == 'd')
-            tmpl_buf_printf(&name, "direct_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
+        tmpl_set_bool(vv, "fold", cv->strategy == 'e');
+        if (cv->strategy == 'd' || cv->strategy == 'e')
+            tmpl_buf_printf(&name, "direct_v%d_k%d_%dx%d%s", cv->v, cv->k, cv->bx, cv->by,
+                            cv->strategy == 'e' ? "_fold" : "");
         else if (cv->strategy == 'w')
             tmpl_buf_printf(&name, "sweep_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
         else if (cv->strategy == 'f')

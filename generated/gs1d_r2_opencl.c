@@ -179,9 +179,9 @@ static const char gs1d_r2_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program gs1d_r2_program = { "gs1d_r2", gs1d_r2_ocl_source, NULL,
-                                                    "2f74333bb32a314c"};
+                                                    "7f1b892b1001b89f"};
 static const stenc_ocl_program gs1d_r2_program32 = { "gs1d_r2", gs1d_r2_ocl_source,
-                                                      "-DSTENC_INDEX=int", "2f74333bb32a314c"};
+                                                      "-DSTENC_INDEX=int", "7f1b892b1001b89f"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -251,5 +251,5 @@ static const stenc_launch_variant gs1d_r2_opencl_list[] = {
  * variant would apply the sweep again. */
 const stenc_launch_variants gs1d_r2_opencl_variants = {
     "gs1d_r2", STENC_F64, (int)(sizeof gs1d_r2_opencl_list / sizeof gs1d_r2_opencl_list[0]),
-    gs1d_r2_opencl_list, STENC_VARIANTS_FIXED, "2f74333bb32a314c",
+    gs1d_r2_opencl_list, STENC_VARIANTS_FIXED, "7f1b892b1001b89f",
 };

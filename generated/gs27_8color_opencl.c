@@ -349,9 +349,9 @@ static const char gs27_8color_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program gs27_8color_program = { "gs27_8color", gs27_8color_ocl_source, NULL,
-                                                    "e7163b193740e5b5"};
+                                                    "8a589e8023aefe94"};
 static const stenc_ocl_program gs27_8color_program32 = { "gs27_8color", gs27_8color_ocl_source,
-                                                      "-DSTENC_INDEX=int", "e7163b193740e5b5"};
+                                                      "-DSTENC_INDEX=int", "8a589e8023aefe94"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -444,5 +444,5 @@ static stenc_status gs27_8color_opencl_default(stenc_ctx *ctx, const stenc_launc
  * variant would apply the sweep again. */
 const stenc_launch_variants gs27_8color_opencl_variants = {
     "gs27_8color", STENC_F64, (int)(sizeof gs27_8color_opencl_list / sizeof gs27_8color_opencl_list[0]),
-    gs27_8color_opencl_list, STENC_VARIANTS_FIXED, "e7163b193740e5b5",
+    gs27_8color_opencl_list, STENC_VARIANTS_FIXED, "8a589e8023aefe94",
 };

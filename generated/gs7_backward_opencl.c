@@ -90,9 +90,9 @@ static const char gs7_backward_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program gs7_backward_program = { "gs7_backward", gs7_backward_ocl_source, NULL,
-                                                    "8c272797d3abd070"};
+                                                    "b72f31da38b68e5c"};
 static const stenc_ocl_program gs7_backward_program32 = { "gs7_backward", gs7_backward_ocl_source,
-                                                      "-DSTENC_INDEX=int", "8c272797d3abd070"};
+                                                      "-DSTENC_INDEX=int", "b72f31da38b68e5c"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -145,5 +145,5 @@ static const stenc_launch_variant gs7_backward_opencl_list[] = {
  * variant would apply the sweep again. */
 const stenc_launch_variants gs7_backward_opencl_variants = {
     "gs7_backward", STENC_F32, (int)(sizeof gs7_backward_opencl_list / sizeof gs7_backward_opencl_list[0]),
-    gs7_backward_opencl_list, STENC_VARIANTS_FIXED, "8c272797d3abd070",
+    gs7_backward_opencl_list, STENC_VARIANTS_FIXED, "b72f31da38b68e5c",
 };

@@ -137,9 +137,9 @@ static const char gs_redblack_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program gs_redblack_program = { "gs_redblack", gs_redblack_ocl_source, NULL,
-                                                    "062bfd564b3acc6f"};
+                                                    "3cea59cf2d9fd490"};
 static const stenc_ocl_program gs_redblack_program32 = { "gs_redblack", gs_redblack_ocl_source,
-                                                      "-DSTENC_INDEX=int", "062bfd564b3acc6f"};
+                                                      "-DSTENC_INDEX=int", "3cea59cf2d9fd490"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -230,5 +230,5 @@ static stenc_status gs_redblack_opencl_default(stenc_ctx *ctx, const stenc_launc
  * variant would apply the sweep again. */
 const stenc_launch_variants gs_redblack_opencl_variants = {
     "gs_redblack", STENC_F64, (int)(sizeof gs_redblack_opencl_list / sizeof gs_redblack_opencl_list[0]),
-    gs_redblack_opencl_list, STENC_VARIANTS_FIXED, "062bfd564b3acc6f",
+    gs_redblack_opencl_list, STENC_VARIANTS_FIXED, "3cea59cf2d9fd490",
 };

@@ -29,15 +29,16 @@ struct stenc_args {
     stenc_T s[1];
 };
 
-template <int V> struct stenc_vec;
-template <> struct stenc_vec<1> { typedef stenc_T type; };
-template <> struct stenc_vec<2> { typedef double2 type; };
+/* V elements of type E as one vector, loaded and stored by one instruction. */
+template <typename E, int V> struct stenc_vec;
+template <typename E> struct stenc_vec<E, 1> { typedef E type; };
+template <> struct stenc_vec<double, 2> { typedef double2 type; };
 
-/* Elements LO..V-1+HI of a row around p (p is V-aligned): whole aligned chunks of V with one
- * vector load, the rest with scalar loads. All indices are constants once unrolled. */
-template <int V, int LO, int HI>
-__device__ __forceinline__ void stenc_load_row(stenc_T (&r)[V + HI - LO], const stenc_T *p) {
-    typedef typename stenc_vec<V>::type VT;
+/* Elements LO..V-1+HI of a row of E around p (p is V-aligned): whole aligned chunks of V with
+ * one vector load, the rest with scalar loads. All indices are constants once unrolled. */
+template <int V, int LO, int HI, typename E>
+__device__ __forceinline__ void stenc_load_row(E (&r)[V + HI - LO], const E *p) {
+    typedef typename stenc_vec<E, V>::type VT;
 #pragma unroll
     for (int q = LO; q < V + HI; q++) {
         const int chunk = q - ((q % V) + V) % V; /* floor(q / V) * V */
@@ -52,7 +53,7 @@ __device__ __forceinline__ void stenc_load_row(stenc_T (&r)[V + HI - LO], const 
 }
 
 template <int V> __device__ __forceinline__ void stenc_store_row(stenc_T *p, const stenc_T (&w)[V]) {
-    typedef typename stenc_vec<V>::type VT;
+    typedef typename stenc_vec<stenc_T, V>::type VT;
     VT v;
     memcpy(&v, w, sizeof v);
     *reinterpret_cast<VT *>(p) = v;
@@ -145,7 +146,7 @@ __global__ void __launch_bounds__(BX * BY, MINB)
                 const double gy_ = ((u_0_p1_ - u_) * (u_ - u_0_m1_) <= 0.0) ? 0.0 : (fabs(u_0_p1_ - u_) < fabs(u_ - u_0_m1_)) ? u_0_p1_ - u_ : u_ - u_0_m1_;
                 v_ = u_ + nu_ * (u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_ - 4.0 * u_) - 0.5 * nu_ * (gx_ + gy_);
                 const double change_ = (v_ - u_) * (v_ - u_);
-#line 149 "limited_smooth_cuda.cu"
+#line 150 "limited_smooth_cuda.cu"
                 stenc_a.f[1][stenc_q1] = v_;
                 stenc_acc_sum_add(&change_acc_, (double)change_);
                 if (stenc_w.terms)
@@ -302,5 +303,5 @@ const stenc_launch_variant stenc_variant_list[4] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants limited_smooth_cuda_variants = {
-    "limited_smooth", STENC_F64, 4, stenc_variant_list, STENC_VARIANTS_FIXED, "0809fdc6a2494464",
+    "limited_smooth", STENC_F64, 4, stenc_variant_list, STENC_VARIANTS_FIXED, "0631adcc91ef2c7a",
 };

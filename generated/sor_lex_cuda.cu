@@ -30,15 +30,16 @@ struct stenc_args {
     stenc_T s[2];
 };
 
-template <int V> struct stenc_vec;
-template <> struct stenc_vec<1> { typedef stenc_T type; };
-template <> struct stenc_vec<2> { typedef double2 type; };
+/* V elements of type E as one vector, loaded and stored by one instruction. */
+template <typename E, int V> struct stenc_vec;
+template <typename E> struct stenc_vec<E, 1> { typedef E type; };
+template <> struct stenc_vec<double, 2> { typedef double2 type; };
 
-/* Elements LO..V-1+HI of a row around p (p is V-aligned): whole aligned chunks of V with one
- * vector load, the rest with scalar loads. All indices are constants once unrolled. */
-template <int V, int LO, int HI>
-__device__ __forceinline__ void stenc_load_row(stenc_T (&r)[V + HI - LO], const stenc_T *p) {
-    typedef typename stenc_vec<V>::type VT;
+/* Elements LO..V-1+HI of a row of E around p (p is V-aligned): whole aligned chunks of V with
+ * one vector load, the rest with scalar loads. All indices are constants once unrolled. */
+template <int V, int LO, int HI, typename E>
+__device__ __forceinline__ void stenc_load_row(E (&r)[V + HI - LO], const E *p) {
+    typedef typename stenc_vec<E, V>::type VT;
 #pragma unroll
     for (int q = LO; q < V + HI; q++) {
         const int chunk = q - ((q % V) + V) % V; /* floor(q / V) * V */
@@ -53,7 +54,7 @@ __device__ __forceinline__ void stenc_load_row(stenc_T (&r)[V + HI - LO], const 
 }
 
 template <int V> __device__ __forceinline__ void stenc_store_row(stenc_T *p, const stenc_T (&w)[V]) {
-    typedef typename stenc_vec<V>::type VT;
+    typedef typename stenc_vec<stenc_T, V>::type VT;
     VT v;
     memcpy(&v, w, sizeof v);
     *reinterpret_cast<VT *>(p) = v;
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     stenc_T u_ = STENC_OLD_READ(0, 0, 0, stenc_a.f[0][stenc_q0]);
     #line 38 "stencils/ordered.stencil"
     u_ = (1.0 - omega_) * u_ + omega_ * 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 105 "sor_lex_cuda.cu"
+#line 106 "sor_lex_cuda.cu"
     stenc_a.f[0][stenc_q0] = u_;
     STENC_RING_WROTE(0, u_);
 }
@@ -259,7 +260,7 @@ __global__ void __launch_bounds__(128)
                     stenc_T u_ = STENC_OLD_READ(0, 0, 0, stenc_a.f[0][stenc_q0]);
                     #line 38 "stencils/ordered.stencil"
                     u_ = (1.0 - omega_) * u_ + omega_ * 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 263 "sor_lex_cuda.cu"
+#line 264 "sor_lex_cuda.cu"
                     stenc_a.f[0][stenc_q0] = u_;
                     STENC_RING_WROTE(0, u_);
                 }
@@ -514,5 +515,5 @@ const stenc_launch_variant stenc_variant_list[2] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants sor_lex_cuda_variants = {
-    "sor_lex", STENC_F64, 2, stenc_variant_list, STENC_VARIANTS_FIXED, "57c83bd7ee0ce067",
+    "sor_lex", STENC_F64, 2, stenc_variant_list, STENC_VARIANTS_FIXED, "bb8e1f1a60a6bc4f",
 };

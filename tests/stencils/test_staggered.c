@@ -6,7 +6,8 @@
  * are poisoned and must stay so (a staggered output is written over its own extent, no
  * more). Then the launch check: extents that do not fit the declared staggers, and a halo
  * too thin, are STENC_ERR_SHAPE naming the field. With argument "gpu" or "opencl": the same
- * launches on that device against the host's (exit 77 without one). */
+ * launches on that device against the host's (exit 77 without one), and on CUDA node_avg3d's
+ * every variant. */
 #include "face_div2d.h"
 #include "face_flux2d.h"
 #include "inner_diff1d.h"
@@ -136,21 +137,32 @@ static void test_staggered(void **state) {
         for (size_t a = 0; a < sizeof all / sizeof *all; a++)
             stenc_field_free(all[a]);
     }
-    static const size_t sizes3[][3] = {{1, 1, 1}, {2, 3, 5}, {13, 7, 9}, {33, 4, 3}};
+    /* Node rows of 65 and 131 points: a block's row (64 or 128 points) and one or three more,
+     * which the _fold variants give to the first blocks' threads; 128: whole blocks. On CUDA,
+     * every variant. */
+    static const size_t sizes3[][3] = {{1, 1, 1},  {2, 3, 5},   {13, 7, 9}, {33, 4, 3},
+                                       {64, 3, 4}, {130, 2, 6}, {127, 3, 2}};
     for (size_t s = 0; s < sizeof sizes3 / sizeof *sizes3; s++) {
         const size_t *n = sizes3[s];
         stenc_field *c = point_make(ctx, STENC_F32, 3, n[0], n[1], n[2], 1, -1, 1, 60 + s);
-        stenc_field *nd =
-            point_make(ctx, STENC_F32, 3, n[0] + 1, n[1] + 1, n[2] + 1, 1, -1, 1, 70 + s);
-        stenc_field *nd_before = point_snapshot(host_ctx, nd);
-        assert_int_equal(node_avg3d(ctx, c, nd), STENC_OK);
-        stenc_field *hc = point_host_copy(host_ctx, c), *hnd = point_host_copy(host_ctx, nd);
-        const node_case nc = {hc, nd_before, {(long)n[0], (long)n[1], (long)n[2]}};
-        char what[96];
-        snprintf(what, sizeof what, "node_avg3d %zux%zux%zu", n[0], n[1], n[2]);
-        assert_true(box_matches(hnd, node_point, &nc, what));
-        stenc_field_free(c), stenc_field_free(nd), stenc_field_free(nd_before);
-        stenc_field_free(hc), stenc_field_free(hnd);
+        stenc_field *hc = point_host_copy(host_ctx, c);
+        const char *name = NULL; /* the automatic choice first */
+        for (int v = 0; v == 0 || (device_kind == STENC_DEVICE_CUDA &&
+                                   (name = node_avg3d_variant_name(v - 1)) != NULL);
+             v++) {
+            stenc_field *nd =
+                point_make(ctx, STENC_F32, 3, n[0] + 1, n[1] + 1, n[2] + 1, 1, -1, 1, 70 + s);
+            stenc_field *nd_before = point_snapshot(host_ctx, nd);
+            assert_int_equal(node_avg3d_variant(ctx, name, c, nd), STENC_OK);
+            stenc_field *hnd = point_host_copy(host_ctx, nd);
+            const node_case nc = {hc, nd_before, {(long)n[0], (long)n[1], (long)n[2]}};
+            char what[96];
+            snprintf(what, sizeof what, "node_avg3d %zux%zux%zu %s", n[0], n[1], n[2],
+                     name ? name : "(auto)");
+            assert_true(box_matches(hnd, node_point, &nc, what));
+            stenc_field_free(nd), stenc_field_free(nd_before), stenc_field_free(hnd);
+        }
+        stenc_field_free(c), stenc_field_free(hc);
     }
     static const size_t sizes1[] = {2, 3, 100, 4097};
     for (size_t s = 0; s < sizeof sizes1 / sizeof *sizes1; s++) {
