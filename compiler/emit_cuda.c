@@ -8,17 +8,13 @@
 #include "emit_names.h"
 
 /* One variant of the generated kernels. Direct: V points along i (one vector load per row) by
- * K along the outer dimension per thread, BX x BY threads. Direct with folded edges (suffix
- * _fold): the grid covers the whole blocks along i that fit, and the first blocks' threads
- * take the columns past them, with edge tiles computed at clamped coordinates (no block left
- * nearly empty by an extent just past a multiple of V * BX, such as the 513 nodes of 512
- * cells). Stream: one point along i and V along mid (BY apart) per thread, BX x BY threads
- * marching over KC planes of the outer dimension (name stream_vV_... when V > 1). minb > 1
- * asks for that many resident blocks per SM (__launch_bounds__), capping registers to raise
- * occupancy (suffix _o<minb> in the name). */
+ * K along the outer dimension per thread, BX x BY threads. Stream: one point along i and V along
+ * mid (BY apart) per thread, BX x BY threads marching over KC planes of the outer dimension (name
+ * stream_vV_... when V > 1). minb > 1 asks for that many resident blocks per SM
+ * (__launch_bounds__), capping registers to raise occupancy (suffix _o<minb> in the name). */
 typedef struct cuda_variant {
-    char strategy; /* 'd' direct, 'e' direct with folded edges, 's' stream, 'w' sweep,
-                      'f' wavefront, 'a' DOACROSS bands (ordered sweeps) */
+    char strategy; /* 'd' direct, 's' stream, 'w' sweep, 'f' wavefront, 'a' DOACROSS bands
+                      (ordered sweeps) */
     int v, k, bx, by;
     int minb; /* 0: no minimum */
 } cuda_variant;
@@ -35,12 +31,9 @@ typedef struct cuda_policy {
 /* Stencils with more field arguments than this are "heavy" (register-bound per point). */
 enum { CUDA_HEAVY_FIELDS = 6 };
 
-/* The _fold variants of v3_float fold the two best direct ones of node_avg3d on 513^3 nodes
- * (bench/RESULTS.md, "Staggered arrays"): for the tuner, not the default. */
 static const cuda_variant v3_float[] = {
     {'d', 4, 4, 32, 8, 0}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 4, 32, 8, 0},  {'d', 4, 2, 32, 8, 0},
-    {'d', 2, 4, 64, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0},
-    {'e', 2, 4, 32, 8, 0}, {'e', 2, 4, 64, 4, 0}};
+    {'d', 2, 4, 64, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0}};
 static const cuda_variant v3_double[] = {
     {'d', 2, 4, 32, 8, 0},  {'d', 1, 1, 32, 8, 0},  {'d', 1, 4, 32, 8, 0}, {'d', 2, 2, 32, 8, 0},
     {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0}};
@@ -796,21 +789,19 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         tmpl_value *vv = tmpl_append_map(vars);
         int minb = cv->minb > 1 ? cv->minb : 1;
         tmpl_set_str(vv, "strategy",
-                     cv->strategy == 'd' || cv->strategy == 'e' ? "direct"
-                     : cv->strategy == 'w'                      ? "sweep"
-                     : cv->strategy == 'f'                      ? "wave"
-                     : cv->strategy == 'a'                      ? "doacross"
-                                                                : "stream");
+                     cv->strategy == 'd'   ? "direct"
+                     : cv->strategy == 'w' ? "sweep"
+                     : cv->strategy == 'f' ? "wave"
+                     : cv->strategy == 'a' ? "doacross"
+                                           : "stream");
         tmpl_set_fmt(vv, "v", "%d", cv->v);
         tmpl_set_fmt(vv, "k", "%d", cv->k);
         tmpl_set_fmt(vv, "bx", "%d", cv->bx);
         tmpl_set_fmt(vv, "by", "%d", cv->by);
         tmpl_set_fmt(vv, "minb", "%d", minb);
         tmpl_buf name = {0};
-        tmpl_set_bool(vv, "fold", cv->strategy == 'e');
-        if (cv->strategy == 'd' || cv->strategy == 'e')
-            tmpl_buf_printf(&name, "direct_v%d_k%d_%dx%d%s", cv->v, cv->k, cv->bx, cv->by,
-                            cv->strategy == 'e' ? "_fold" : "");
+        if (cv->strategy == 'd')
+            tmpl_buf_printf(&name, "direct_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
         else if (cv->strategy == 'w')
             tmpl_buf_printf(&name, "sweep_v%d_k%d_%dx%d", cv->v, cv->k, cv->bx, cv->by);
         else if (cv->strategy == 'f')

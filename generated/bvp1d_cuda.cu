@@ -71,120 +71,79 @@ template <int NP> __device__ __forceinline__ int stenc_slot(int plane) {
 
 /* Direct: each thread computes V consecutive points along i and K along the outer dimension,
  * fully unrolled; rows are read with vector loads. Partial tiles (at the edges, or when the
- * layout does not allow vector loads) take the scalar path. FOLD: the grid covers the whole
- * blocks of V * BX points that fit along i (none partial), and threads of the first blocks also
- * take the columns past them (a second chunk, fewer points than a block's); partial tiles then
- * take the clamped path instead, whose loads are all in flight at once. */
-template <int V, int K, int BX, int BY, int MINB, int FOLD>
+ * layout does not allow vector loads) take the scalar path. */
+template <int V, int K, int BX, int BY, int MINB>
 __global__ void __launch_bounds__(BX * BY, MINB) bvp1d_direct(const stenc_args stenc_a) {
-    const int stenc_first = (int)(blockIdx.x * BX + threadIdx.x) * V;
+    const int stenc_i0 = (int)(blockIdx.x * BX + threadIdx.x) * V;
     const int stenc_j = (int)(blockIdx.y * BY + threadIdx.y);
-    if (stenc_first >= stenc_a.n[0] || stenc_j >= stenc_a.n[1]) return;
+    if (stenc_i0 >= stenc_a.n[0] || stenc_j >= stenc_a.n[1]) return;
     const stenc_T h2_ = stenc_a.s[0];
     (void)h2_;
-    for (int stenc_c = 0; stenc_c <= FOLD; stenc_c++) {
-        const int stenc_i0 = stenc_first + stenc_c * (int)gridDim.x * BX * V;
-        if (stenc_i0 >= stenc_a.n[0]) break;
-        const int stenc_nkb = (stenc_a.n[2] + K - 1) / K;
-        for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
-            const int stenc_k0 = stenc_kb * K;
-            const ptrdiff_t stenc_o0 = stenc_i0 + stenc_j * stenc_a.sj[0] +
-                                            (ptrdiff_t)stenc_k0 * stenc_a.sk[0];
-            const ptrdiff_t stenc_o1 = stenc_i0 + stenc_j * stenc_a.sj[1] +
-                                            (ptrdiff_t)stenc_k0 * stenc_a.sk[1];
-            const ptrdiff_t stenc_o2 = stenc_i0 + stenc_j * stenc_a.sj[2] +
-                                            (ptrdiff_t)stenc_k0 * stenc_a.sk[2];
-            const ptrdiff_t stenc_o3 = stenc_i0 + stenc_j * stenc_a.sj[3] +
-                                            (ptrdiff_t)stenc_k0 * stenc_a.sk[3];
-            if (stenc_a.aligned && stenc_i0 + V <= stenc_a.n[0] && stenc_k0 + K <= stenc_a.n[2]) {
+    const int stenc_nkb = (stenc_a.n[2] + K - 1) / K;
+    for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
+        const int stenc_k0 = stenc_kb * K;
+        const ptrdiff_t stenc_o0 = stenc_i0 + stenc_j * stenc_a.sj[0] +
+                                        (ptrdiff_t)stenc_k0 * stenc_a.sk[0];
+        const ptrdiff_t stenc_o1 = stenc_i0 + stenc_j * stenc_a.sj[1] +
+                                        (ptrdiff_t)stenc_k0 * stenc_a.sk[1];
+        const ptrdiff_t stenc_o2 = stenc_i0 + stenc_j * stenc_a.sj[2] +
+                                        (ptrdiff_t)stenc_k0 * stenc_a.sk[2];
+        const ptrdiff_t stenc_o3 = stenc_i0 + stenc_j * stenc_a.sj[3] +
+                                        (ptrdiff_t)stenc_k0 * stenc_a.sk[3];
+        if (stenc_a.aligned && stenc_i0 + V <= stenc_a.n[0] && stenc_k0 + K <= stenc_a.n[2]) {
 #pragma unroll
-                for (int stenc_kk = 0; stenc_kk < K; stenc_kk++) {
-                    stenc_T stenc_r0_0_0[V + 0 - (0)];
-                    stenc_load_row<V, 0, 0>(stenc_r0_0_0, stenc_a.f[0] + stenc_o0 + (ptrdiff_t)(stenc_kk) * stenc_a.sk[0]);
-                    stenc_T stenc_r1_0_0[V + 0 - (0)];
-                    stenc_load_row<V, 0, 0>(stenc_r1_0_0, stenc_a.f[1] + stenc_o1 + (ptrdiff_t)(stenc_kk) * stenc_a.sk[1]);
-                    stenc_T stenc_w0[V];
-                    stenc_T stenc_w1[V];
+            for (int stenc_kk = 0; stenc_kk < K; stenc_kk++) {
+                stenc_T stenc_r0_0_0[V + 0 - (0)];
+                stenc_load_row<V, 0, 0>(stenc_r0_0_0, stenc_a.f[0] + stenc_o0 + (ptrdiff_t)(stenc_kk) * stenc_a.sk[0]);
+                stenc_T stenc_r1_0_0[V + 0 - (0)];
+                stenc_load_row<V, 0, 0>(stenc_r1_0_0, stenc_a.f[1] + stenc_o1 + (ptrdiff_t)(stenc_kk) * stenc_a.sk[1]);
+                stenc_T stenc_w0[V];
+                stenc_T stenc_w1[V];
 #pragma unroll
-                    for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                        const int i = stenc_i0 + stenc_e;
-                        const stenc_T c_ = stenc_r0_0_0[stenc_e];
-                        const stenc_T f_ = stenc_r1_0_0[stenc_e];
-                        stenc_T stenc_diag_ = 0;
-                        stenc_T stenc_rhs_ = 0;
-                        #line 70 "stencils/lines.stencil"
-                        stenc_diag_ = 2.0 + h2_ * c_ + 0.001 * stenc_real(i);
-                        #line 72 "stencils/lines.stencil"
-                        stenc_rhs_ = h2_ * f_;
-#line 120 "bvp1d_cuda.cu"
-                        stenc_w0[stenc_e] = stenc_diag_;
-                        stenc_w1[stenc_e] = stenc_rhs_;
-                    }
-                    stenc_store_row<V>(stenc_a.f[2] + stenc_o2 +
-                                           (ptrdiff_t)stenc_kk * stenc_a.sk[2],
-                                       stenc_w0);
-                    stenc_store_row<V>(stenc_a.f[3] + stenc_o3 +
-                                           (ptrdiff_t)stenc_kk * stenc_a.sk[3],
-                                       stenc_w1);
+                for (int stenc_e = 0; stenc_e < V; stenc_e++) {
+                    const int i = stenc_i0 + stenc_e;
+                    const stenc_T c_ = stenc_r0_0_0[stenc_e];
+                    const stenc_T f_ = stenc_r1_0_0[stenc_e];
+                    stenc_T stenc_diag_ = 0;
+                    stenc_T stenc_rhs_ = 0;
+                    #line 70 "stencils/lines.stencil"
+                    stenc_diag_ = 2.0 + h2_ * c_ + 0.001 * stenc_real(i);
+                    #line 72 "stencils/lines.stencil"
+                    stenc_rhs_ = h2_ * f_;
+#line 114 "bvp1d_cuda.cu"
+                    stenc_w0[stenc_e] = stenc_diag_;
+                    stenc_w1[stenc_e] = stenc_rhs_;
                 }
-            } else if (FOLD) {
-                /* Every point of the tile at coordinates clamped into the interior (one past the
-                 * edge computes the last one's value again), stored where it is inside: no load
-                 * waits on a bound. */
-#pragma unroll
-                for (int stenc_kk = 0; stenc_kk < K; stenc_kk++) {
-#pragma unroll
-                    for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                        const int stenc_ec = min(stenc_i0 + stenc_e, stenc_a.n[0] - 1) - stenc_i0;
-                        const int stenc_kc = min(stenc_k0 + stenc_kk, stenc_a.n[2] - 1) - stenc_k0;
-                        const ptrdiff_t stenc_q0 =
-                            stenc_o0 + stenc_ec + (ptrdiff_t)stenc_kc * stenc_a.sk[0];
-                        const ptrdiff_t stenc_q1 =
-                            stenc_o1 + stenc_ec + (ptrdiff_t)stenc_kc * stenc_a.sk[1];
-                        const ptrdiff_t stenc_q2 =
-                            stenc_o2 + stenc_ec + (ptrdiff_t)stenc_kc * stenc_a.sk[2];
-                        const ptrdiff_t stenc_q3 =
-                            stenc_o3 + stenc_ec + (ptrdiff_t)stenc_kc * stenc_a.sk[3];
-                        const int i = stenc_i0 + stenc_ec;
-                        const stenc_T c_ = __ldg(stenc_a.f[0] + stenc_q0);
-                        const stenc_T f_ = __ldg(stenc_a.f[1] + stenc_q1);
-                        stenc_T stenc_diag_ = 0;
-                        stenc_T stenc_rhs_ = 0;
-                        #line 70 "stencils/lines.stencil"
-                        stenc_diag_ = 2.0 + h2_ * c_ + 0.001 * stenc_real(i);
-                        #line 72 "stencils/lines.stencil"
-                        stenc_rhs_ = h2_ * f_;
-#line 158 "bvp1d_cuda.cu"
-                        if (stenc_ec == stenc_e && stenc_kc == stenc_kk) {
-                            stenc_a.f[2][stenc_q2] = stenc_diag_;
-                            stenc_a.f[3][stenc_q3] = stenc_rhs_;
-                        }
-                    }
-                }
-            } else {
-                for (int stenc_kk = 0; stenc_kk < K && stenc_k0 + stenc_kk < stenc_a.n[2]; stenc_kk++) {
-                    for (int stenc_e = 0; stenc_e < V && stenc_i0 + stenc_e < stenc_a.n[0]; stenc_e++) {
-                        const ptrdiff_t stenc_q0 =
-                            stenc_o0 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[0];
-                        const ptrdiff_t stenc_q1 =
-                            stenc_o1 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[1];
-                        const ptrdiff_t stenc_q2 =
-                            stenc_o2 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[2];
-                        const ptrdiff_t stenc_q3 =
-                            stenc_o3 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[3];
-                        const int i = stenc_i0 + stenc_e;
-                        const stenc_T c_ = __ldg(stenc_a.f[0] + stenc_q0);
-                        const stenc_T f_ = __ldg(stenc_a.f[1] + stenc_q1);
-                        stenc_T stenc_diag_ = 0;
-                        stenc_T stenc_rhs_ = 0;
-                        #line 70 "stencils/lines.stencil"
-                        stenc_diag_ = 2.0 + h2_ * c_ + 0.001 * stenc_real(i);
-                        #line 72 "stencils/lines.stencil"
-                        stenc_rhs_ = h2_ * f_;
-#line 185 "bvp1d_cuda.cu"
-                        stenc_a.f[2][stenc_q2] = stenc_diag_;
-                        stenc_a.f[3][stenc_q3] = stenc_rhs_;
-                    }
+                stenc_store_row<V>(stenc_a.f[2] + stenc_o2 +
+                                       (ptrdiff_t)stenc_kk * stenc_a.sk[2],
+                                   stenc_w0);
+                stenc_store_row<V>(stenc_a.f[3] + stenc_o3 +
+                                       (ptrdiff_t)stenc_kk * stenc_a.sk[3],
+                                   stenc_w1);
+            }
+        } else {
+            for (int stenc_kk = 0; stenc_kk < K && stenc_k0 + stenc_kk < stenc_a.n[2]; stenc_kk++) {
+                for (int stenc_e = 0; stenc_e < V && stenc_i0 + stenc_e < stenc_a.n[0]; stenc_e++) {
+                    const ptrdiff_t stenc_q0 =
+                        stenc_o0 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[0];
+                    const ptrdiff_t stenc_q1 =
+                        stenc_o1 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[1];
+                    const ptrdiff_t stenc_q2 =
+                        stenc_o2 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[2];
+                    const ptrdiff_t stenc_q3 =
+                        stenc_o3 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[3];
+                    const int i = stenc_i0 + stenc_e;
+                    const stenc_T c_ = __ldg(stenc_a.f[0] + stenc_q0);
+                    const stenc_T f_ = __ldg(stenc_a.f[1] + stenc_q1);
+                    stenc_T stenc_diag_ = 0;
+                    stenc_T stenc_rhs_ = 0;
+                    #line 70 "stencils/lines.stencil"
+                    stenc_diag_ = 2.0 + h2_ * c_ + 0.001 * stenc_real(i);
+                    #line 72 "stencils/lines.stencil"
+                    stenc_rhs_ = h2_ * f_;
+#line 145 "bvp1d_cuda.cu"
+                    stenc_a.f[2][stenc_q2] = stenc_diag_;
+                    stenc_a.f[3][stenc_q3] = stenc_rhs_;
                 }
             }
         }
@@ -276,7 +235,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) bvp1d_stream(const stenc_args s
                 stenc_diag_ = 2.0 + h2_ * c_ + 0.001 * stenc_real(i);
                 #line 72 "stencils/lines.stencil"
                 stenc_rhs_ = h2_ * f_;
-#line 280 "bvp1d_cuda.cu"
+#line 239 "bvp1d_cuda.cu"
                 stenc_a.f[2][stenc_i + stenc_j * stenc_a.sj[2] +
                                      (ptrdiff_t)stenc_k * stenc_a.sk[2]] = stenc_diag_;
                 stenc_a.f[3][stenc_i + stenc_j * stenc_a.sj[3] +
@@ -329,22 +288,19 @@ static stenc_status stenc_check_grid(long y, const char *what) {
     return STENC_OK;
 }
 
-/* FOLD: the blocks along i that fit whole (at least one); their threads take the rest. */
-template <int V, int K, int BX, int BY, int MINB, int FOLD = 0>
+template <int V, int K, int BX, int BY, int MINB>
 stenc_status stenc_run_direct(stenc_ctx *ctx, const stenc_launch_shape *shape,
                               const stenc_launch_field *f, const double *scalars,
                               const stenc_launch_op *) {
     stenc_args a;
     if (!stenc_make_args(shape, f, scalars, V, &a)) return STENC_OK;
-    const long gx = FOLD ? ((long)a.n[0] >= V * BX ? (long)a.n[0] / (V * BX) : 1)
-                         : ((long)a.n[0] + V * BX - 1) / (V * BX);
-    const long gy = ((long)a.n[1] + BY - 1) / BY;
+    const long gx = ((long)a.n[0] + V * BX - 1) / (V * BX), gy = ((long)a.n[1] + BY - 1) / BY;
     const long gz = ((long)a.n[2] + K - 1) / K;
     stenc_status st = stenc_check_grid(gy, "direct");
     if (st != STENC_OK) return st;
     const dim3 grid((unsigned)gx, (unsigned)gy,
                     (unsigned)(gz < STENC_GRID_YZ_MAX ? gz : STENC_GRID_YZ_MAX));
-    bvp1d_direct<V, K, BX, BY, MINB, FOLD>
+    bvp1d_direct<V, K, BX, BY, MINB>
         <<<grid, dim3(BX, BY), 0, (cudaStream_t)stenc_ctx_cuda_stream(ctx)>>>(a);
     STENC_GENERATED_CHECK_LAUNCH("direct", V, K, BX, BY);
     return STENC_OK;
@@ -380,5 +336,5 @@ const stenc_launch_variant stenc_variant_list[3] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants bvp1d_cuda_variants = {
-    "bvp1d", STENC_F64, 3, stenc_variant_list, 0u, "581206580e581981",
+    "bvp1d", STENC_F64, 3, stenc_variant_list, 0u, "653b71d3c159a312",
 };

@@ -116,9 +116,9 @@ static const char bvp1d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program bvp1d_program = { "bvp1d", bvp1d_ocl_source, NULL,
-                                                    "581206580e581981"};
+                                                    "653b71d3c159a312"};
 static const stenc_ocl_program bvp1d_program32 = { "bvp1d", bvp1d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "581206580e581981"};
+                                                      "-DSTENC_INDEX=int", "653b71d3c159a312"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -205,5 +205,5 @@ static stenc_status bvp1d_opencl_default(stenc_ctx *ctx, const stenc_launch_shap
  * variant would apply the sweep again. */
 const stenc_launch_variants bvp1d_opencl_variants = {
     "bvp1d", STENC_F64, (int)(sizeof bvp1d_opencl_list / sizeof bvp1d_opencl_list[0]),
-    bvp1d_opencl_list, 0u, "581206580e581981",
+    bvp1d_opencl_list, 0u, "653b71d3c159a312",
 };

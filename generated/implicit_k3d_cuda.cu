@@ -65,138 +65,93 @@ template <int NP> __device__ __forceinline__ int stenc_slot(int plane) {
 
 /* Direct: each thread computes V consecutive points along i and K along the outer dimension,
  * fully unrolled; rows are read with vector loads. Partial tiles (at the edges, or when the
- * layout does not allow vector loads) take the scalar path. FOLD: the grid covers the whole
- * blocks of V * BX points that fit along i (none partial), and threads of the first blocks also
- * take the columns past them (a second chunk, fewer points than a block's); partial tiles then
- * take the clamped path instead, whose loads are all in flight at once. */
-template <int V, int K, int BX, int BY, int MINB, int FOLD>
+ * layout does not allow vector loads) take the scalar path. */
+template <int V, int K, int BX, int BY, int MINB>
 __global__ void __launch_bounds__(BX * BY, MINB) implicit_k3d_direct(const stenc_args stenc_a) {
-    const int stenc_first = (int)(blockIdx.x * BX + threadIdx.x) * V;
+    const int stenc_i0 = (int)(blockIdx.x * BX + threadIdx.x) * V;
     const int stenc_j = (int)(blockIdx.y * BY + threadIdx.y);
-    if (stenc_first >= stenc_a.n[0] || stenc_j >= stenc_a.n[1]) return;
+    if (stenc_i0 >= stenc_a.n[0] || stenc_j >= stenc_a.n[1]) return;
     const stenc_T a_ = stenc_a.s[0];
     (void)a_;
     const stenc_T b_ = stenc_a.s[1];
     (void)b_;
-    for (int stenc_c = 0; stenc_c <= FOLD; stenc_c++) {
-        const int stenc_i0 = stenc_first + stenc_c * (int)gridDim.x * BX * V;
-        if (stenc_i0 >= stenc_a.n[0]) break;
-        const int stenc_nkb = (stenc_a.n[2] + K - 1) / K;
-        for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
-            const int stenc_k0 = stenc_kb * K;
-            const ptrdiff_t stenc_o0 = stenc_i0 + stenc_j * stenc_a.sj[0] +
-                                            (ptrdiff_t)stenc_k0 * stenc_a.sk[0];
-            const ptrdiff_t stenc_o1 = stenc_i0 + stenc_j * stenc_a.sj[1] +
-                                            (ptrdiff_t)stenc_k0 * stenc_a.sk[1];
-            const ptrdiff_t stenc_o2 = stenc_i0 + stenc_j * stenc_a.sj[2] +
-                                            (ptrdiff_t)stenc_k0 * stenc_a.sk[2];
-            const ptrdiff_t stenc_o3 = stenc_i0 + stenc_j * stenc_a.sj[3] +
-                                            (ptrdiff_t)stenc_k0 * stenc_a.sk[3];
-            const ptrdiff_t stenc_o4 = stenc_i0 + stenc_j * stenc_a.sj[4] +
-                                            (ptrdiff_t)stenc_k0 * stenc_a.sk[4];
-            if (stenc_a.aligned && stenc_i0 + V <= stenc_a.n[0] && stenc_k0 + K <= stenc_a.n[2]) {
+    const int stenc_nkb = (stenc_a.n[2] + K - 1) / K;
+    for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
+        const int stenc_k0 = stenc_kb * K;
+        const ptrdiff_t stenc_o0 = stenc_i0 + stenc_j * stenc_a.sj[0] +
+                                        (ptrdiff_t)stenc_k0 * stenc_a.sk[0];
+        const ptrdiff_t stenc_o1 = stenc_i0 + stenc_j * stenc_a.sj[1] +
+                                        (ptrdiff_t)stenc_k0 * stenc_a.sk[1];
+        const ptrdiff_t stenc_o2 = stenc_i0 + stenc_j * stenc_a.sj[2] +
+                                        (ptrdiff_t)stenc_k0 * stenc_a.sk[2];
+        const ptrdiff_t stenc_o3 = stenc_i0 + stenc_j * stenc_a.sj[3] +
+                                        (ptrdiff_t)stenc_k0 * stenc_a.sk[3];
+        const ptrdiff_t stenc_o4 = stenc_i0 + stenc_j * stenc_a.sj[4] +
+                                        (ptrdiff_t)stenc_k0 * stenc_a.sk[4];
+        if (stenc_a.aligned && stenc_i0 + V <= stenc_a.n[0] && stenc_k0 + K <= stenc_a.n[2]) {
 #pragma unroll
-                for (int stenc_kk = 0; stenc_kk < K; stenc_kk++) {
-                    stenc_T stenc_r0_0_0[V + 0 - (0)];
-                    stenc_load_row<V, 0, 0>(stenc_r0_0_0, stenc_a.f[0] + stenc_o0 + (ptrdiff_t)(stenc_kk) * stenc_a.sk[0]);
-                    stenc_T stenc_r1_0_0[V + 0 - (0)];
-                    stenc_load_row<V, 0, 0>(stenc_r1_0_0, stenc_a.f[1] + stenc_o1 + (ptrdiff_t)(stenc_kk) * stenc_a.sk[1]);
-                    stenc_T stenc_w0[V];
-                    stenc_T stenc_w1[V];
-                    stenc_T stenc_w2[V];
+            for (int stenc_kk = 0; stenc_kk < K; stenc_kk++) {
+                stenc_T stenc_r0_0_0[V + 0 - (0)];
+                stenc_load_row<V, 0, 0>(stenc_r0_0_0, stenc_a.f[0] + stenc_o0 + (ptrdiff_t)(stenc_kk) * stenc_a.sk[0]);
+                stenc_T stenc_r1_0_0[V + 0 - (0)];
+                stenc_load_row<V, 0, 0>(stenc_r1_0_0, stenc_a.f[1] + stenc_o1 + (ptrdiff_t)(stenc_kk) * stenc_a.sk[1]);
+                stenc_T stenc_w0[V];
+                stenc_T stenc_w1[V];
+                stenc_T stenc_w2[V];
 #pragma unroll
-                    for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                        const stenc_T s_ = stenc_r1_0_0[stenc_e];
-                        const stenc_T u_ = stenc_r0_0_0[stenc_e];
-                        stenc_T stenc_lower_ = 0;
-                        stenc_T stenc_diag_ = 0;
-                        stenc_T stenc_rhs_ = 0;
-                        #line 85 "stencils/lines.stencil"
-                        stenc_lower_ = -a_ * s_;
-                        stenc_diag_ = 1.0 + a_ * s_ + b_;
-                        #line 88 "stencils/lines.stencil"
-                        stenc_rhs_ = u_;
-#line 120 "implicit_k3d_cuda.cu"
-                        stenc_w0[stenc_e] = stenc_lower_;
-                        stenc_w1[stenc_e] = stenc_diag_;
-                        stenc_w2[stenc_e] = stenc_rhs_;
-                    }
-                    stenc_store_row<V>(stenc_a.f[2] + stenc_o2 +
-                                           (ptrdiff_t)stenc_kk * stenc_a.sk[2],
-                                       stenc_w0);
-                    stenc_store_row<V>(stenc_a.f[3] + stenc_o3 +
-                                           (ptrdiff_t)stenc_kk * stenc_a.sk[3],
-                                       stenc_w1);
-                    stenc_store_row<V>(stenc_a.f[4] + stenc_o4 +
-                                           (ptrdiff_t)stenc_kk * stenc_a.sk[4],
-                                       stenc_w2);
+                for (int stenc_e = 0; stenc_e < V; stenc_e++) {
+                    const stenc_T s_ = stenc_r1_0_0[stenc_e];
+                    const stenc_T u_ = stenc_r0_0_0[stenc_e];
+                    stenc_T stenc_lower_ = 0;
+                    stenc_T stenc_diag_ = 0;
+                    stenc_T stenc_rhs_ = 0;
+                    #line 85 "stencils/lines.stencil"
+                    stenc_lower_ = -a_ * s_;
+                    stenc_diag_ = 1.0 + a_ * s_ + b_;
+                    #line 88 "stencils/lines.stencil"
+                    stenc_rhs_ = u_;
+#line 114 "implicit_k3d_cuda.cu"
+                    stenc_w0[stenc_e] = stenc_lower_;
+                    stenc_w1[stenc_e] = stenc_diag_;
+                    stenc_w2[stenc_e] = stenc_rhs_;
                 }
-            } else if (FOLD) {
-                /* Every point of the tile at coordinates clamped into the interior (one past the
-                 * edge computes the last one's value again), stored where it is inside: no load
-                 * waits on a bound. */
-#pragma unroll
-                for (int stenc_kk = 0; stenc_kk < K; stenc_kk++) {
-#pragma unroll
-                    for (int stenc_e = 0; stenc_e < V; stenc_e++) {
-                        const int stenc_ec = min(stenc_i0 + stenc_e, stenc_a.n[0] - 1) - stenc_i0;
-                        const int stenc_kc = min(stenc_k0 + stenc_kk, stenc_a.n[2] - 1) - stenc_k0;
-                        const ptrdiff_t stenc_q0 =
-                            stenc_o0 + stenc_ec + (ptrdiff_t)stenc_kc * stenc_a.sk[0];
-                        const ptrdiff_t stenc_q1 =
-                            stenc_o1 + stenc_ec + (ptrdiff_t)stenc_kc * stenc_a.sk[1];
-                        const ptrdiff_t stenc_q2 =
-                            stenc_o2 + stenc_ec + (ptrdiff_t)stenc_kc * stenc_a.sk[2];
-                        const ptrdiff_t stenc_q3 =
-                            stenc_o3 + stenc_ec + (ptrdiff_t)stenc_kc * stenc_a.sk[3];
-                        const ptrdiff_t stenc_q4 =
-                            stenc_o4 + stenc_ec + (ptrdiff_t)stenc_kc * stenc_a.sk[4];
-                        const stenc_T s_ = __ldg(stenc_a.f[1] + stenc_q1);
-                        const stenc_T u_ = __ldg(stenc_a.f[0] + stenc_q0);
-                        stenc_T stenc_lower_ = 0;
-                        stenc_T stenc_diag_ = 0;
-                        stenc_T stenc_rhs_ = 0;
-                        #line 85 "stencils/lines.stencil"
-                        stenc_lower_ = -a_ * s_;
-                        stenc_diag_ = 1.0 + a_ * s_ + b_;
-                        #line 88 "stencils/lines.stencil"
-                        stenc_rhs_ = u_;
-#line 165 "implicit_k3d_cuda.cu"
-                        if (stenc_ec == stenc_e && stenc_kc == stenc_kk) {
-                            stenc_a.f[2][stenc_q2] = stenc_lower_;
-                            stenc_a.f[3][stenc_q3] = stenc_diag_;
-                            stenc_a.f[4][stenc_q4] = stenc_rhs_;
-                        }
-                    }
-                }
-            } else {
-                for (int stenc_kk = 0; stenc_kk < K && stenc_k0 + stenc_kk < stenc_a.n[2]; stenc_kk++) {
-                    for (int stenc_e = 0; stenc_e < V && stenc_i0 + stenc_e < stenc_a.n[0]; stenc_e++) {
-                        const ptrdiff_t stenc_q0 =
-                            stenc_o0 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[0];
-                        const ptrdiff_t stenc_q1 =
-                            stenc_o1 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[1];
-                        const ptrdiff_t stenc_q2 =
-                            stenc_o2 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[2];
-                        const ptrdiff_t stenc_q3 =
-                            stenc_o3 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[3];
-                        const ptrdiff_t stenc_q4 =
-                            stenc_o4 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[4];
-                        const stenc_T s_ = __ldg(stenc_a.f[1] + stenc_q1);
-                        const stenc_T u_ = __ldg(stenc_a.f[0] + stenc_q0);
-                        stenc_T stenc_lower_ = 0;
-                        stenc_T stenc_diag_ = 0;
-                        stenc_T stenc_rhs_ = 0;
-                        #line 85 "stencils/lines.stencil"
-                        stenc_lower_ = -a_ * s_;
-                        stenc_diag_ = 1.0 + a_ * s_ + b_;
-                        #line 88 "stencils/lines.stencil"
-                        stenc_rhs_ = u_;
-#line 196 "implicit_k3d_cuda.cu"
-                        stenc_a.f[2][stenc_q2] = stenc_lower_;
-                        stenc_a.f[3][stenc_q3] = stenc_diag_;
-                        stenc_a.f[4][stenc_q4] = stenc_rhs_;
-                    }
+                stenc_store_row<V>(stenc_a.f[2] + stenc_o2 +
+                                       (ptrdiff_t)stenc_kk * stenc_a.sk[2],
+                                   stenc_w0);
+                stenc_store_row<V>(stenc_a.f[3] + stenc_o3 +
+                                       (ptrdiff_t)stenc_kk * stenc_a.sk[3],
+                                   stenc_w1);
+                stenc_store_row<V>(stenc_a.f[4] + stenc_o4 +
+                                       (ptrdiff_t)stenc_kk * stenc_a.sk[4],
+                                   stenc_w2);
+            }
+        } else {
+            for (int stenc_kk = 0; stenc_kk < K && stenc_k0 + stenc_kk < stenc_a.n[2]; stenc_kk++) {
+                for (int stenc_e = 0; stenc_e < V && stenc_i0 + stenc_e < stenc_a.n[0]; stenc_e++) {
+                    const ptrdiff_t stenc_q0 =
+                        stenc_o0 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[0];
+                    const ptrdiff_t stenc_q1 =
+                        stenc_o1 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[1];
+                    const ptrdiff_t stenc_q2 =
+                        stenc_o2 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[2];
+                    const ptrdiff_t stenc_q3 =
+                        stenc_o3 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[3];
+                    const ptrdiff_t stenc_q4 =
+                        stenc_o4 + stenc_e + (ptrdiff_t)stenc_kk * stenc_a.sk[4];
+                    const stenc_T s_ = __ldg(stenc_a.f[1] + stenc_q1);
+                    const stenc_T u_ = __ldg(stenc_a.f[0] + stenc_q0);
+                    stenc_T stenc_lower_ = 0;
+                    stenc_T stenc_diag_ = 0;
+                    stenc_T stenc_rhs_ = 0;
+                    #line 85 "stencils/lines.stencil"
+                    stenc_lower_ = -a_ * s_;
+                    stenc_diag_ = 1.0 + a_ * s_ + b_;
+                    #line 88 "stencils/lines.stencil"
+                    stenc_rhs_ = u_;
+#line 152 "implicit_k3d_cuda.cu"
+                    stenc_a.f[2][stenc_q2] = stenc_lower_;
+                    stenc_a.f[3][stenc_q3] = stenc_diag_;
+                    stenc_a.f[4][stenc_q4] = stenc_rhs_;
                 }
             }
         }
@@ -291,7 +246,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) implicit_k3d_stream(const stenc
                 stenc_diag_ = 1.0 + a_ * s_ + b_;
                 #line 88 "stencils/lines.stencil"
                 stenc_rhs_ = u_;
-#line 295 "implicit_k3d_cuda.cu"
+#line 250 "implicit_k3d_cuda.cu"
                 stenc_a.f[2][stenc_i + stenc_j * stenc_a.sj[2] +
                                      (ptrdiff_t)stenc_k * stenc_a.sk[2]] = stenc_lower_;
                 stenc_a.f[3][stenc_i + stenc_j * stenc_a.sj[3] +
@@ -347,22 +302,19 @@ static stenc_status stenc_check_grid(long y, const char *what) {
     return STENC_OK;
 }
 
-/* FOLD: the blocks along i that fit whole (at least one); their threads take the rest. */
-template <int V, int K, int BX, int BY, int MINB, int FOLD = 0>
+template <int V, int K, int BX, int BY, int MINB>
 stenc_status stenc_run_direct(stenc_ctx *ctx, const stenc_launch_shape *shape,
                               const stenc_launch_field *f, const double *scalars,
                               const stenc_launch_op *) {
     stenc_args a;
     if (!stenc_make_args(shape, f, scalars, V, &a)) return STENC_OK;
-    const long gx = FOLD ? ((long)a.n[0] >= V * BX ? (long)a.n[0] / (V * BX) : 1)
-                         : ((long)a.n[0] + V * BX - 1) / (V * BX);
-    const long gy = ((long)a.n[1] + BY - 1) / BY;
+    const long gx = ((long)a.n[0] + V * BX - 1) / (V * BX), gy = ((long)a.n[1] + BY - 1) / BY;
     const long gz = ((long)a.n[2] + K - 1) / K;
     stenc_status st = stenc_check_grid(gy, "direct");
     if (st != STENC_OK) return st;
     const dim3 grid((unsigned)gx, (unsigned)gy,
                     (unsigned)(gz < STENC_GRID_YZ_MAX ? gz : STENC_GRID_YZ_MAX));
-    implicit_k3d_direct<V, K, BX, BY, MINB, FOLD>
+    implicit_k3d_direct<V, K, BX, BY, MINB>
         <<<grid, dim3(BX, BY), 0, (cudaStream_t)stenc_ctx_cuda_stream(ctx)>>>(a);
     STENC_GENERATED_CHECK_LAUNCH("direct", V, K, BX, BY);
     return STENC_OK;
@@ -402,5 +354,5 @@ const stenc_launch_variant stenc_variant_list[7] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants implicit_k3d_cuda_variants = {
-    "implicit_k3d", STENC_F64, 7, stenc_variant_list, 0u, "7a5241b8584d67c6",
+    "implicit_k3d", STENC_F64, 7, stenc_variant_list, 0u, "8ba0830534adff9e",
 };

@@ -145,9 +145,9 @@ static const char masked3d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program masked3d_program = { "masked3d", masked3d_ocl_source, NULL,
-                                                    "9d181173366728b6"};
+                                                    "bf3a013808cea8cd"};
 static const stenc_ocl_program masked3d_program32 = { "masked3d", masked3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "9d181173366728b6"};
+                                                      "-DSTENC_INDEX=int", "bf3a013808cea8cd"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -240,5 +240,5 @@ static stenc_status masked3d_opencl_default(stenc_ctx *ctx, const stenc_launch_s
  * variant would apply the sweep again. */
 const stenc_launch_variants masked3d_opencl_variants = {
     "masked3d", STENC_F32, (int)(sizeof masked3d_opencl_list / sizeof masked3d_opencl_list[0]),
-    masked3d_opencl_list, 0u, "9d181173366728b6",
+    masked3d_opencl_list, 0u, "bf3a013808cea8cd",
 };

@@ -160,9 +160,9 @@ static const char material2d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program material2d_program = { "material2d", material2d_ocl_source, NULL,
-                                                    "3a24c78bf8d46ab1"};
+                                                    "ac3e4076e5f052e3"};
 static const stenc_ocl_program material2d_program32 = { "material2d", material2d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "3a24c78bf8d46ab1"};
+                                                      "-DSTENC_INDEX=int", "ac3e4076e5f052e3"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -253,5 +253,5 @@ static stenc_status material2d_opencl_default(stenc_ctx *ctx, const stenc_launch
  * variant would apply the sweep again. */
 const stenc_launch_variants material2d_opencl_variants = {
     "material2d", STENC_F64, (int)(sizeof material2d_opencl_list / sizeof material2d_opencl_list[0]),
-    material2d_opencl_list, 0u, "3a24c78bf8d46ab1",
+    material2d_opencl_list, 0u, "ac3e4076e5f052e3",
 };

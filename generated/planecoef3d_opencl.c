@@ -147,9 +147,9 @@ static const char planecoef3d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program planecoef3d_program = { "planecoef3d", planecoef3d_ocl_source, NULL,
-                                                    "a7e368abc81d23c2"};
+                                                    "31bc14a294cc0c96"};
 static const stenc_ocl_program planecoef3d_program32 = { "planecoef3d", planecoef3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "a7e368abc81d23c2"};
+                                                      "-DSTENC_INDEX=int", "31bc14a294cc0c96"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -242,5 +242,5 @@ static stenc_status planecoef3d_opencl_default(stenc_ctx *ctx, const stenc_launc
  * variant would apply the sweep again. */
 const stenc_launch_variants planecoef3d_opencl_variants = {
     "planecoef3d", STENC_F32, (int)(sizeof planecoef3d_opencl_list / sizeof planecoef3d_opencl_list[0]),
-    planecoef3d_opencl_list, 0u, "a7e368abc81d23c2",
+    planecoef3d_opencl_list, 0u, "31bc14a294cc0c96",
 };

@@ -151,9 +151,9 @@ static const char stretched2d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program stretched2d_program = { "stretched2d", stretched2d_ocl_source, NULL,
-                                                    "483c8f44b150987f"};
+                                                    "25214dbd19b802ec"};
 static const stenc_ocl_program stretched2d_program32 = { "stretched2d", stretched2d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "483c8f44b150987f"};
+                                                      "-DSTENC_INDEX=int", "25214dbd19b802ec"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -244,5 +244,5 @@ static stenc_status stretched2d_opencl_default(stenc_ctx *ctx, const stenc_launc
  * variant would apply the sweep again. */
 const stenc_launch_variants stretched2d_opencl_variants = {
     "stretched2d", STENC_F64, (int)(sizeof stretched2d_opencl_list / sizeof stretched2d_opencl_list[0]),
-    stretched2d_opencl_list, 0u, "483c8f44b150987f",
+    stretched2d_opencl_list, 0u, "25214dbd19b802ec",
 };

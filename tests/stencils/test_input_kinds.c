@@ -551,7 +551,7 @@ static void test_introws3d_misaligned_cuda(void **state) {
         assert_int_equal(stenc_field_create(host, &want, STENC_F32, 3, n[0], n[1], n[2], 0),
                          STENC_OK);
         introws3d_loops(f[0], f[1], f[2], f[3], want);
-        upload(f, 4);
+        upload(f, 5); /* the output too: its device copy must exist before its origin is taken */
         const stenc_launch_shape shape = {STENC_ON_DEVICE, {n[0], n[1], n[2]}, {0, 0, 0}};
         const stenc_launch_op op = {0, NULL, NULL};
         for (size_t c = 0; c < sizeof shifts / sizeof shifts[0]; c++) {

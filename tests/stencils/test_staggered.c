@@ -138,8 +138,7 @@ static void test_staggered(void **state) {
             stenc_field_free(all[a]);
     }
     /* Node rows of 65 and 131 points: a block's row (64 or 128 points) and one or three more,
-     * which the _fold variants give to the first blocks' threads; 128: whole blocks. On CUDA,
-     * every variant. */
+     * a last block nearly empty; 128: whole blocks. On CUDA, every variant. */
     static const size_t sizes3[][3] = {{1, 1, 1},  {2, 3, 5},   {13, 7, 9}, {33, 4, 3},
                                        {64, 3, 4}, {130, 2, 6}, {127, 3, 2}};
     for (size_t s = 0; s < sizeof sizes3 / sizeof *sizes3; s++) {
