@@ -2,12 +2,15 @@
  * - heat3d (float): weak scaling (N^3 points per rank, split along k) and strong scaling (a
  *   global G^3 grid); the halo exchange alone in GB/s;
  * - red-black SOR (gs_redblack, double, a global Q^2 grid split along j): time per sweep;
+ * - MLSSOR (stenc_mlssor_sweep, double, the same grid): time per layer (a layer updates every
+ *   point once, as a red-black sweep does) and exchanges per layer, for subdomains 8 and 16 and
+ *   halos from one exchange per phase to the deepest (16);
  * - multi-block heat3d (float): 2x2x2 blocks of B^3 joined by 12 patches, spread over the
  *   ranks by the partitioner: time per step;
  * - the device-to-device copy rate between every pair of GPUs (CUDA builds, rank 0).
  *
  *   mpirun -np P bench_dist [--weak N] [--strong G] [--sor Q] [--mb B] [--steps S] [--reps R]
- *                           [--cpu] [--quiet]
+ *                           [--cpu] [--stepping | --sor-only] [--quiet]
  *
  * Defaults: --weak 512 --strong 1024 --sor 8192 --mb 384 on GPUs; 128, 192, 1024 and 48 on
  * the CPU (--cpu, or no GPU).
@@ -27,6 +30,7 @@
 #include "stenc/launch.h"
 #include "stenc/multiblock.h"
 #include "stenc/reduce.h"
+#include "stenc/sor.h"
 #ifdef STENC_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -307,6 +311,63 @@ static double time_sor(stenc_ctx *ctx, MPI_Comm comm, size_t q, int sweeps, int 
     return median;
 }
 
+/* One MLSSOR sweep, forward and backward by turns. */
+typedef struct mls_state {
+    stenc_field *u, *f;
+    long sub;
+    int turn;
+} mls_state;
+
+static void mls_sweep(void *state) {
+    mls_state *m = state;
+    const stenc_sweep_dir dir = m->turn++ % 2 ? STENC_SWEEP_BACKWARD : STENC_SWEEP_FORWARD;
+    CHECK(stenc_mlssor_sweep(m->u, m->f, 1e-8, 1.9, m->sub, 0, dir));
+}
+
+/* Median seconds per sweep of K = sub/2 layers of MLSSOR on the grid of time_sor, u and f with
+ * halo `halo`. *ss: u's sum of squares. */
+static double time_mlssor(stenc_ctx *ctx, MPI_Comm comm, size_t q, long sub, int halo, int sweeps,
+                          int reps, double *ss) {
+    const size_t n[3] = {q, q, 1};
+    const int procs[3] = {1, 0, 1};
+    stenc_decomp *dp = NULL;
+    CHECK(stenc_decomp_create(&dp, ctx, 2, n, procs, NULL));
+    stenc_decomp_info info;
+    CHECK(stenc_decomp_get_info(dp, &info));
+    stenc_field *u = NULL, *f = NULL;
+    CHECK(stenc_field_create_dist(ctx, &u, dp, STENC_F64, halo));
+    CHECK(stenc_field_create_dist(ctx, &f, dp, STENC_F64, halo));
+    stenc_field_layout L;
+    CHECK(stenc_field_get_layout(u, &L));
+    double *hu = stenc_field_host_origin(u), *hf = stenc_field_host_origin(f);
+    const long h = halo;
+    for (long j = -h; j < (long)L.n[1] + h; j++)
+        for (long i = -h; i < (long)L.n[0] + h; i++) {
+            const long at = i + j * (long)L.stride[1], gj = (long)info.lo[1] + j;
+            const int inside = i >= 0 && i < (long)L.n[0] && gj >= 0 && gj < (long)q;
+            hu[at] = inside ? (double)((i * 7 + gj * 3 + 46) % 23) / 23.0 : 0.5;
+            hf[at] = (double)(((i + gj) % 5 + 5) % 5) - 2.0;
+        }
+    CHECK(stenc_field_upload(u));
+    CHECK(stenc_field_upload(f));
+    const stenc_bc none[6] = {{STENC_BC_NONE, 0}};
+    CHECK(stenc_field_exchange(f, none, 0)); /* f's halo: the neighbours' values */
+    mls_state st = {u, f, sub, 0};
+    const double median = median_step(ctx, comm, sweeps, reps, mls_sweep, &st);
+    CHECK(stenc_field_sum_squares(u, ss));
+    CHECK(stenc_field_free(u));
+    CHECK(stenc_field_free(f));
+    CHECK(stenc_decomp_destroy(dp));
+    return median;
+}
+
+/* Exchanges per MLSSOR sweep on a split grid: the runtime's grouping of its four phases
+ * (docs/sor.md). */
+static int mls_exchanges(long sub, int halo) {
+    const long margin = halo - 1, per = margin + 1 >= 4 * (sub - 1) ? 4 : (margin + 1) / (sub - 1);
+    return per > 0 ? (int)((4 + per - 1) / per) : 0;
+}
+
 /* ---- multi-block heat3d ------------------------------------------------------------------- */
 
 /* One step: stenc_mb_exchange, heat3d on every local block, then u and un change roles. */
@@ -375,7 +436,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     int cpu = stenc_cuda_device_count() == 0, steps = 20, reps = 7;
     long weak = 0, strong = 0, sor = 0, mbs = 0;
-    int stepping_only = 0;
+    int stepping_only = 0, sor_only = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--weak") && a + 1 < argc)
             weak = atol(argv[++a]);
@@ -393,12 +454,14 @@ int main(int argc, char **argv) {
             cpu = 1;
         else if (!strcmp(argv[a], "--stepping"))
             stepping_only = 1;
+        else if (!strcmp(argv[a], "--sor-only"))
+            sor_only = 1;
         else if (!strcmp(argv[a], "--quiet"))
             continue;
         else {
             if (rank_ == 0)
                 printf("usage: mpirun -np P bench_dist [--weak N] [--strong G] [--sor Q] [--mb B] "
-                       "[--steps S] [--reps R] [--cpu] [--stepping] [--quiet]\n");
+                       "[--steps S] [--reps R] [--cpu] [--stepping | --sor-only] [--quiet]\n");
             MPI_Finalize();
             return strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0 ? 0 : 2;
         }
@@ -418,6 +481,52 @@ int main(int argc, char **argv) {
     const char *target = cpu ? "cpu" : "cuda";
     if (rank_ == 0) printf("device=\"%s\" ranks=%d steps=%d reps=%d\n", where, size_, steps, reps);
 
+    if (sor_only) {
+        /* Red-black SOR (a sweep: 2 exchanges, every point once) against MLSSOR (a sweep: K
+         * layers, each point K times), rank 0 alone and all ranks, on Q^2. */
+        const size_t q = (size_t)sor;
+        double r1 = 0, rss1 = 0, rssn = 0;
+        if (rank_ == 0) r1 = time_sor(solo, self_comm, q, steps, reps, 0, &rss1);
+        const double rn = time_sor(ctx, MPI_COMM_WORLD, q, steps, reps, 0, &rssn);
+        double one[2] = {r1, rss1};
+        MPI_Bcast(one, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        int all_same = one[1] == rssn;
+        if (rank_ == 0)
+            printf("name=sor_compare method=redblack target=%s precision=double size=%zu^2 "
+                   "ranks=%d exchanges_per_layer=2 ms_layer_1rank=%.4f ms_layer=%.4f "
+                   "speedup=%.3f bitwise_same=%s\n",
+                   target, q, size_, one[0] * 1e3, rn * 1e3, one[0] / rn,
+                   one[1] == rssn ? "yes" : "NO");
+        static const struct {
+            long sub;
+            int halo;
+        } ml[] = {{8, 7}, {8, 16}, {16, 15}, {5, 16}};
+        for (size_t c = 0; c < sizeof ml / sizeof ml[0]; c++) {
+            const long sub = ml[c].sub, layers = sub / 2;
+            double m1 = 0, mss1 = 0, mssn = 0;
+            if (rank_ == 0)
+                m1 = time_mlssor(solo, self_comm, q, sub, ml[c].halo, steps, reps, &mss1);
+            const double mn =
+                time_mlssor(ctx, MPI_COMM_WORLD, q, sub, ml[c].halo, steps, reps, &mssn);
+            double o[2] = {m1, mss1};
+            MPI_Bcast(o, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            all_same = all_same && o[1] == mssn;
+            const int ex = size_ > 1 ? mls_exchanges(sub, ml[c].halo) : 0;
+            if (rank_ == 0)
+                printf("name=sor_compare method=mlssor subdomain=%ld layers=%ld halo=%d "
+                       "target=%s precision=double size=%zu^2 ranks=%d exchanges_per_sweep=%d "
+                       "exchanges_per_layer=%.3f ms_layer_1rank=%.4f ms_layer=%.4f "
+                       "speedup=%.3f vs_redblack_layer=%.3f bitwise_same=%s\n",
+                       sub, layers, ml[c].halo, target, q, size_, ex, (double)ex / layers,
+                       o[0] / layers * 1e3, mn / layers * 1e3, o[0] / mn, rn / (mn / layers),
+                       o[1] == mssn ? "yes" : "NO");
+        }
+        if (solo) CHECK(stenc_ctx_destroy(solo));
+        if (self_comm != MPI_COMM_NULL) MPI_Comm_free(&self_comm);
+        CHECK(stenc_ctx_destroy(ctx));
+        MPI_Finalize();
+        return all_same ? 0 : 1;
+    }
     /* Weak: N^3 per rank, stacked along k. */
     const size_t wn[3] = {(size_t)weak, (size_t)weak, (size_t)weak * (size_t)size_};
     /* heat3d_steps, exchanging at every step (halo 1) and once per 2 or 4 steps (halo 2, 4). */

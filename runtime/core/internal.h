@@ -77,6 +77,9 @@ typedef struct stenc_field_dist_ops {
     /* shared[f] = 1 where face f (STENC_FACE_*) meets a rank (this one too, across a periodic
      * boundary): its halo comes from an exchange, not from a boundary condition. */
     void (*shared_faces)(const stenc_field *field, int shared[STENC_FACE_COUNT]);
+    /* The global interior's extents (1 in unused dimensions) and which dimensions wrap around
+     * (MLSSOR's tiles and mirror are the global grid's). */
+    void (*global_extent)(const stenc_field *field, size_t n[3], int periodic[3]);
 } stenc_field_dist_ops;
 void stenc_field_set_dist(stenc_field *field, const stenc_field_dist_ops *ops, void *dist,
                           uint64_t decomp_sig, const size_t index_offset[3]);

@@ -473,10 +473,11 @@ static stenc_status dist_reduce_terms(const stenc_field *field, stenc_status ker
                                       int on_device, double *results, const char *fn);
 
 static void dist_shared_faces(const stenc_field *field, int shared[STENC_FACE_COUNT]);
+static void dist_global_extent(const stenc_field *field, size_t n[3], int periodic[3]);
 
-static const stenc_field_dist_ops dist_ops = {dist_release,         dist_reduce,
-                                              dist_field_agree,     dist_reduce_terms,
-                                              stenc_field_exchange, dist_shared_faces};
+static const stenc_field_dist_ops dist_ops = {
+    dist_release,         dist_reduce,       dist_field_agree,  dist_reduce_terms,
+    stenc_field_exchange, dist_shared_faces, dist_global_extent};
 
 static void free_buffers(dist_field *df, stenc_ctx *ctx) {
     dist_cuda_stream_destroy(&df->stream);
@@ -544,6 +545,14 @@ static void dist_shared_faces(const stenc_field *field, int shared[STENC_FACE_CO
     for (int d = 0; d < dp->info.dims; d++)
         for (int s = 0; s < 2; s++)
             shared[2 * d + s] = dp->neighbour[d][s] != MPI_PROC_NULL;
+}
+
+static void dist_global_extent(const stenc_field *field, size_t n[3], int periodic[3]) {
+    const dist_field *df = field_dist(field);
+    for (int d = 0; d < 3; d++) {
+        n[d] = df ? df->decomp->info.n[d] : field->layout.n[d];
+        periodic[d] = df ? df->decomp->info.periodic[d] : 0;
+    }
 }
 
 const stenc_decomp *stenc_field_decomp(const stenc_field *field) {

@@ -31,7 +31,7 @@ __device__ inline double add_rn(double a, double b) {
 }
 
 struct Phase {
-    long nx, ny, n;
+    long nx, ny, ox, oy, n;
     int K;
     int ci, cj;
     long p0, q0, np, ntiles;
@@ -49,8 +49,8 @@ __global__ void phase_kernel(T *__restrict__ u, const T *__restrict__ f, Phase p
     long fx0, fx1, fy0, fy1;
     mls_footprint(ph.n, ph.K, ph.ci, p, &fx0, &fx1);
     mls_footprint(ph.n, ph.K, ph.cj, q, &fy0, &fy1);
-    mls_clip(ph.nx, &fx0, &fx1);
-    mls_clip(ph.ny, &fy0, &fy1);
+    mls_clip(ph.ox, ph.nx, &fx0, &fx1);
+    mls_clip(ph.oy, ph.ny, &fy0, &fy1);
     if (fx0 > fx1 || fy0 > fy1) return;
     // The copy: the footprint and one point around it (the halo at the grid's edge).
     const long rx0 = fx0 - 1, ry0 = fy0 - 1;
@@ -71,8 +71,8 @@ __global__ void phase_kernel(T *__restrict__ u, const T *__restrict__ f, Phase p
         long ilo, ihi, jlo, jhi;
         mls_interval(ph.n, ph.ci, p, d, &ilo, &ihi);
         mls_interval(ph.n, ph.cj, q, d, &jlo, &jhi);
-        mls_clip(ph.nx, &ilo, &ihi);
-        mls_clip(ph.ny, &jlo, &jhi);
+        mls_clip(ph.ox, ph.nx, &ilo, &ihi);
+        mls_clip(ph.oy, ph.ny, &jlo, &jhi);
         const int len = (int)(ihi - ilo + 1);
         for (long ly = jlo; ly <= jhi; ly++) {
             int e = (int)((ly - ry0) * w + (ilo - rx0));
@@ -94,10 +94,10 @@ __global__ void phase_kernel(T *__restrict__ u, const T *__restrict__ f, Phase p
     // Back: only the points this tile updated (a footprint corner may belong to no layer).
     for (long ly = fy0; ly <= fy1; ly++) {
         long jd0, jd1;
-        mls_layers(ph.n, ph.K, ph.cj, q, ly, &jd0, &jd1);
+        mls_layers(ph.n, ph.K, ph.cj, q, ly + ph.oy, &jd0, &jd1);
         for (long lx = fx0; lx <= fx1; lx++) {
             long id0, id1;
-            mls_layers(ph.n, ph.K, ph.ci, p, lx, &id0, &id1);
+            mls_layers(ph.n, ph.K, ph.ci, p, lx + ph.ox, &id0, &id1);
             if (mls_max(id0, jd0) <= mls_min(id1, jd1))
                 u[phys(lx, ly, ph.pitch_u)] = slice[((ly - ry0) * w + (lx - rx0)) * stride];
         }
@@ -123,13 +123,13 @@ template <typename T> stenc_status sweep(stenc_ctx *ctx, const mls_sweep *s) {
     auto kernel = s->backward ? phase_kernel<T, true> : phase_kernel<T, false>;
     STENC_CUDA_TRY(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    for (int phase = 0; phase < MLS_PHASES; phase++) {
+    for (int phase = s->phase_lo; phase < s->phase_hi; phase++) {
         Phase ph;
-        ph.nx = s->nx, ph.ny = s->ny, ph.n = s->n, ph.K = s->K;
+        ph.nx = s->nx, ph.ny = s->ny, ph.ox = s->ox, ph.oy = s->oy, ph.n = s->n, ph.K = s->K;
         ph.ci = mls_phase_class(phase, 0), ph.cj = mls_phase_class(phase, 1);
         long p1, q1;
-        mls_tile_range(s->n, s->K, ph.ci, s->nx, &ph.p0, &p1);
-        mls_tile_range(s->n, s->K, ph.cj, s->ny, &ph.q0, &q1);
+        mls_tile_range(s->n, s->K, ph.ci, s->ox, s->nx, &ph.p0, &p1);
+        mls_tile_range(s->n, s->K, ph.cj, s->oy, s->ny, &ph.q0, &q1);
         ph.np = p1 - ph.p0 + 1;
         if (ph.np <= 0 || q1 < ph.q0) continue; // no tile of this phase meets the grid
         ph.ntiles = ph.np * (q1 - ph.q0 + 1);

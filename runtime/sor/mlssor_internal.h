@@ -2,7 +2,10 @@
  * CUDA half (mlssor_cuda.cu; mlssor_no_cuda.c without CUDA). Not installed.
  *
  * Coordinates here are logical: the sweep's own, in which a backward sweep is a forward one
- * (physical i = nx-1-i for backward, likewise j). Class 0 is A (shrinking), 1 is B (growing). */
+ * (physical i = nx-1-i for backward, likewise j). Class 0 is A (shrinking), 1 is B (growing).
+ * The tiles are those of the global grid: local logical index x is tile coordinate x + ox
+ * (ox = 0 for a field of one process; a distributed part's box sits elsewhere in the global
+ * grid, and the backward mirror is the global grid's). */
 #ifndef STENC_MLSSOR_INTERNAL_H
 #define STENC_MLSSOR_INTERNAL_H
 
@@ -21,10 +24,13 @@
 extern "C" {
 #endif
 
-/* One sweep, checked: interiors nx x ny, row pitch `pitch` (elements, u and f alike), origins
- * where the fields live (f NULL: zero right-hand side). */
+/* One sweep, checked: the box of nx x ny points that it updates, row pitches (elements),
+ * origins at the box's first point where the fields live (f NULL: zero right-hand side), the
+ * box's place among the global tiles (ox, oy), and the phases [phase_lo, phase_hi) it runs. */
 typedef struct mls_sweep {
     long nx, ny;
+    long ox, oy;
+    int phase_lo, phase_hi;
     ptrdiff_t pitch_u, pitch_f;
     long n; /* subdomain */
     int K;  /* layers */
@@ -59,10 +65,11 @@ MLS_HD static inline void mls_interval(long n, int c, long p, long d, long *lo, 
     *hi = c == 0 ? p * n + n - 2 - d : p * n + n - 1 + d;
 }
 
-/* [lo, hi] clipped to the interior [0, len-1] (empty when lo > hi after). */
-MLS_HD static inline void mls_clip(long len, long *lo, long *hi) {
-    *lo = mls_max(*lo, 0);
-    *hi = mls_min(*hi, len - 1);
+/* [lo, hi] in tile coordinates to the box's local ones, clipped to [0, len-1] (empty when
+ * lo > hi after); `off` is the box's first point in tile coordinates. */
+MLS_HD static inline void mls_clip(long off, long len, long *lo, long *hi) {
+    *lo = mls_max(*lo - off, 0);
+    *hi = mls_min(*hi - off, len - 1);
 }
 
 /* The union over the K layers: layer 0 for A, layer K-1 for B. */
@@ -70,15 +77,17 @@ MLS_HD static inline void mls_footprint(long n, int K, int c, long p, long *lo, 
     mls_interval(n, c, p, c == 0 ? 0 : K - 1, lo, hi);
 }
 
-/* The tiles of class c whose footprint meets [0, len-1]: p in [*pmin, *pmax]. */
-MLS_HD static inline void mls_tile_range(long n, int K, int c, long len, long *pmin, long *pmax) {
+/* The tiles of class c whose footprint meets [off, off+len-1]: p in [*pmin, *pmax]. */
+MLS_HD static inline void mls_tile_range(long n, int K, int c, long off, long len, long *pmin,
+                                         long *pmax) {
     long lo0, hi0;
     mls_footprint(n, K, c, 0, &lo0, &hi0);
-    *pmin = -mls_floor_div(hi0, n); /* smallest p with p*n + hi0 >= 0 */
-    *pmax = mls_floor_div(len - 1 - lo0, n);
+    *pmin = -mls_floor_div(hi0 - off, n); /* smallest p with p*n + hi0 >= off */
+    *pmax = mls_floor_div(off + len - 1 - lo0, n);
 }
 
-/* The layers [*dlo, *dhi] at which point x is in tile p of class c (empty when dlo > dhi). */
+/* The layers [*dlo, *dhi] at which point x (tile coordinates) is in tile p of class c (empty when
+ * dlo > dhi). */
 MLS_HD static inline void mls_layers(long n, int K, int c, long p, long x, long *dlo, long *dhi) {
     if (c == 0) {
         *dlo = 0;

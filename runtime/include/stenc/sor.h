@@ -30,9 +30,18 @@
  * lexicographic SOR sweep (sor_lex's, forward; its mirror, backward).
  *
  * Fields: u and f 2-D, same context, location, type (F32 or F64) and interior; u with halo >=
- * 1 (f's halo is not read). f may be NULL (f = 0, Laplace). Distributed fields and views are
- * STENC_ERR_UNSUPPORTED. The sweep runs where the fields live: on the host with OpenMP, or
- * queued on the CUDA context's stream (asynchronously, like a generated kernel).
+ * 1 (f's halo is not read). f may be NULL (f = 0, Laplace). Views are STENC_ERR_UNSUPPORTED.
+ * The sweep runs where the fields live: on the host with OpenMP, or queued on the CUDA
+ * context's stream (asynchronously, like a generated kernel).
+ *
+ * Distributed fields (stenc/dist.h; u and f split alike, not periodic): collective, and the
+ * result is the global grid's sweep by one process, bit for bit. The tiles that cross a part's
+ * edge are computed on both sides, over a margin M = min(H_u - 1, H_f) past every shared face
+ * (H: the halos); G of the four phases share one exchange of u's halo when G * (n - 1) <= M + 1,
+ * and G >= 1 is required (STENC_ERR_SHAPE). f's halo must hold the neighbours' values (exchange
+ * it once after setting f); u's first halo layer on physical faces holds the global boundary
+ * values along its whole length, corners past shared faces included; on return u's halo across
+ * shared faces holds scratch values. docs/sor.md, "On distributed fields".
  */
 #ifndef STENC_SOR_H
 #define STENC_SOR_H
