@@ -125,7 +125,12 @@ typedef struct emitter {
     int failed;          /* an unsupported construct was met */
     FILE *err;
     int calls[AST_FUNC_COUNT]; /* the built-in functions the body calls */
-    const syn_forms *syn;      /* the statement syntax (see say()) */
+    /* The body being printed is the host kernel's (`body_select`): ifs as selects where
+     * if_selectable() says so, max and min through the templates' helpers (form select_fn_*). */
+    int selects;
+    int select_calls[AST_FUNC_COUNT]; /* the helpers that body calls */
+    int nselects;                     /* ifs it prints as selects */
+    const syn_forms *syn;             /* the statement syntax (see say()) */
 } emitter;
 
 static void emit_error(emitter *e, ast_loc loc, const char *what) {
@@ -454,9 +459,16 @@ static void hoist_expr(emitter *e, tmpl_buf *b, const ast_expr *x) {
     tmpl_buf_free(&name);
 }
 
-/* What the target calls built-in function `fn` (form fn_<name>), for double. */
-static void function_name(emitter *e, tmpl_buf *b, const ast_func_info *fn) {
+/* What the target calls built-in function `fn` (form fn_<name>), for double; in the host
+ * kernel's body the helper of form select_fn_<name> where the syntax has one. */
+static void function_name(emitter *e, tmpl_buf *b, const ast_func_info *fn, int f) {
     char form[32];
+    snprintf(form, sizeof form, "select_fn_%s", fn->name);
+    if (e->selects && syn_has(e->syn, form)) {
+        e->select_calls[f] = 1;
+        say(e, b, form, NULL);
+        return;
+    }
     snprintf(form, sizeof form, "fn_%s", fn->name);
     say(e, b, form, NULL);
 }
@@ -520,7 +532,7 @@ static void print_bare(emitter *e, tmpl_buf *b, const ast_expr *x, int prec) {
         e->calls[x->u.call.func] = 1;
         tmpl_value *data = tmpl_new_map();
         tmpl_buf name = {0};
-        function_name(e, &name, fn);
+        function_name(e, &name, fn, x->u.call.func);
         tmpl_set_str(data, "function", tmpl_buf_str(&name));
         tmpl_buf_free(&name);
         tmpl_set_bool(data, "float", e->is_float);
@@ -594,6 +606,7 @@ static void form_line(emitter *e, tmpl_buf *b, int depth, const char *form) {
 }
 
 static void print_block(emitter *e, tmpl_buf *b, const ast_block *blk, int depth);
+static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth);
 
 /* The expression of a statement from source line `line`, as `want`, into *text; the
  * declarations it takes out (hoist_expr) are written to `b` first, one line each. */
@@ -629,8 +642,191 @@ static int condition_hoists(emitter *e, const ast_stmt *s) {
     return hoisted;
 }
 
+/* `y = y;` (or `u = u;`): the value assigned is the output's or inout's own current value. */
+static int is_self_assignment(const ast_stmt *s) {
+    const ast_expr *v = s->u.assign.value;
+    return v->kind == AST_EXPR_REF && v->u.ref.decl == s->u.assign.decl &&
+           (v->u.ref.sym == AST_SYM_OUTPUT ||
+            (v->u.ref.sym == AST_SYM_INOUT && v->u.ref.offset[0] == 0 && v->u.ref.offset[1] == 0 &&
+             v->u.ref.offset[2] == 0));
+}
+
+/* ---- ifs as selects (the host kernel) -------------------------------------------------------- */
+
+/* 1 if `x` calls no function but fabs, abs, min and max, a few vector instructions each: the
+ * arm of an if printed as selects is computed even where it is not taken. */
+static int is_cheap(const ast_expr *x) {
+    switch (x->kind) {
+    case AST_EXPR_NUMBER:
+    case AST_EXPR_REF:
+        return 1;
+    case AST_EXPR_UNARY:
+        return is_cheap(x->u.unary.operand);
+    case AST_EXPR_BINARY:
+        return is_cheap(x->u.binary.lhs) && is_cheap(x->u.binary.rhs);
+    case AST_EXPR_TERNARY:
+        return is_cheap(x->u.ternary.cond) && is_cheap(x->u.ternary.then_expr) &&
+               is_cheap(x->u.ternary.else_expr);
+    case AST_EXPR_CALL:
+        if (x->u.call.func != AST_FUNC_FABS && x->u.call.func != AST_FUNC_ABS &&
+            x->u.call.func != AST_FUNC_MIN && x->u.call.func != AST_FUNC_MAX)
+            return 0;
+        for (int a = 0; a < x->u.call.nargs; a++)
+            if (!is_cheap(x->u.call.args[a])) return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* 1 if `x` does arithmetic (+ - * /, negation, a call): what gcc computes only where the
+ * source does. Sides that merely compare and pick values, gcc turns into selects itself, and
+ * better than these (life.stencil ran 0.8x as selects, bench/cpu/RESULTS.md). */
+static int computes(const ast_expr *x) {
+    switch (x->kind) {
+    case AST_EXPR_NUMBER:
+    case AST_EXPR_REF:
+        return 0;
+    case AST_EXPR_UNARY:
+        return x->u.unary.op == AST_OP_NEG || computes(x->u.unary.operand);
+    case AST_EXPR_BINARY:
+        return (x->u.binary.op >= AST_OP_ADD && x->u.binary.op <= AST_OP_DIV) ||
+               computes(x->u.binary.lhs) || computes(x->u.binary.rhs);
+    case AST_EXPR_TERNARY:
+        return computes(x->u.ternary.cond) || computes(x->u.ternary.then_expr) ||
+               computes(x->u.ternary.else_expr);
+    case AST_EXPR_CALL:
+        return 1;
+    }
+    return 0;
+}
+
+/* The array an assignment writes, or -1 for `y = y;`, which changes nothing. */
+static int assigned_array(const emitter *e, const ast_stmt *s) {
+    return is_self_assignment(s) ? -1 : km_find_array(e->km, s->u.assign.decl->name);
+}
+
+/* 1 if block `blk` (NULL: none) holds cheap lets and assignments only, each array assigned at
+ * most once; counts the assignments and those that compute into *count and *computing. */
+static int arm_selectable(const emitter *e, const ast_block *blk, unsigned char *seen, int *count,
+                          int *computing) {
+    memset(seen, 0, (size_t)e->km->narrays);
+    for (int i = 0; blk && i < blk->nstmts; i++) {
+        const ast_stmt *st = blk->stmts[i];
+        const ast_expr *value = st->kind == AST_STMT_LET      ? st->u.let.init
+                                : st->kind == AST_STMT_ASSIGN ? st->u.assign.value
+                                                              : NULL;
+        if (!value || !is_cheap(value)) return 0;
+        *computing += computes(value);
+        if (st->kind == AST_STMT_LET) continue;
+        const int a = assigned_array(e, st);
+        if (a < 0) continue;
+        if (seen[a]++) return 0;
+        ++*count;
+    }
+    return 1;
+}
+
+/* 1 if the host kernel prints if statement `s` as selects: both arms cheap lets and
+ * assignments (no nested if), something assigned, and some arithmetic. gcc keeps a branch
+ * whose arms compute (-ftrapping-math: it may not compute what the source computes only
+ * conditionally), and a loop with a branch is not vectorised. */
+static int if_selectable(const emitter *e, const ast_stmt *s) {
+    if (!e->selects) return 0;
+    unsigned char *seen = xcalloc((size_t)e->km->narrays, 1);
+    int count = 0, computing = 0;
+    const int ok = arm_selectable(e, &s->u.if_.then_block, seen, &count, &computing) &&
+                   arm_selectable(e, s->u.if_.else_block, seen, &count, &computing) && count > 0 &&
+                   computing > 0;
+    free(seen);
+    return ok;
+}
+
+/* Make `name` the text of array a's value in what is printed next: an output's value, and an
+ * inout's centre (whose read is its value). */
+static void set_value_name(emitter *e, int a, const char *name) {
+    e->value_name[a] = name;
+    if (e->km->arrays[a].kind != KM_INOUT) return;
+    for (int r = 0; r < e->km->nreads; r++)
+        if (e->km->reads[r].array == a && is_centre(&e->km->reads[r].offset))
+            e->read_name[r] = name;
+}
+
+/* `const TYPE stenc_h<N> = VALUE;` (an int for a truth value) on a line from source `line`;
+ * its name into *name. */
+static void declare_temporary(emitter *e, tmpl_buf *b, tmpl_buf *name, const char *value, int truth,
+                              int depth, int line) {
+    char id[16];
+    snprintf(id, sizeof id, "%d", e->nhoisted++);
+    say(e, name, "hoisted", "id", id, NULL);
+    begin_line(e, b, depth, line);
+    say(e, b, "hoist", "truth", flag(truth), "type", e->ctype, "name", tmpl_buf_str(name), "value",
+        value, NULL);
+    end_line(e, b);
+}
+
+/* If statement `s` as selects (if_selectable): the condition and each arm's values into
+ * temporaries, then each array assigned takes its arm's value by the condition. The language
+ * has no side effects, so computing the arm not taken changes no result. */
+static void print_if_select(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
+    const int n = e->km->narrays, line = s->loc.first_line;
+    const char **outer = xcalloc((size_t)n, sizeof *outer); /* the values before the if */
+    tmpl_buf *arm[2] = {xcalloc((size_t)n, sizeof(tmpl_buf)), xcalloc((size_t)n, sizeof(tmpl_buf))};
+    int *at = xcalloc((size_t)n, sizeof *at); /* each select's line: its first assignment's */
+    memcpy(outer, e->value_name, (size_t)n * sizeof *outer);
+    begin_line(e, b, depth, 0);
+    say(e, b, "select_note", NULL);
+    end_line(e, b);
+    tmpl_buf text = {0}, cond = {0};
+    print_statement_expr(e, b, &text, s->u.if_.cond, AST_VT_BOOL, depth, line);
+    declare_temporary(e, b, &cond, tmpl_buf_str(&text), 1, depth, line);
+    tmpl_buf_free(&text);
+    for (int side = 0; side < 2; side++) {
+        const ast_block *blk = side ? s->u.if_.else_block : &s->u.if_.then_block;
+        for (int i = 0; blk && i < blk->nstmts; i++) {
+            const ast_stmt *st = blk->stmts[i];
+            const int a = st->kind == AST_STMT_ASSIGN ? assigned_array(e, st) : -1;
+            if (st->kind == AST_STMT_LET) print_stmt(e, b, st, depth);
+            if (a < 0) continue;
+            print_statement_expr(e, b, &text, st->u.assign.value, AST_VT_REAL, depth,
+                                 st->loc.first_line);
+            declare_temporary(e, b, &arm[side][a], tmpl_buf_str(&text), 0, depth,
+                              st->loc.first_line);
+            tmpl_buf_free(&text);
+            if (!at[a]) at[a] = st->loc.first_line;
+            /* later reads in this arm see the value assigned */
+            set_value_name(e, a, tmpl_buf_str(&arm[side][a]));
+        }
+        for (int a = 0; a < n; a++)
+            set_value_name(e, a, outer[a]);
+    }
+    for (int a = 0; a < n; a++) {
+        if (!arm[0][a].len && !arm[1][a].len) continue;
+        say(e, &text, "ternary", "cond", tmpl_buf_str(&cond), "if_true",
+            arm[0][a].len ? tmpl_buf_str(&arm[0][a]) : outer[a], "if_false",
+            arm[1][a].len ? tmpl_buf_str(&arm[1][a]) : outer[a], NULL);
+        begin_line(e, b, depth, at[a]);
+        say(e, b, "assign", "name", outer[a], "value", tmpl_buf_str(&text), NULL);
+        end_line(e, b);
+        tmpl_buf_free(&text);
+    }
+    for (int a = 0; a < n; a++) {
+        tmpl_buf_free(&arm[0][a]);
+        tmpl_buf_free(&arm[1][a]);
+    }
+    free(arm[0]);
+    free(arm[1]);
+    free(at);
+    free(outer);
+    tmpl_buf_free(&cond);
+    e->nselects++;
+}
+
 /* An if statement; `is_else_if`: the else branch of the enclosing one, whose line it closes. */
 static void print_if(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth, int is_else_if) {
+    if (!is_else_if && if_selectable(e, s)) {
+        print_if_select(e, b, s, depth);
+        return;
+    }
     if (is_else_if && condition_hoists(e, s)) {
         /* the parts taken out must go into the else block, before the if */
         form_line(e, b, depth, "else");
@@ -655,15 +851,6 @@ static void print_if(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth, int 
         print_block(e, b, other, depth + 1);
     }
     form_line(e, b, depth, "close");
-}
-
-/* `y = y;` (or `u = u;`): the value assigned is the output's or inout's own current value. */
-static int is_self_assignment(const ast_stmt *s) {
-    const ast_expr *v = s->u.assign.value;
-    return v->kind == AST_EXPR_REF && v->u.ref.decl == s->u.assign.decl &&
-           (v->u.ref.sym == AST_SYM_OUTPUT ||
-            (v->u.ref.sym == AST_SYM_INOUT && v->u.ref.offset[0] == 0 && v->u.ref.offset[1] == 0 &&
-             v->u.ref.offset[2] == 0));
 }
 
 static void print_stmt(emitter *e, tmpl_buf *b, const ast_stmt *s, int depth) {
@@ -1107,21 +1294,31 @@ static tmpl_value *build_data(emitter *e) {
         tmpl_buf_free(&b);
     }
 
-    /* The body twice: with #line directives when they are on (`body`), and without, for code
-     * that a program builds from a string at run time (`body_plain`). */
-    for (int plain = 0; plain < 2; plain++) {
+    /* The body three times: with #line directives when they are on (`body`); without, for
+     * code that a program builds from a string at run time (`body_plain`); and for the host
+     * kernel, with selects that gcc vectorises (`body_select`, print_if_select). Only the
+     * host's changes: the CUDA kernels keep their branches and fmax, as tuned. */
+    static const char *const body_keys[] = {"body", "body_plain", "body_select"};
+    for (int form = 0; form < 3; form++) {
         tmpl_buf body = {0};
-        const int lines = !plain && e->opt->line_directives && e->opt->source_path;
+        const int lines = form != 1 && e->opt->line_directives && e->opt->source_path;
         e->presumed_line = 0;
         e->line_directives = lines;
         e->nhoisted = 0;
+        e->selects = form == 2;
         print_block(e, &body, e->km->body, 0);
+        e->selects = 0;
         if (lines) tmpl_buf_puts(&body, RESUME_MARKER "\n");
         /* The body's last newline belongs to the template line holding {{body}}. */
         if (body.len && body.data[body.len - 1] == '\n') body.data[--body.len] = '\0';
-        tmpl_set_str(d, plain ? "body_plain" : "body", tmpl_buf_str(&body));
+        tmpl_set_str(d, body_keys[form], tmpl_buf_str(&body));
         tmpl_buf_free(&body);
     }
+    tmpl_set_bool(d, "select_max", e->select_calls[AST_FUNC_MAX]);
+    tmpl_set_bool(d, "select_min", e->select_calls[AST_FUNC_MIN]);
+    tmpl_set_bool(d, "select_nan", e->select_calls[AST_FUNC_MAX] || e->select_calls[AST_FUNC_MIN]);
+    tmpl_set_bool(d, "selects",
+                  e->nselects || e->select_calls[AST_FUNC_MAX] || e->select_calls[AST_FUNC_MIN]);
     tmpl_set_bool(d, "uses_real", e->uses_real);
     /* The stepping launcher's wavefront runs the kernel on slabs of the slowest dimension, whose
      * positions it then sees from the slab's start: a body that reads that index (or extent)
@@ -1138,7 +1335,7 @@ static tmpl_value *build_data(emitter *e) {
         const ast_func_info *fn = ast_func_get((ast_func)f);
         tmpl_value *cv = tmpl_append_map(calls);
         tmpl_buf name = {0};
-        function_name(e, &name, fn);
+        function_name(e, &name, fn, f);
         tmpl_set_str(cv, "base", tmpl_buf_str(&name));
         tmpl_buf_free(&name);
     }
@@ -1308,11 +1505,12 @@ static int emit_files(emitter *e, tmpl_value *data) {
 
 /* The forms every statement and expression is printed with. */
 static const char *const required_forms[] = {
-    "number", "zero",    "outside", "index",  "to_real", "to_truth", "paren",   "unary",
-    "binary", "ternary", "call",    "op_neg", "op_not",  "op_add",   "op_sub",  "op_mul",
-    "op_div", "op_lt",   "op_le",   "op_gt",  "op_ge",   "op_eq",    "op_ne",   "op_and",
-    "op_or",  "hoist",   "hoisted", "load",   "line",    "let",      "assign",  "unchanged",
-    "reduce", "if",      "else_if", "else",   "close",   "real",     "element", NULL};
+    "number", "zero",   "outside", "index",     "to_real",     "to_truth", "paren",
+    "unary",  "binary", "ternary", "call",      "op_neg",      "op_not",   "op_add",
+    "op_sub", "op_mul", "op_div",  "op_lt",     "op_le",       "op_gt",    "op_ge",
+    "op_eq",  "op_ne",  "op_and",  "op_or",     "hoist",       "hoisted",  "load",
+    "line",   "let",    "assign",  "unchanged", "reduce",      "if",       "else_if",
+    "else",   "close",  "real",    "element",   "select_note", NULL};
 
 /* The syntax of the first selected target that gives one. */
 static syn_forms *load_syntax(emitter *e) {

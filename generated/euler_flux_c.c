@@ -10,10 +10,50 @@
 #endif
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "stenc/launch.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+/* The body's ifs, max and min are selects, which gcc vectorises as it may compute both sides;
+ * its code sinking would move a side's arithmetic back under a branch, which -ftrapping-math
+ * then keeps from being vectorised. */
+#pragma GCC optimize("no-tree-sink")
+#endif
+
+
+/* The helpers of max and min below keep to what gcc 12 vectorises for SSE2: comparisons of
+ * floats, selects of floats, and bitwise operations, but no integer comparison. */
+
+/* x with its quiet bit set: a signalling NaN made quiet, as arithmetic does. */
+static inline float stenc_quiet(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    u |= 0x00400000u;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* x's quiet bit as a float: 1 where it is clear, 1.5 where set. */
+static inline float stenc_quiet_bit(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    u = (u & 0x00400000u) | 0x3f800000u;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* fmaxf() as selects, which gcc vectorises (a call it does not), with glibc's
+ * result bit for bit (x86-64): a quiet NaN gives the other operand; a signalling NaN, or two
+ * NaNs, the first NaN made quiet (glibc's a + b); of +0 and -0, the second. */
+static inline float stenc_fmaxf(float a, float b) {
+    const float nan = a != a ? stenc_quiet(a) : stenc_quiet(b);
+    const float qa = stenc_quiet_bit(a), qb = stenc_quiet_bit(b);
+    const float r = b != b ? a : a > b ? a : b;
+    const float ra = a != a ? (qa == 1 ? nan : r) : r;
+    return b != b ? (qb == 1 ? nan : ra) : ra;
+}
 
 /* The field arguments in launcher order, with the halo each input needs. */
 static const stenc_launch_arg euler_flux_args[8] = {
@@ -144,26 +184,30 @@ static void euler_flux_c(const stenc_launch_shape *shape, const stenc_launch_fie
                 const float fn_e_ = 0.5f * ((roe_ + p_) * vy_ + (roe_0_p1_0_ + pn_) * vyn_);
                 const float fs_e_ = 0.5f * ((roe_0_m1_0_ + ps_) * vys_ + (roe_ + p_) * vy_);
                 #line 45 "stencils/euler_flux.stencil"
-                const float sensor_ = fmaxf(fabsf(pe_ - 2.0f * p_ + pw_) / (pe_ + 2.0f * p_ + pw_), fabsf(pn_ - 2.0f * p_ + ps_) / (pn_ + 2.0f * p_ + ps_));
+                const float sensor_ = stenc_fmaxf(fabsf(pe_ - 2.0f * p_ + pw_) / (pe_ + 2.0f * p_ + pw_), fabsf(pn_ - 2.0f * p_ + ps_) / (pn_ + 2.0f * p_ + ps_));
                 #line 47 "stencils/euler_flux.stencil"
                 const float flux_ro_ = fe_ro_ - fw_ro_ + (fn_ro_ - fs_ro_);
                 const float flux_mx_ = fe_mx_ - fw_mx_ + (fn_mx_ - fs_mx_);
                 const float flux_my_ = fe_my_ - fw_my_ + (fn_my_ - fs_my_);
                 const float flux_e_ = fe_e_ - fw_e_ + (fn_e_ - fs_e_);
-                #line 52 "stencils/euler_flux.stencil"
-                if (sensor_ > sensor_min_) {
-                    const float eps_ = k2_ * sensor_;
-                    dro_ = -dt_dx_ * flux_ro_ + eps_ * (ro_p1_0_0_ + ro_m1_0_0_ + ro_0_p1_0_ + ro_0_m1_0_ - 4.0f * ro_);
-                    drovx_ = -dt_dx_ * flux_mx_ + eps_ * (rovx_p1_0_0_ + rovx_m1_0_0_ + rovx_0_p1_0_ + rovx_0_m1_0_ - 4.0f * rovx_);
-                    drovy_ = -dt_dx_ * flux_my_ + eps_ * (rovy_p1_0_0_ + rovy_m1_0_0_ + rovy_0_p1_0_ + rovy_0_m1_0_ - 4.0f * rovy_);
-                    droe_ = -dt_dx_ * flux_e_ + eps_ * (roe_p1_0_0_ + roe_m1_0_0_ + roe_0_p1_0_ + roe_0_m1_0_ - 4.0f * roe_);
-                } else {
-                    dro_ = -dt_dx_ * flux_ro_;
-                    drovx_ = -dt_dx_ * flux_mx_;
-                    drovy_ = -dt_dx_ * flux_my_;
-                    droe_ = -dt_dx_ * flux_e_;
-                }
-#line 167 "euler_flux_c.c"
+                /* if/else as selects: both sides computed, each value then picked (vectorises) */
+                const int stenc_h0 = sensor_ > sensor_min_;
+                const float eps_ = k2_ * sensor_;
+                const float stenc_h1 = -dt_dx_ * flux_ro_ + eps_ * (ro_p1_0_0_ + ro_m1_0_0_ + ro_0_p1_0_ + ro_0_m1_0_ - 4.0f * ro_);
+                const float stenc_h2 = -dt_dx_ * flux_mx_ + eps_ * (rovx_p1_0_0_ + rovx_m1_0_0_ + rovx_0_p1_0_ + rovx_0_m1_0_ - 4.0f * rovx_);
+                const float stenc_h3 = -dt_dx_ * flux_my_ + eps_ * (rovy_p1_0_0_ + rovy_m1_0_0_ + rovy_0_p1_0_ + rovy_0_m1_0_ - 4.0f * rovy_);
+                const float stenc_h4 = -dt_dx_ * flux_e_ + eps_ * (roe_p1_0_0_ + roe_m1_0_0_ + roe_0_p1_0_ + roe_0_m1_0_ - 4.0f * roe_);
+                #line 59 "stencils/euler_flux.stencil"
+                const float stenc_h5 = -dt_dx_ * flux_ro_;
+                const float stenc_h6 = -dt_dx_ * flux_mx_;
+                const float stenc_h7 = -dt_dx_ * flux_my_;
+                const float stenc_h8 = -dt_dx_ * flux_e_;
+                #line 54 "stencils/euler_flux.stencil"
+                dro_ = stenc_h0 ? stenc_h1 : stenc_h5;
+                drovx_ = stenc_h0 ? stenc_h2 : stenc_h6;
+                drovy_ = stenc_h0 ? stenc_h3 : stenc_h7;
+                droe_ = stenc_h0 ? stenc_h4 : stenc_h8;
+#line 211 "euler_flux_c.c"
                 dro_row_[i] = dro_;
                 drovx_row_[i] = drovx_;
                 drovy_row_[i] = drovy_;

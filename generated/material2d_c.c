@@ -14,6 +14,13 @@
 
 #include "stenc/launch.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+/* The body's ifs, max and min are selects, which gcc vectorises as it may compute both sides;
+ * its code sinking would move a side's arithmetic back under a branch, which -ftrapping-math
+ * then keeps from being vectorised. */
+#pragma GCC optimize("no-tree-sink")
+#endif
+
 /* Rows (j) per OpenMP task; each row is swept whole by a vectorised loop over i. */
 #define MATERIAL2D_TILE_J 8
 
@@ -72,13 +79,14 @@ static void material2d_c(const stenc_launch_shape *shape, const stenc_launch_fie
                 const double kn_ = (mat_0_p1_ == 1.0) ? k1_ : k0_;
                 const double ks_ = (mat_0_m1_ == 1.0) ? k1_ : k0_;
                 const double flux_ = 2.0 * kc_ * ke_ / (kc_ + ke_) * (u_p1_0_ - u_) + 2.0 * kc_ * kw_ / (kc_ + kw_) * (u_m1_0_ - u_) + 2.0 * kc_ * kn_ / (kc_ + kn_) * (u_0_p1_ - u_) + 2.0 * kc_ * ks_ / (kc_ + ks_) * (u_0_m1_ - u_);
-                #line 22 "stencils/int_inputs.stencil"
-                if (frozen_ != 0.0) {
-                    v_ = u_;
-                } else {
-                    v_ = u_ + r_ * flux_;
-                }
-#line 82 "material2d_c.c"
+                /* if/else as selects: both sides computed, each value then picked (vectorises) */
+                const int stenc_h0 = frozen_ != 0.0;
+                const double stenc_h1 = u_;
+                #line 25 "stencils/int_inputs.stencil"
+                const double stenc_h2 = u_ + r_ * flux_;
+                #line 23 "stencils/int_inputs.stencil"
+                v_ = stenc_h0 ? stenc_h1 : stenc_h2;
+#line 90 "material2d_c.c"
                 v_row_[i] = v_;
             }
         }
