@@ -13,8 +13,10 @@
  * stream_vV_... when V > 1). minb > 1 asks for that many resident blocks per SM
  * (__launch_bounds__), capping registers to raise occupancy (suffix _o<minb> in the name). */
 typedef struct cuda_variant {
-    char strategy; /* 'd' direct, 's' stream, 'w' sweep, 'f' wavefront, 'a' DOACROSS bands
-                      (ordered sweeps) */
+    char strategy; /* 'd' direct, 's' stream, 'q' stream with register queues (v: rows along mid
+                      per thread, k: planes per chunk, bx: 1 for warps overlapping along i, 0
+                      for the lanes past a row in a second window, by: warps), 'w' sweep, 'f'
+                      wavefront, 'a' DOACROSS bands (ordered sweeps) */
     int v, k, bx, by;
     int minb; /* 0: no minimum */
 } cuda_variant;
@@ -33,10 +35,12 @@ enum { CUDA_HEAVY_FIELDS = 6 };
 
 static const cuda_variant v3_float[] = {
     {'d', 4, 4, 32, 8, 0}, {'d', 1, 1, 32, 8, 0},  {'d', 2, 4, 32, 8, 0},  {'d', 4, 2, 32, 8, 0},
-    {'d', 2, 4, 64, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0}};
+    {'d', 2, 4, 64, 4, 0}, {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0},
+    {'q', 8, 64, 0, 4, 4}, {'q', 4, 64, 0, 8, 2},  {'q', 4, 64, 1, 8, 2},  {'q', 8, 32, 1, 8, 0}};
 static const cuda_variant v3_double[] = {
-    {'d', 2, 4, 32, 8, 0},  {'d', 1, 1, 32, 8, 0},  {'d', 1, 4, 32, 8, 0}, {'d', 2, 2, 32, 8, 0},
-    {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0}};
+    {'d', 2, 4, 32, 8, 0},  {'d', 1, 1, 32, 8, 0},  {'d', 1, 4, 32, 8, 0},  {'d', 2, 2, 32, 8, 0},
+    {'s', 1, 32, 32, 8, 0}, {'s', 4, 32, 32, 4, 0}, {'s', 2, 64, 32, 8, 0}, {'q', 4, 64, 0, 8, 2},
+    {'q', 4, 64, 1, 8, 2},  {'q', 8, 32, 1, 8, 0},  {'q', 2, 64, 0, 16, 0}};
 /* Heavy stencils in double (euler_flux: 13 IEEE divisions per point) need 100-150 registers
  * per thread uncapped: 12-25% occupancy, too few loads in flight. The _o variants cap them. */
 static const cuda_variant v3_heavy_float[] = {
@@ -442,6 +446,74 @@ static int tstep_ok(const km_kernel *km) {
     return in->axes == 0 && in->elem == AST_ELEM_REAL;
 }
 
+/* The register-queue streaming kernel (strategy 'q') takes 3-D stencils without sweeps or
+ * staggering whose inputs are all real and span every dimension, read within QUEUE_MAX_REACH
+ * along i (the points past a warp's row that the first and last lanes hold), when their
+ * variant list has such entries (not the heavy lists: a window per array would not fit the
+ * registers). */
+enum { QUEUE_MAX_REACH = 4 };
+
+static int queue_ok(const km_kernel *km) {
+    if (km->dims != 3 || needs_sweep(km) || staggered_input(km)) return 0;
+    const cuda_policy pol = choose_policy(km); /* no kernel for a list without 'q' entries */
+    int listed = 0;
+    for (int v = 0; v < pol.count; v++)
+        listed |= pol.list[v].strategy == 'q';
+    if (!listed) return 0;
+    for (int a = 0; a < km->narrays; a++) {
+        const km_array *arr = &km->arrays[a];
+        if (arr->kind != KM_INPUT || !arr->noffsets) continue;
+        if (read_by_point(km, a) || arr->axes != 0) return 0;
+    }
+    for (int r = 0; r < km->nreads; r++)
+        if (abs(km->reads[r].offset.d[0]) > QUEUE_MAX_REACH) return 0;
+    return 1;
+}
+
+/* Its data: per input the window of rows along mid and planes along the outer dimension that
+ * its reads span and its reach along i (cu_qfields); mlo, olo and qreach (per array) place each
+ * read in its windows (cu_reads' qm, qo, qh). Returns queue_ok. */
+static int queue_data(const km_kernel *km, const int *field_of, tmpl_value *d, int *mlo, int *olo,
+                      int *qreach) {
+    const int ok = queue_ok(km);
+    tmpl_set_bool(d, "cu_queue", ok);
+    if (!ok) return 0;
+    int qr = 0;
+    tmpl_value *fields = tmpl_set_list(d, "cu_qfields");
+    for (int a = 0; a < km->narrays; a++) {
+        int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, any = 0;
+        for (int r = 0; r < km->nreads; r++) {
+            if (km->reads[r].array != a) continue;
+            int o[3];
+            remap(km, &km->reads[r].offset, o);
+            for (int e = 0; e < 3; e++) {
+                lo[e] = !any || o[e] < lo[e] ? o[e] : lo[e];
+                hi[e] = !any || o[e] > hi[e] ? o[e] : hi[e];
+            }
+            any = 1;
+        }
+        mlo[a] = lo[1], olo[a] = lo[2];
+        if (!any) continue;
+        tmpl_value *fv = tmpl_append_map(fields);
+        tmpl_set_fmt(fv, "field", "%d", field_of[a]);
+        tmpl_set_fmt(fv, "mlo", "%d", lo[1]);
+        tmpl_set_fmt(fv, "mspan", "%d", hi[1] - lo[1]);
+        tmpl_set_fmt(fv, "mhi", "%d", hi[1] > 0 ? hi[1] : 0);
+        tmpl_set_fmt(fv, "olo", "%d", lo[2]);
+        tmpl_set_fmt(fv, "ohi", "%d", hi[2]);
+        tmpl_set_fmt(fv, "ospan", "%d", hi[2] - lo[2]);
+        tmpl_set_fmt(fv, "ilo", "%d", lo[0] < 0 ? -lo[0] : 0);
+        tmpl_set_fmt(fv, "ihi", "%d", hi[0] > 0 ? hi[0] : 0);
+        const int reach = -lo[0] > hi[0] ? -lo[0] : hi[0];
+        tmpl_set_fmt(fv, "qh", "%d", reach);
+        tmpl_set_bool(fv, "hashalo", reach > 0);
+        qreach[a] = reach;
+        if (reach > qr) qr = reach;
+    }
+    tmpl_set_fmt(d, "cu_qr", "%d", qr);
+    return 1;
+}
+
 /* The template data of the tstep kernel (cu_tsteps and its lists). */
 static void tstep_data(const km_kernel *km, const int *field_of, const emit_symbols *sym,
                        tmpl_value *d) {
@@ -628,6 +700,10 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
      * load), stream (its column window or shared plane); by point, the same load in all but
      * the fast form of an integer input's read (its row buffer too). */
     tmpl_value *reads = tmpl_set_list(d, "cu_reads");
+    int *qmlo = xmalloc(sizeof(int) * (size_t)km->narrays);
+    int *qolo = xmalloc(sizeof(int) * (size_t)km->narrays);
+    int *qreach = xmalloc(sizeof(int) * (size_t)km->narrays);
+    const int queue = queue_data(km, field_of, d, qmlo, qolo, qreach);
     for (int r = 0; r < km->nreads; r++) {
         const km_read *rd = &km->reads[r];
         const input_info *in = &info[rd->array];
@@ -635,6 +711,13 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         remap(km, &rd->offset, o);
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
+        if (queue) { /* its place in its input's window, and its lane offset */
+            tmpl_set_fmt(rv, "qm", "%d", o[1] - qmlo[rd->array]);
+            tmpl_set_fmt(rv, "qo", "%d", o[2] - qolo[rd->array]);
+            tmpl_set_fmt(rv, "qi", "%d", o[0]);
+            tmpl_set_fmt(rv, "qh", "%d", qreach[rd->array]);
+            tmpl_set_bool(rv, "qshfl", o[0] != 0);
+        }
         describe_read(rv, km, rd, in->field);
         tmpl_set_bool(rv, "row", read_by_row(km, rd->array));
         if (!read_by_row(km, rd->array)) continue;
@@ -651,6 +734,10 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         tmpl_set_fmt(rv, "ty", "%d", in->ry + o[1]);
         tmpl_set_fmt(rv, "tx", "%d", in->rx + o[0]);
     }
+
+    free(qmlo);
+    free(qolo);
+    free(qreach);
 
     /* Inputs read by point somewhere: the point's coordinates for their loads. The launch's
      * vector-alignment test, per field: the bytes of its element (an integer input's own), 0
@@ -774,7 +861,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     const int staggered = staggered_input(km);
     for (int v = 0; v < pol.count; v++)
         if (variant_shared_bytes(km, info, &pol.list[v]) <= CUDA_STATIC_SHARED &&
-            !(staggered && pol.list[v].strategy == 's'))
+            !(staggered && pol.list[v].strategy == 's') && (queue || pol.list[v].strategy != 'q'))
             fitting[nfit++] = &pol.list[v];
     if (nfit == 0) fitting[nfit++] = &sweep_one_warp; /* only reducing sweeps get here */
     /* The pass combining the blocks' partials: 256 threads, fewer when the partials of many
@@ -793,6 +880,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
                      : cv->strategy == 'w' ? "sweep"
                      : cv->strategy == 'f' ? "wave"
                      : cv->strategy == 'a' ? "doacross"
+                     : cv->strategy == 'q' ? "streamq"
                                            : "stream");
         tmpl_set_fmt(vv, "v", "%d", cv->v);
         tmpl_set_fmt(vv, "k", "%d", cv->k);
@@ -808,6 +896,9 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
             tmpl_buf_printf(&name, "wavefront_%d", cv->bx);
         else if (cv->strategy == 'a')
             tmpl_buf_printf(&name, "doacross");
+        else if (cv->strategy == 'q')
+            tmpl_buf_printf(&name, "streamq%s_m%d_w%d_k%d", cv->bx ? "o" : "", cv->v, cv->by,
+                            cv->k);
         else if (cv->v > 1) /* V rows per thread along mid */
             tmpl_buf_printf(&name, "stream_v%d_%dx%d_k%d", cv->v, cv->bx, cv->by, cv->k);
         else

@@ -313,6 +313,150 @@ __global__ void __launch_bounds__(BX * BY, MINB) wave_r2_stream(const stenc_args
     }
 }
 
+/* 2.5-D streaming with register queues, as AN5D keeps them: no shared memory and no barrier. A
+ * warp's lanes hold 32 consecutive points along i; each thread holds M consecutive rows along
+ * mid and, per input, a window of the planes its reads span along the outer dimension, and
+ * marches over KC planes. Reads along mid and outer come from the thread's own registers, reads
+ * along i from its neighbours' by shuffles. The points past either end of a warp's row come one
+ * of two ways: OV = 0, a second window held by the first and last R lanes (R: the input's reach
+ * along i), which costs registers; OV = 1, warps overlap by the largest reach on either side
+ * and only their middle 32 - 2R lanes write, which costs threads. Loads run one plane ahead.
+ * Blocks of W warps stack along mid, so that rows one warp reads past its own come from L1. */
+template <int DI, int R, typename T>
+__device__ __forceinline__ T stenc_qread(T v, T h, int lane) {
+    const int src = lane + DI;
+    const T own = __shfl_sync(0xffffffffu, v, src & 31);
+    const T past = __shfl_sync(0xffffffffu, h, DI < 0 ? src + R : src - R);
+    return (DI < 0 ? src < 0 : src >= 32) ? past : own;
+}
+
+template <int M, int KC, int OV, int W, int MINB>
+__global__ void __launch_bounds__(32 * W, MINB) wave_r2_streamq(const stenc_args stenc_a) {
+    constexpr int stenc_ov = OV ? 2 : 0; /* lanes of overlap on either side */
+    const int stenc_lane = (int)threadIdx.x, stenc_i0 = (int)blockIdx.x * (32 - 2 * stenc_ov);
+    const int stenc_i = stenc_i0 - stenc_ov + stenc_lane;
+    const int stenc_j0 = ((int)blockIdx.y * W + (int)threadIdx.y) * M;
+    const bool stenc_outlane =
+        stenc_lane >= stenc_ov && stenc_lane < 32 - stenc_ov && stenc_i < stenc_a.n[0];
+    const stenc_T c2_ = stenc_a.s[0];
+    (void)c2_;
+    /* input 0: rows j0 + (-2) .. j0 + M - 1 + (2), planes k + (-2) .. k + (2);
+     * lanes and rows past the grid load the nearest point a read may touch */
+    const stenc_T *const stenc_qb0 =
+        stenc_a.f[0] + min(max(stenc_i, -2), stenc_a.n[0] - 1 + 2);
+    const int stenc_hcol0 = stenc_lane < 2 ? stenc_i0 - 2 + stenc_lane
+                                  : stenc_lane >= 32 - 2 ? stenc_i + 2 : stenc_i;
+    const stenc_T *const stenc_hb0 =
+        stenc_a.f[0] + min(max(stenc_hcol0, -2), stenc_a.n[0] - 1 + 2);
+    const int stenc_qrow0 = stenc_a.n[1] - 1 + 2;
+    /* input 1: rows j0 + (0) .. j0 + M - 1 + (0), planes k + (0) .. k + (0);
+     * lanes and rows past the grid load the nearest point a read may touch */
+    const stenc_T *const stenc_qb1 =
+        stenc_a.f[1] + min(max(stenc_i, -0), stenc_a.n[0] - 1 + 0);
+    const int stenc_qrow1 = stenc_a.n[1] - 1 + 0;
+    const int stenc_nkb = (stenc_a.n[2] + KC - 1) / KC;
+    for (int stenc_kb = (int)blockIdx.z; stenc_kb < stenc_nkb; stenc_kb += (int)gridDim.z) {
+        const int stenc_k0 = stenc_kb * KC, stenc_kend = min(stenc_k0 + KC, stenc_a.n[2]);
+        /* slot s of row m: plane k + (-2) + s, row j0 + (-2) + m */
+        stenc_T stenc_q0[M + 4][4 + 1], stenc_n0[M + 4];
+        stenc_T stenc_h0[M + 4][4 + 1], stenc_hn0[M + 4];
+#pragma unroll
+        for (int stenc_m = 0; stenc_m < M + 4; stenc_m++) {
+            const ptrdiff_t stenc_row =
+                (ptrdiff_t)min(stenc_j0 + (-2) + stenc_m, stenc_qrow0) * stenc_a.sj[0];
+#pragma unroll
+            for (int stenc_s = 0; stenc_s < 4; stenc_s++) {
+                const ptrdiff_t stenc_at = stenc_row + (ptrdiff_t)(stenc_k0 + (-2) + stenc_s) * stenc_a.sk[0];
+                stenc_q0[stenc_m][stenc_s + 1] = __ldg(stenc_qb0 + stenc_at);
+                stenc_h0[stenc_m][stenc_s + 1] = __ldg(stenc_hb0 + stenc_at);
+            }
+            const ptrdiff_t stenc_at = stenc_row + (ptrdiff_t)(stenc_k0 + (2)) * stenc_a.sk[0];
+            stenc_n0[stenc_m] = __ldg(stenc_qb0 + stenc_at);
+            stenc_hn0[stenc_m] = __ldg(stenc_hb0 + stenc_at);
+        }
+        /* slot s of row m: plane k + (0) + s, row j0 + (0) + m */
+        stenc_T stenc_q1[M + 0][0 + 1], stenc_n1[M + 0];
+#pragma unroll
+        for (int stenc_m = 0; stenc_m < M + 0; stenc_m++) {
+            const ptrdiff_t stenc_row =
+                (ptrdiff_t)min(stenc_j0 + (0) + stenc_m, stenc_qrow1) * stenc_a.sj[1];
+#pragma unroll
+            for (int stenc_s = 0; stenc_s < 0; stenc_s++) {
+                const ptrdiff_t stenc_at = stenc_row + (ptrdiff_t)(stenc_k0 + (0) + stenc_s) * stenc_a.sk[1];
+                stenc_q1[stenc_m][stenc_s + 1] = __ldg(stenc_qb1 + stenc_at);
+            }
+            const ptrdiff_t stenc_at = stenc_row + (ptrdiff_t)(stenc_k0 + (0)) * stenc_a.sk[1];
+            stenc_n1[stenc_m] = __ldg(stenc_qb1 + stenc_at);
+        }
+        for (int stenc_k = stenc_k0; stenc_k < stenc_kend; stenc_k++) {
+#pragma unroll
+            for (int stenc_m = 0; stenc_m < M + 4; stenc_m++) {
+#pragma unroll
+                for (int stenc_s = 0; stenc_s < 4; stenc_s++) {
+                    stenc_q0[stenc_m][stenc_s] = stenc_q0[stenc_m][stenc_s + 1];
+                    stenc_h0[stenc_m][stenc_s] = stenc_h0[stenc_m][stenc_s + 1];
+                }
+                stenc_q0[stenc_m][4] = stenc_n0[stenc_m];
+                stenc_h0[stenc_m][4] = stenc_hn0[stenc_m];
+                if (stenc_k + 1 < stenc_kend) {
+                    const ptrdiff_t stenc_row =
+                        (ptrdiff_t)min(stenc_j0 + (-2) + stenc_m, stenc_qrow0) * stenc_a.sj[0];
+                    const ptrdiff_t stenc_at = stenc_row + (ptrdiff_t)(stenc_k + 1 + (2)) * stenc_a.sk[0];
+                    stenc_n0[stenc_m] = __ldg(stenc_qb0 + stenc_at);
+                    stenc_hn0[stenc_m] = __ldg(stenc_hb0 + stenc_at);
+                }
+            }
+#pragma unroll
+            for (int stenc_m = 0; stenc_m < M + 0; stenc_m++) {
+#pragma unroll
+                for (int stenc_s = 0; stenc_s < 0; stenc_s++) {
+                    stenc_q1[stenc_m][stenc_s] = stenc_q1[stenc_m][stenc_s + 1];
+                }
+                stenc_q1[stenc_m][0] = stenc_n1[stenc_m];
+                if (stenc_k + 1 < stenc_kend) {
+                    const ptrdiff_t stenc_row =
+                        (ptrdiff_t)min(stenc_j0 + (0) + stenc_m, stenc_qrow1) * stenc_a.sj[1];
+                    const ptrdiff_t stenc_at = stenc_row + (ptrdiff_t)(stenc_k + 1 + (0)) * stenc_a.sk[1];
+                    stenc_n1[stenc_m] = __ldg(stenc_qb1 + stenc_at);
+                }
+            }
+#pragma unroll
+            for (int stenc_m = 0; stenc_m < M; stenc_m++) {
+                const int stenc_j = stenc_j0 + stenc_m;
+                if (stenc_j >= stenc_a.n[1]) break; /* the same for the whole warp */
+                const stenc_T u_m2_0_0_ = OV ? __shfl_sync(0xffffffffu, stenc_q0[stenc_m + 2][2], stenc_lane + (-2))
+                                             : stenc_qread<-2, 2>(stenc_q0[stenc_m + 2][2], stenc_h0[stenc_m + 2][2], stenc_lane);
+                const stenc_T u_p2_0_0_ = OV ? __shfl_sync(0xffffffffu, stenc_q0[stenc_m + 2][2], stenc_lane + (2))
+                                             : stenc_qread<2, 2>(stenc_q0[stenc_m + 2][2], stenc_h0[stenc_m + 2][2], stenc_lane);
+                const stenc_T u_0_m2_0_ = stenc_q0[stenc_m + 0][2];
+                const stenc_T u_0_p2_0_ = stenc_q0[stenc_m + 4][2];
+                const stenc_T u_0_0_m2_ = stenc_q0[stenc_m + 2][0];
+                const stenc_T u_0_0_p2_ = stenc_q0[stenc_m + 2][4];
+                const stenc_T u_m1_0_0_ = OV ? __shfl_sync(0xffffffffu, stenc_q0[stenc_m + 2][2], stenc_lane + (-1))
+                                             : stenc_qread<-1, 2>(stenc_q0[stenc_m + 2][2], stenc_h0[stenc_m + 2][2], stenc_lane);
+                const stenc_T u_p1_0_0_ = OV ? __shfl_sync(0xffffffffu, stenc_q0[stenc_m + 2][2], stenc_lane + (1))
+                                             : stenc_qread<1, 2>(stenc_q0[stenc_m + 2][2], stenc_h0[stenc_m + 2][2], stenc_lane);
+                const stenc_T u_0_m1_0_ = stenc_q0[stenc_m + 1][2];
+                const stenc_T u_0_p1_0_ = stenc_q0[stenc_m + 3][2];
+                const stenc_T u_0_0_m1_ = stenc_q0[stenc_m + 2][1];
+                const stenc_T u_0_0_p1_ = stenc_q0[stenc_m + 2][3];
+                const stenc_T u_ = stenc_q0[stenc_m + 2][2];
+                const stenc_T u_prev_ = stenc_q1[stenc_m + 0][0];
+                stenc_T u_next_ = 0;
+                #line 10 "stencils/wave_r2.stencil"
+                const float lap_ = -1.0f / 12.0f * (u_m2_0_0_ + u_p2_0_0_ + u_0_m2_0_ + u_0_p2_0_ + u_0_0_m2_ + u_0_0_p2_) + 4.0f / 3.0f * (u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) - 15.0f / 2.0f * u_;
+                #line 13 "stencils/wave_r2.stencil"
+                u_next_ = 2.0f * u_ - u_prev_ + c2_ * lap_;
+#line 451 "wave_r2_cuda.cu"
+                if (stenc_outlane) {
+                    stenc_a.f[2][stenc_i + stenc_j * stenc_a.sj[2] +
+                                         (ptrdiff_t)stenc_k * stenc_a.sk[2]] = u_next_;
+                }
+            }
+        }
+    }
+}
+
 /* Launch-configuration errors, reported the way the library does (stenc_last_error()). */
 #define STENC_GENERATED_CHECK_LAUNCH(what, v, k, bx, by)                                         \
     do {                                                                                         \
@@ -391,8 +535,27 @@ stenc_status stenc_run_stream(stenc_ctx *ctx, const stenc_launch_shape *shape,
     return STENC_OK;
 }
 
+template <int M, int KC, int OV, int W, int MINB>
+stenc_status stenc_run_streamq(stenc_ctx *ctx, const stenc_launch_shape *shape,
+                               const stenc_launch_field *f, const double *scalars,
+                               const stenc_launch_op *) {
+    constexpr int lanes = OV ? 32 - 2 * 2 : 32; /* outputs per warp along i */
+    stenc_args a;
+    if (!stenc_make_args(shape, f, scalars, 1, &a)) return STENC_OK;
+    const long gx = ((long)a.n[0] + lanes - 1) / lanes;
+    const long gy = ((long)a.n[1] + W * M - 1) / (W * M), gz = ((long)a.n[2] + KC - 1) / KC;
+    stenc_status st = stenc_check_grid(gy, "streamq");
+    if (st != STENC_OK) return st;
+    const dim3 grid((unsigned)gx, (unsigned)gy,
+                    (unsigned)(gz < STENC_GRID_YZ_MAX ? gz : STENC_GRID_YZ_MAX));
+    wave_r2_streamq<M, KC, OV, W, MINB>
+        <<<grid, dim3(32, W), 0, (cudaStream_t)stenc_ctx_cuda_stream(ctx)>>>(a);
+    STENC_GENERATED_CHECK_LAUNCH("streamq", M, KC, 32, W);
+    return STENC_OK;
+}
+
 /* The variants, by name; the first is the default. */
-const stenc_launch_variant stenc_variant_list[8] = {
+const stenc_launch_variant stenc_variant_list[12] = {
     {"direct_v4_k4_32x8", stenc_run_direct<4, 4, 32, 8, 1>},
     {"direct_v1_k1_32x8", stenc_run_direct<1, 1, 32, 8, 1>},
     {"direct_v2_k4_32x8", stenc_run_direct<2, 4, 32, 8, 1>},
@@ -401,6 +564,10 @@ const stenc_launch_variant stenc_variant_list[8] = {
     {"stream_32x8_k32", stenc_run_stream<1, 32, 32, 8, 1>},
     {"stream_v4_32x4_k32", stenc_run_stream<4, 32, 32, 4, 1>},
     {"stream_v2_32x8_k64", stenc_run_stream<2, 64, 32, 8, 1>},
+    {"streamq_m8_w4_k64_o4", stenc_run_streamq<8, 64, 0, 4, 4>},
+    {"streamq_m4_w8_k64_o2", stenc_run_streamq<4, 64, 0, 8, 2>},
+    {"streamqo_m4_w8_k64_o2", stenc_run_streamq<4, 64, 1, 8, 2>},
+    {"streamqo_m8_w8_k32", stenc_run_streamq<8, 32, 1, 8, 1>},
 };
 
 } // namespace
@@ -408,5 +575,5 @@ const stenc_launch_variant stenc_variant_list[8] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants wave_r2_cuda_variants = {
-    "wave_r2", STENC_F32, 8, stenc_variant_list, 0u, "7312adf7baa258e0",
+    "wave_r2", STENC_F32, 12, stenc_variant_list, 0u, "713a90aa4f0c531e",
 };
