@@ -21,26 +21,10 @@
 #include "stenc/io.h"
 #include "stenc/multiblock.h"
 #include "test_util.h"
+#include "mpi_check.h"
 
 static int on_gpu;
 static int world_rank, world_size;
-
-/* Collective: fail the test on every rank when `ok` is false on any; the failing ranks say
- * why. */
-static void check_all(int ok, const char *what) {
-    int all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!ok) print_error("rank %d: %s\n", world_rank, what);
-    assert_int_equal(all, 1);
-}
-
-/* Collective: every rank got `expected`, and so the same status. */
-static void check_status_all(stenc_status got, stenc_status expected, const char *what) {
-    char msg[600];
-    snprintf(msg, sizeof msg, "%s: status %s, expected %s (%s)", what, stenc_status_string(got),
-             stenc_status_string(expected), stenc_last_error());
-    check_all(got == expected, msg);
-}
 
 static stenc_ctx *make_ctx(MPI_Comm comm) {
     stenc_ctx *ctx = NULL;

@@ -10,24 +10,10 @@
 #include "stenc/dist.h"
 #include "stenc/sor.h"
 #include "test_util.h"
+#include "mpi_check.h"
 
 static int on_gpu;
 static int world_rank, world_size;
-
-/* Collective: fail on every rank when `ok` is false on any; the failing ranks say why. */
-static void check_all(int ok, const char *what) {
-    int all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!ok) print_error("rank %d: %s\n", world_rank, what);
-    assert_int_equal(all, 1);
-}
-
-static void check_status_all(stenc_status got, stenc_status expected, const char *what) {
-    char msg[700];
-    snprintf(msg, sizeof msg, "%s: status %s, expected %s (%s)", what, stenc_status_string(got),
-             stenc_status_string(expected), stenc_last_error());
-    check_all(got == expected, msg);
-}
 
 /* Values of global points (halo indices too), different per point and seed, exact in float. */
 static double value_at(long i, long j, uint64_t seed) {
