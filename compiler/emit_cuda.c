@@ -2,6 +2,7 @@
  * templates/cuda/stencil_cuda.cu.tmpl (see emit_cuda.h and docs/cuda.md). */
 #include "emit_cuda.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,13 +85,14 @@ static const cuda_variant sweep1[] = {
  * a reduction's partial (stenc_acc: a sum and its compensation). A variant that would need more
  * is not emitted: ptxas would reject it. */
 enum { CUDA_STATIC_SHARED = 48 * 1024, CUDA_ACC_BYTES = 16 };
-/* The DOACROSS kernel's compute warp checks its supplies every CUDA_DOACROSS_CHECK steps and
- * publishes its progress every CUDA_DOACROSS_PUBLISH (a divisor of the first); its ring needs
- * their sum and one more of slack. */
-enum { CUDA_DOACROSS_CHECK = 4, CUDA_DOACROSS_PUBLISH = 4 };
+/* The dynamic shared memory a DOACROSS block may take (Hopper and Ampere allow 227 and 163 KiB;
+ * the launch reports a device that has less). */
+enum { CUDA_DYNAMIC_SHARED = 160 * 1024 };
+/* The DOACROSS kernel's compute warp checks its supplies and publishes its progress every
+ * CUDA_DOACROSS_CHECK steps (an unrolled loop) ... */
+enum { CUDA_DOACROSS_CHECK = 8 };
 /* ... and its loader warp stages old values up to CUDA_DOACROSS_BATCH hyperplanes at a time. */
 enum { CUDA_DOACROSS_BATCH = 16 };
-#define CUDA_DOACROSS_SLACK (CUDA_DOACROSS_CHECK + CUDA_DOACROSS_PUBLISH + 1)
 
 /* The last resort of a reducing sweep with many reductions: one warp per block. */
 static const cuda_variant sweep_one_warp = {'w', 1, 1, 32, 1, 0};
@@ -171,43 +173,37 @@ static int elem_bytes(const km_kernel *km, ast_elem elem) {
     return elem == AST_ELEM_I32 ? 4 : elem == AST_ELEM_U8 ? 1 : km->type_size;
 }
 
-/* The hyperplane distance of an offset (wave . offset), 0 without an order. */
-static int wave_distance(const km_kernel *km, const km_offset *o) {
-    int t = 0;
-    for (int d = 0; d < km->dims; d++)
-        t += km->wave[d] * o->d[d];
-    return t;
+/* 1 for a read that an ordered 2-D sweep's DOACROSS kernel takes from its windows in shared
+ * memory: any read of an array read by rows (an inout's, or an input's that spans i). */
+static int window_read(const km_kernel *km, const km_read *rd) {
+    return km->order && km->dims == 2 && !read_by_point(km, rd->array);
 }
 
-/* 1 for a read that an ordered 2-D sweep's DOACROSS kernel takes from its ring: an inout's,
- * on an earlier hyperplane (a value this sweep has computed). */
-static int ring_read(const km_kernel *km, const km_read *rd) {
-    if (!km->order || km->dims != 2 || km->arrays[rd->array].kind != KM_INOUT) return 0;
-    return wave_distance(km, &rd->offset) * km->order < 0;
-}
-
-/* 1 for a read that an ordered 2-D sweep's DOACROSS kernel takes from its staging buffers of
- * the sweep's old values (loaded ahead by a warp of their own): any other read of an array read
- * by rows, that is of a value no step of this sweep has written yet. */
-static int staged_read(const km_kernel *km, const km_read *rd) {
-    return km->order && km->dims == 2 && !read_by_point(km, rd->array) && !ring_read(km, rd);
-}
-
-/* 1 for an array with a staging buffer: one with a staged read, or an inout (its own value at
- * the point is an old one). */
-static int staged_array(const km_kernel *km, int a) {
+/* 1 for an array with a window: one with a window read, or an inout (its own value at the point
+ * is read from it, and replaced there). */
+static int window_array(const km_kernel *km, int a) {
     if (!km->order || km->dims != 2 || read_by_point(km, a)) return 0;
     if (km->arrays[a].kind == KM_INOUT) return 1;
     for (int r = 0; r < km->nreads; r++)
-        if (km->reads[r].array == a && staged_read(km, &km->reads[r])) return 1;
+        if (km->reads[r].array == a && window_read(km, &km->reads[r])) return 1;
     return 0;
 }
 
-/* The staging buffer of array a: its index among the arrays that have one. */
-static int staged_slot(const km_kernel *km, int a) {
+/* How far along the row (either way) the reads of array a from its window reach: the halo
+ * columns the window holds. */
+static int window_reach(const km_kernel *km, int a) {
+    int hi = 0;
+    for (int r = 0; r < km->nreads; r++)
+        if (km->reads[r].array == a && window_read(km, &km->reads[r]))
+            hi = abs(km->reads[r].offset.d[0]) > hi ? abs(km->reads[r].offset.d[0]) : hi;
+    return hi;
+}
+
+/* The window of array a: its index among the arrays that have one. */
+static int window_slot(const km_kernel *km, int a) {
     int slot = 0;
     for (int b = 0; b < a; b++)
-        slot += staged_array(km, b);
+        slot += window_array(km, b);
     return slot;
 }
 
@@ -230,17 +226,6 @@ static void describe_read(tmpl_value *rv, const km_kernel *km, const km_read *rd
     tmpl_set_bool(rv, "span_i", on & 1);
     tmpl_set_bool(rv, "span_m", km->dims == 3 && (on >> 1 & 1));
     tmpl_set_bool(rv, "span_o", km->dims == 3 ? (on >> 2 & 1) : km->dims == 2 && (on >> 1 & 1));
-    /* An ordered 2-D sweep's read of an inout before the point (a value of this sweep): the
-     * DOACROSS kernel takes it from its band's ring of recent values (ring_load.tmpl). */
-    const int ring = ring_read(km, rd);
-    tmpl_set_bool(rv, "ring", ring);
-    if (!ring) return;
-    int slot = 0;
-    for (int a = 0; a < rd->array; a++)
-        slot += km->arrays[a].kind == KM_INOUT;
-    tmpl_set_fmt(rv, "ring_slot", "%d", slot);
-    tmpl_set_fmt(rv, "ring_di", "%d", rd->offset.d[0]);
-    tmpl_set_fmt(rv, "ring_dj", "%d", rd->offset.d[1]);
 }
 
 /* The suffix of an offset in a buffer's name: "m1", "0", "p2". */
@@ -286,10 +271,10 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         tmpl_value *rv = tmpl_append_map(reads);
         tmpl_set_str(rv, "local", read_name[r]);
         describe_read(rv, km, rd, field_of[rd->array]);
-        tmpl_set_bool(rv, "staged", staged_read(km, rd));
-        tmpl_set_fmt(rv, "oslot", "%d", staged_slot(km, rd->array));
-        tmpl_set_fmt(rv, "old_di", "%d", rd->offset.d[0]);
-        tmpl_set_fmt(rv, "old_dj", "%d", rd->offset.d[1]);
+        tmpl_set_bool(rv, "window", window_read(km, rd));
+        tmpl_set_fmt(rv, "oslot", "%d", window_slot(km, rd->array));
+        tmpl_set_fmt(rv, "win_di", "%d", rd->offset.d[0]);
+        tmpl_set_fmt(rv, "win_dj", "%d", rd->offset.d[1]);
     }
     tmpl_value *inouts = tmpl_set_list(d, "cu_inouts");
     for (int a = 0; a < km->narrays; a++) {
@@ -298,30 +283,32 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         tmpl_set_fmt(io, "field", "%d", field_of[a]);
         tmpl_set_fmt(io, "slot", "%d", (int)tmpl_list_len(inouts) - 1);
         tmpl_set_str(io, "local", value_name[a]);
-        tmpl_set_bool(io, "staged", staged_array(km, a));
-        tmpl_set_fmt(io, "oslot", "%d", staged_slot(km, a));
+        tmpl_set_fmt(io, "oslot", "%d", window_slot(km, a));
+        tmpl_set_fmt(io, "hi", "%d", window_reach(km, a));
     }
-    /* The staging buffers (ordered 2-D sweeps): per array, its field and whether the sweep
-     * writes it (then loaded past L1, which other SMs' writes do not reach). */
+    /* The DOACROSS kernel's windows (ordered 2-D sweeps): per array, its field, whether the sweep
+     * writes it (an inout: its rows before the band's come from the band before) and the rows
+     * and columns its reads reach. */
     tmpl_value *olds = tmpl_set_list(d, "cu_old");
     for (int a = 0; a < km->narrays; a++) {
-        if (!staged_array(km, a)) continue;
+        if (!window_array(km, a)) continue;
         tmpl_value *o = tmpl_append_map(olds);
-        tmpl_set_fmt(o, "oslot", "%d", staged_slot(km, a));
+        tmpl_set_fmt(o, "oslot", "%d", window_slot(km, a));
         tmpl_set_fmt(o, "field", "%d", field_of[a]);
         tmpl_set_bool(o, "inout", km->arrays[a].kind == KM_INOUT);
-        /* the rows before and after the point that its staged reads reach (its halo covers
-         * them), in sweep order */
+        /* the rows before and after the point that its reads reach (its halo covers them), in
+         * sweep order */
         int before = 0, after = 0;
         for (int r = 0; r < km->nreads; r++) {
             const km_read *rd = &km->reads[r];
-            if (rd->array != a || !staged_read(km, rd)) continue;
+            if (rd->array != a || !window_read(km, rd)) continue;
             const int dj = rd->offset.d[1] * km->order;
             if (-dj > before) before = -dj;
             if (dj > after) after = dj;
         }
         tmpl_set_fmt(o, "before", "%d", before);
         tmpl_set_fmt(o, "after", "%d", after);
+        tmpl_set_fmt(o, "hi", "%d", window_reach(km, a));
     }
     /* reductions, in id order (the launcher's results[] order) */
     static const char *const ops[] = {"sum", "sum", "max", "min"};
@@ -775,85 +762,68 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
                  km->dims == 3   ? km->wave[2]
                  : km->dims == 2 ? km->wave[1]
                                  : 0);
-    /* 2-D: the DOACROSS kernel first (bands of 32 rows, a warp each, stepping the hyperplanes;
-     * its ring keeps each row's last cu_ring_w values), when its rings fit the static shared
-     * memory; then the launch per hyperplane. */
-    /* Of the ring reads, in sweep order (dj < 0: an earlier row): the deepest hyperplane
-     * distance, and for those of the band before (rows before the band's first) how many of its
-     * rows they reach, and how far ahead and behind the point along the row. */
-    int depth = 0, nring = 0, prev_rows = 0, prev_ahead = 0, prev_behind = 0;
-    for (int r = 0; r < km->nreads; r++) {
-        const km_read *rd = &km->reads[r];
-        if (!ring_read(km, rd)) continue;
-        if (abs(wave_distance(km, &rd->offset)) > depth)
-            depth = abs(wave_distance(km, &rd->offset));
-        const int di = rd->offset.d[0] * km->order, dj = rd->offset.d[1] * km->order;
-        if (dj >= 0) continue;
-        if (-dj > prev_rows) prev_rows = -dj;
-        if (di > prev_ahead) prev_ahead = di;
-        if (-di > prev_behind) prev_behind = -di;
-    }
-    for (int a = 0; a < km->narrays; a++)
-        nring += km->arrays[a].kind == KM_INOUT;
-    if (nring == 0) nring = 1;
-    /* Of the staged reads, in sweep order: the rows before and after the band's they reach, and
-     * the nearest and farthest hyperplanes (t distance; the inouts' own value at 0). */
-    int nold = 0, old_before = 0, old_after = 0, old_dmin = 0, old_dmax = 0;
-    for (int a = 0; a < km->narrays; a++)
-        nold += staged_array(km, a);
-    for (int r = 0; r < km->nreads; r++) {
-        const km_read *rd = &km->reads[r];
-        if (!staged_read(km, rd)) continue;
-        const int dj = rd->offset.d[1] * km->order;
-        const int t = wave_distance(km, &rd->offset) * km->order;
-        if (-dj > old_before) old_before = -dj;
-        if (dj > old_after) old_after = dj;
-        if (t < old_dmin) old_dmin = t;
-        if (t > old_dmax) old_dmax = t;
-    }
-    /* The staging buffers keep old_w values a row: the hyperplanes being read and at least a
-     * batch of the loader's ahead (templates/cuda/stencil_cuda.cu.tmpl, DOACROSS); more, up to
-     * 128, where shared memory allows, lets the loader run further ahead of its latency. */
-    const int old_need = CUDA_DOACROSS_SLACK + CUDA_DOACROSS_BATCH + old_dmax - old_dmin;
-    int old_w = 32;
-    while (old_w < old_need)
-        old_w *= 2;
-    const long old_row_bytes = (long)nold * (32 + old_before + old_after) * km->type_size;
-    tmpl_set_fmt(d, "cu_nold", "%d", nold > 0 ? nold : 1);
-    tmpl_set_fmt(d, "cu_old_before", "%d", old_before);
-    tmpl_set_fmt(d, "cu_old_rows", "%d", 32 + old_before + old_after);
-    tmpl_set_fmt(d, "cu_old_dmin", "%d", old_dmin);
-    tmpl_set_fmt(d, "cu_old_dmax", "%d", old_dmax);
-    tmpl_set_fmt(d, "cu_doa_batch", "%d", CUDA_DOACROSS_BATCH);
-    /* The ring keeps each row's last ring_w values: past the deepest read of the band's own
-     * rows, and wide enough that the band before's rows can be loaded a chunk ahead while the
-     * band still reads the ones behind (templates/cuda/stencil_cuda.cu.tmpl, DOACROSS). */
+    /* 2-D: the DOACROSS kernels first (bands of 32 V rows, V = 2 or 4, a warp each stepping the
+     * hyperplanes, every read from windows in shared memory), where their windows fit; then the
+     * launch per hyperplane. In sweep order (di, dj, hyperplane distance t = di + W dj) over the
+     * reads from windows, the inouts' own value (0, 0) among them: the rows before and after the
+     * band's they reach, the nearest and farthest hyperplanes, the widest reach along the row;
+     * of the inouts' reads of the band before (dj < 0), how many of its rows and the farthest
+     * hyperplane; and how far ahead of a point of this band the band before's last row must
+     * be: for its values (dj < 0), and for the old values of this band that it reads (dj > 0). */
     const int wave_out = km->dims == 2 ? km->wave[1] : 0;
-    const int ring_need =
-        depth + 1 > CUDA_DOACROSS_SLACK + prev_ahead + wave_out * prev_rows + prev_behind
-            ? depth + 1
-            : CUDA_DOACROSS_SLACK + prev_ahead + wave_out * prev_rows + prev_behind;
-    int ring_w = 32;
-    while (ring_w < ring_need)
-        ring_w *= 2;
-    const long ring_bytes = (long)nring * (32 + prev_rows) * ring_w * km->type_size;
-    while (old_w < 128 && ring_bytes + old_row_bytes * old_w * 2 <= CUDA_STATIC_SHARED - 64)
-        old_w *= 2;
-    const long old_bytes = old_row_bytes * old_w;
+    int nold = 0, before = 0, after = 0, dmin = 0, dmax = 0, hi = 0;
+    int prev = 0, dprev = INT_MIN, need = INT_MIN, linked = 0;
+    for (int a = 0; a < km->narrays; a++)
+        nold += window_array(km, a);
+    for (int r = 0; r < km->nreads; r++) {
+        const km_read *rd = &km->reads[r];
+        if (!window_read(km, rd)) continue;
+        const int di = rd->offset.d[0] * km->order, dj = rd->offset.d[1] * km->order;
+        const int t = di + wave_out * dj;
+        before = -dj > before ? -dj : before;
+        after = dj > after ? dj : after;
+        dmin = t < dmin ? t : dmin;
+        dmax = t > dmax ? t : dmax;
+        hi = abs(di) > hi ? abs(di) : hi;
+        if (km->arrays[rd->array].kind != KM_INOUT || dj == 0) continue;
+        linked = 1;
+        const int ahead = dj < 0 ? di + wave_out * (dj + 1) : -di - wave_out * (dj - 1);
+        need = ahead > need ? ahead : need;
+        if (dj > 0) continue;
+        prev = -dj > prev ? -dj : prev;
+        dprev = t > dprev ? t : dprev;
+    }
+    /* Each window keeps the last old_w hyperplanes of a row: the reads' span, the compute
+     * warp's checks and the loader's batches ahead (templates/cuda/stencil_cuda.cu.tmpl). */
+    const int old_w = 64;
+    const int window_fits = dmax - dmin + CUDA_DOACROSS_CHECK + 2 * CUDA_DOACROSS_BATCH <= old_w;
     tmpl_set_fmt(d, "cu_old_w", "%d", old_w);
-    tmpl_set_fmt(d, "cu_ring_w", "%d", ring_w);
-    tmpl_set_fmt(d, "cu_nring", "%d", nring);
-    tmpl_set_fmt(d, "cu_prev_rows", "%d", prev_rows);
-    tmpl_set_fmt(d, "cu_prev_ahead", "%d", prev_ahead);
-    tmpl_set_fmt(d, "cu_prev_behind", "%d", prev_behind);
+    tmpl_set_fmt(d, "cu_nold", "%d", nold > 0 ? nold : 1);
+    tmpl_set_fmt(d, "cu_doa_before", "%d", before);
+    tmpl_set_fmt(d, "cu_doa_after", "%d", after);
+    tmpl_set_fmt(d, "cu_doa_prev", "%d", prev);
+    tmpl_set_fmt(d, "cu_doa_linked", "%d", linked);
+    tmpl_set_fmt(d, "cu_doa_dmin", "%d", dmin);
+    tmpl_set_fmt(d, "cu_doa_dmax", "%d", dmax);
+    tmpl_set_fmt(d, "cu_doa_dprev", "%d", prev ? dprev : 0);
+    tmpl_set_fmt(d, "cu_doa_need", "%d", linked ? need : 0);
+    tmpl_set_fmt(d, "cu_doa_hi", "%d", hi);
     tmpl_set_fmt(d, "cu_doa_check", "%d", CUDA_DOACROSS_CHECK);
-    tmpl_set_fmt(d, "cu_doa_publish", "%d", CUDA_DOACROSS_PUBLISH);
-    tmpl_set_bool(d, "cu_ring", km->order && km->dims == 2);
-    const int doacross = km->order && km->dims == 2 && prev_rows <= 32 &&
-                         ring_bytes + old_bytes <= CUDA_STATIC_SHARED - 64;
-    static const cuda_variant ordered_variants[] = {{'a', 1, 1, 128, 1, 0}, {'f', 1, 1, 256, 1, 0}};
-    cuda_policy pol =
-        km->order ? (cuda_policy){ordered_variants + !doacross, 2 - !doacross} : choose_policy(km);
+    tmpl_set_fmt(d, "cu_doa_batch", "%d", CUDA_DOACROSS_BATCH);
+    const int doacross = km->order && km->dims == 2 && window_fits && before <= 32 && after <= 32;
+    tmpl_set_bool(d, "cu_doacross", doacross);
+    /* the DOACROSS variants whose windows fit a block's shared memory */
+    static const cuda_variant doacross_variants[] = {{'a', 2, 1, 128, 1, 0},
+                                                     {'a', 4, 1, 128, 1, 0}};
+    cuda_variant ordered_variants[3];
+    int nordered = 0;
+    for (int v = 0; doacross && v < 2; v++)
+        if ((long)km->type_size * (nold > 0 ? nold : 1) *
+                (before + 32 * doacross_variants[v].v + after) * (old_w + 1) <=
+            CUDA_DYNAMIC_SHARED)
+            ordered_variants[nordered++] = doacross_variants[v];
+    ordered_variants[nordered++] = (cuda_variant){'f', 1, 1, 256, 1, 0};
+    cuda_policy pol = km->order ? (cuda_policy){ordered_variants, nordered} : choose_policy(km);
     const cuda_variant **fitting = xmalloc((size_t)(pol.count + 1) * sizeof *fitting);
     int nfit = 0;
     /* The stream kernel fills its planes over the stencil's whole reach on both sides of the
@@ -895,7 +865,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
         else if (cv->strategy == 'f')
             tmpl_buf_printf(&name, "wavefront_%d", cv->bx);
         else if (cv->strategy == 'a')
-            tmpl_buf_printf(&name, "doacross");
+            tmpl_buf_printf(&name, "doacross_r%d", cv->v);
         else if (cv->strategy == 'q')
             tmpl_buf_printf(&name, "streamq%s_m%d_w%d_k%d", cv->bx ? "o" : "", cv->v, cv->by,
                             cv->k);

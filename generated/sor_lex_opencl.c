@@ -90,9 +90,9 @@ static const char sor_lex_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program sor_lex_program = { "sor_lex", sor_lex_ocl_source, NULL,
-                                                    "b8cb852cbd786317"};
+                                                    "ef5076e73ef5a8a8"};
 static const stenc_ocl_program sor_lex_program32 = { "sor_lex", sor_lex_ocl_source,
-                                                      "-DSTENC_INDEX=int", "b8cb852cbd786317"};
+                                                      "-DSTENC_INDEX=int", "ef5076e73ef5a8a8"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -145,5 +145,5 @@ static const stenc_launch_variant sor_lex_opencl_list[] = {
  * variant would apply the sweep again. */
 const stenc_launch_variants sor_lex_opencl_variants = {
     "sor_lex", STENC_F64, (int)(sizeof sor_lex_opencl_list / sizeof sor_lex_opencl_list[0]),
-    sor_lex_opencl_list, STENC_VARIANTS_FIXED, "b8cb852cbd786317",
+    sor_lex_opencl_list, STENC_VARIANTS_FIXED, "ef5076e73ef5a8a8",
 };

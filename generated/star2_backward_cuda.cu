@@ -72,10 +72,6 @@ template <int NP> __device__ __forceinline__ int stenc_slot(int plane) {
 #define STENC_W_MID 0
 #define STENC_W_OUT 1
 #define STENC_FORWARD 0
-/* Here the values of earlier hyperplanes are in memory, and so are the old ones. */
-#define STENC_RING_READ(slot, dj, di, p) (*(p))
-#define STENC_RING_WROTE(slot, value) ((void)0)
-#define STENC_OLD_READ(slot, dj, di, e) (e)
 template <int V, int K, int BX, int BY, int MINB>
 __global__ void __launch_bounds__(BX * BY, MINB)
     star2_backward_wave(const stenc_args stenc_a, const long stenc_t, const int stenc_olo) {
@@ -88,292 +84,346 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     const int stenc_i = (int)stenc_ii;
     const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
                                     (ptrdiff_t)stenc_o * stenc_a.sk[0];
-    const stenc_T u_m2_0_ = STENC_OLD_READ(0, 0, -2, *(stenc_a.f[0] + stenc_q0 - 2));
-    const stenc_T u_m1_0_ = STENC_OLD_READ(0, 0, -1, *(stenc_a.f[0] + stenc_q0 - 1));
-    const stenc_T u_p1_0_ = STENC_RING_READ(0, 0, 1, &*(stenc_a.f[0] + stenc_q0 + 1));
-    const stenc_T u_p2_0_ = STENC_RING_READ(0, 0, 2, &*(stenc_a.f[0] + stenc_q0 + 2));
-    const stenc_T u_0_m2_ = STENC_OLD_READ(0, -2, 0, *(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sk[0]));
-    const stenc_T u_0_m1_ = STENC_OLD_READ(0, -1, 0, *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]));
-    const stenc_T u_0_p1_ = STENC_RING_READ(0, 1, 0, &*(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]));
-    const stenc_T u_0_p2_ = STENC_RING_READ(0, 2, 0, &*(stenc_a.f[0] + stenc_q0 + 2 * stenc_a.sk[0]));
-    stenc_T u_ = STENC_OLD_READ(0, 0, 0, stenc_a.f[0][stenc_q0]);
+    const stenc_T u_m2_0_ = *(stenc_a.f[0] + stenc_q0 - 2);
+    const stenc_T u_m1_0_ = *(stenc_a.f[0] + stenc_q0 - 1);
+    const stenc_T u_p1_0_ = *(stenc_a.f[0] + stenc_q0 + 1);
+    const stenc_T u_p2_0_ = *(stenc_a.f[0] + stenc_q0 + 2);
+    const stenc_T u_0_m2_ = *(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sk[0]);
+    const stenc_T u_0_m1_ = *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]);
+    const stenc_T u_0_p1_ = *(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]);
+    const stenc_T u_0_p2_ = *(stenc_a.f[0] + stenc_q0 + 2 * stenc_a.sk[0]);
+    stenc_T u_ = stenc_a.f[0][stenc_q0];
     #line 49 "stencils/ordered.stencil"
     u_ = 0.125 * (u_m2_0_ + u_m1_0_ + u_p1_0_ + u_p2_0_ + u_0_m2_ + u_0_m1_ + u_0_p1_ + u_0_p2_);
-#line 103 "star2_backward_cuda.cu"
+#line 99 "star2_backward_cuda.cu"
     stenc_a.f[0][stenc_q0] = u_;
-    STENC_RING_WROTE(0, u_);
 }
 
-/* The DOACROSS kernel of a 2-D ordered sweep. Rows are taken in sweep order in bands of 32, a
- * block of four warps per band; bands go to blocks by a ticket, in order, so a band waits
- * only on bands that running blocks hold.
- * - The compute warp steps the hyperplanes t = i + STENC_W_OUT * j (in sweep order), lane l
- *   computing its row's point of each, then __syncwarp: the points of one hyperplane are
- *   independent, and every read of an earlier one sees this sweep's value. Those values come
- *   from a ring in shared memory holding the last STENC_RING_W values of each of the band's
- *   rows and of the STENC_PREV rows of the band before that the reads reach. No global load of
- *   this sweep's values and no fence sits on its chain: it waits, every STENC_DOA_CHECK steps,
- *   only on counters in shared memory.
- * - The exporter warp copies the band's last STENC_PREV rows, as the compute warp makes them,
- *   to the band's slice of an exchange buffer and publishes how far they go (pub[band]). The
- *   importer warp loads the band before's rows from that band's slice, once published, into
- *   the ring's first rows (for the first band: the halo rows).
- * - The loader warp stages the old values the compute warp reads (inputs, and the inouts at and
- *   after the point) a few hyperplanes ahead into buffers in shared memory, STENC_OLD_W values
- *   a row for the band's rows and the rows before and after that the reads reach, so that no
- *   global load sits on the compute warp's chain either.
- * Reads of later hyperplanes are of values not yet written: the band after waits on this one.
- * The result is the sequential loop's, bit for bit. */
-#define STENC_RING_W 32
-#define STENC_NRING 1
-#define STENC_PREV 2
-#define STENC_PREV_AHEAD 0
-#define STENC_PREV_BEHIND 0
-#define STENC_DOA_CHECK 4
-#define STENC_DOA_PUBLISH 4
-#undef STENC_RING_READ
-#undef STENC_RING_WROTE
-#define STENC_RING_READ(slot, dj, di, p)                                                           \
-    stenc_ring_read(stenc_sh.ring[slot], STENC_PREV + stenc_lane + (STENC_FORWARD ? (dj) : -(dj)), \
-                    stenc_i + (di), stenc_a.n[0], p)
-#define STENC_RING_WROTE(slot, value)                                                              \
-    (stenc_sh.ring[slot][STENC_PREV + stenc_lane][stenc_i & (STENC_RING_W - 1)] = (value))
+/* The DOACROSS kernel of a 2-D ordered sweep (docs/cuda.md). Rows are taken in sweep order in
+ * bands of 32 V, a block of four warps per band; bands go to blocks by a ticket, in order, so a
+ * band waits only on bands that running blocks hold.
+ * - Each array read by rows has a window in shared memory: per row, the last STENC_OLD_W
+ *   hyperplanes t = i + STENC_W_OUT * j (sweep order), a slot each. The compute warp steps the
+ *   hyperplanes, lane l computing its rows l, l + 32, ... of each (independent points), reads
+ *   everything from the windows and writes an inout's new value over its old one: reads on
+ *   earlier hyperplanes then see this sweep's values and reads on later ones old values, so
+ *   the result is the sequential loop's, bit for bit. A __syncwarp between steps; every
+ *   STENC_DOA_CHECK steps it waits on counters in shared memory, and on nothing else, and
+ *   publishes its progress.
+ * - The loader warp copies old values (cp.async) into the windows ahead of the compute warp:
+ *   the band's rows, the rows after that the reads reach, and the inputs' rows before; halo
+ *   columns too, so that no read has a fallback.
+ * - The writer warp stores the computed values, coalesced along the rows, and publishes (a
+ *   release) how far the band's last row is written.
+ * - The importer warp acquires the band before's progress and loads the rows of it that the
+ *   reads reach into the inouts' windows (for the first band, the halo rows), and lets the
+ *   compute warp on only while the band before is far enough ahead: its values are there, and
+ *   it has read the old values of this band's rows that it reads. */
+#define STENC_OLD_W 64
+#define STENC_PITCH (STENC_OLD_W + 1) /* odd: a warp's reads down a column miss no bank twice */
 #define STENC_NOLD 1
-#define STENC_OLD_ROWS 34
-#define STENC_OLD_BEFORE 0
-#define STENC_OLD_DMIN 0
-#define STENC_OLD_DMAX 2
-#define STENC_OLD_W 128
+#define STENC_BEFORE 2
+#define STENC_AFTER 2
+#define STENC_PREV 2
+#define STENC_LINKED 1
+#define STENC_DMIN -2
+#define STENC_DMAX 2
+#define STENC_DPREV -1
+#define STENC_NEED 0
+#define STENC_HI 2
+#define STENC_DOA_CHECK 8
 #define STENC_DOA_BATCH 16
-#undef STENC_OLD_READ
-/* A staged old value, or for a column outside the interior (never staged) the plain load. */
-#define STENC_OLD_READ(slot, dj, di, e)                                                            \
-    ((unsigned)(stenc_i + (di)) < (unsigned)stenc_a.n[0]                                           \
-         ? stenc_sh.old[slot][STENC_OLD_BEFORE + stenc_lane + (STENC_FORWARD ? (dj) : -(dj))]      \
-                       [(stenc_i + (di)) & (STENC_OLD_W - 1)]                                      \
-         : (e))
+#define STENC_FAR (INT_MAX / 4)
+/* An offset in sweep order. */
+#define STENC_SW(d) (STENC_FORWARD ? (d) : -(d))
+/* A window's slot: array slot, band row r (sweep order; negative: the band before), hyperplane h. */
+#define STENC_SLOT(slot, r, h)                                                                     \
+    ((((slot) * stenc_wrows + STENC_BEFORE + (r)) * STENC_PITCH) + ((h) & (STENC_OLD_W - 1)))
+#define STENC_STAGE_READ(slot, dj, di)                                                             \
+    stenc_win[STENC_SLOT(slot, stenc_r + STENC_SW(dj), stenc_s + STENC_SW(di) + STENC_W_OUT * STENC_SW(dj))]
+/* The new values of a step are kept until all its points are computed: their stores come after
+ * every read of the step, which the compiler then schedules freely. */
+#define STENC_STAGE_WROTE(slot, value) (stenc_new[stenc_v][slot] = (value))
 /* Index s in sweep order of an extent n as an index in memory (backward: mirrored). */
 __device__ __forceinline__ int stenc_in_memory(int s, int n) {
     return STENC_FORWARD ? s : n - 1 - s;
 }
-__device__ __forceinline__ void stenc_prefetch_l2(const stenc_T *p) {
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+/* An asynchronous copy of one element into shared memory (through L1: every value the loader
+ * copies is one no thread has written yet in this sweep). */
+__device__ __forceinline__ void stenc_copy_async(stenc_T *dst, const stenc_T *src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "n"(sizeof(stenc_T))
+                 : "memory");
 }
-/* A ring value, or for a column outside the interior (never written by the sweep) memory. */
-__device__ __forceinline__ stenc_T stenc_ring_read(const stenc_T (*ring)[STENC_RING_W], int row,
-                                                   int col, int n0, const stenc_T *p) {
-    return col >= 0 && col < n0 ? ring[row][col & (STENC_RING_W - 1)] : __ldcg(p);
+__device__ __forceinline__ void stenc_copy_commit() {
+    asm volatile("cp.async.commit_group;" ::: "memory");
 }
-/* The exchange's flags: the lanes' stores to a band's slice come before its release (through
- * __syncwarp), the slice's loads after the relaxed load that saw it and a fence (an acquire
- * pattern). Scoped release and acquire, not __threadfence(), whose sequentially consistent
- * fence is dearer; the fence only when the flag has moved. */
+__device__ __forceinline__ void stenc_copy_wait_prior() {
+    asm volatile("cp.async.wait_group 1;" ::: "memory");
+}
+__device__ __forceinline__ void stenc_copy_wait_all() {
+    asm volatile("cp.async.wait_all;" ::: "memory");
+}
+/* The bands' progress flags: the writer's stores come before its release (through
+ * __syncwarp), the importer's loads after its acquire of the flag (each lane's own). */
 __device__ __forceinline__ void stenc_store_release(int *p, int v) {
     asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-__device__ __forceinline__ int stenc_load_relaxed(const int *p) {
+__device__ __forceinline__ int stenc_load_acquire(const int *p) {
     int v;
-    asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
-__device__ __forceinline__ void stenc_fence_acquire() {
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-}
-struct stenc_doacross_shared {
-    stenc_T ring[STENC_NRING][STENC_PREV + 32][STENC_RING_W];
-    stenc_T old[STENC_NOLD][STENC_OLD_ROWS][STENC_OLD_W];
+struct stenc_doacross_ctl {
     int band;
-    volatile int staged; /* the old values are staged through this hyperplane */
-    volatile int made;   /* the compute warp's steps done, less one */
-    volatile int avail;  /* the band before's rows are in the ring through this sweep column */
-    volatile int copied; /* the band's last rows are exported through this sweep column */
+    volatile int staged;  /* the loader's hyperplanes are in the windows through this one */
+    volatile int made;    /* the compute warp's steps are done through this one */
+    volatile int flushed; /* the writer has stored the hyperplanes through this one */
+    volatile int avail;   /* the compute warp may step through this one (the band before) */
 };
+/* The windows' bytes for V rows per lane. */
+template <int V> constexpr size_t stenc_window_bytes() {
+    return sizeof(stenc_T) * (size_t)STENC_NOLD * (STENC_BEFORE + 32 * V + STENC_AFTER) *
+           STENC_PITCH;
+}
 
 template <int V, int K, int BX, int BY, int MINB>
 __global__ void __launch_bounds__(128)
     star2_backward_doacross(const stenc_args stenc_a, unsigned *stenc_ticket, int *stenc_pub,
-                      stenc_T *stenc_xbuf, int stenc_nbands) {
-    __shared__ stenc_doacross_shared stenc_sh;
-    const int stenc_lane = (int)threadIdx.x & 31;
+                      int stenc_nbands) {
+    extern __shared__ __align__(16) unsigned char stenc_dyn[];
+    stenc_T *const stenc_win = (stenc_T *)stenc_dyn;
+    __shared__ stenc_doacross_ctl stenc_sh;
+    constexpr int stenc_band_rows = 32 * V;
+    constexpr int stenc_wrows = STENC_BEFORE + stenc_band_rows + STENC_AFTER;
+    const int stenc_lane = (int)threadIdx.x & 31, stenc_warp = (int)threadIdx.x >> 5;
     const int stenc_n0 = stenc_a.n[0], stenc_n2 = stenc_a.n[2];
     const int stenc_m = 0;
+    (void)stenc_m;
     for (;;) {
         if (threadIdx.x == 0) {
             stenc_sh.band = (int)atomicAdd(stenc_ticket, 1u);
             stenc_sh.made = -1;
+            stenc_sh.flushed = -1; /* hyperplanes before 0 hold none of the band's points */
+            stenc_sh.staged = -STENC_HI - STENC_W_OUT * STENC_BEFORE - 1;
             stenc_sh.avail = -1;
-            stenc_sh.copied = -1;
-            stenc_sh.staged = -STENC_W_OUT * STENC_OLD_BEFORE - 1;
         }
         __syncthreads();
         const int stenc_band = stenc_sh.band;
         if (stenc_band >= stenc_nbands) return;
-        const int stenc_row0 = 32 * stenc_band; /* in sweep order */
-        const int stenc_rows = stenc_n2 - stenc_row0 < 32 ? stenc_n2 - stenc_row0 : 32;
+        const int stenc_row0 = stenc_band_rows * stenc_band; /* in sweep order */
+        const int stenc_rows =
+            stenc_n2 - stenc_row0 < stenc_band_rows ? stenc_n2 - stenc_row0 : stenc_band_rows;
         const int stenc_nsteps = stenc_n0 + STENC_W_OUT * (stenc_rows - 1);
-        /* the band after reads this band's last rows */
-        const bool stenc_export = STENC_PREV > 0 && stenc_band + 1 < stenc_nbands;
-        /* the last hyperplane (band-relative) whose old values the compute warp reads */
-        const int stenc_hend = stenc_nsteps - 1 + STENC_OLD_DMAX;
-        if (threadIdx.x < 32) {
-            const bool stenc_row_in = stenc_lane < stenc_rows;
-            const int stenc_o = stenc_in_memory(stenc_row0 + stenc_lane, stenc_n2);
-            for (int stenc_s = 0; stenc_s < stenc_nsteps; stenc_s++) {
-                if (stenc_s % STENC_DOA_CHECK == 0) {
-                    /* the band before's rows for the next steps are in the ring, and the ring
-                     * slots of this band's last rows that they overwrite are exported */
-                    if (stenc_lane == 0) {
-                        const int stenc_old = stenc_s + STENC_DOA_CHECK - 1 + STENC_OLD_DMAX;
-                        const int stenc_staged = stenc_old < stenc_hend ? stenc_old : stenc_hend;
-                        while (stenc_sh.staged < stenc_staged) {
-                        }
-                        if (STENC_PREV > 0) {
-                            const int stenc_need = stenc_s + STENC_DOA_CHECK - 1 + STENC_PREV_AHEAD;
-                            const int stenc_want = stenc_need < stenc_n0 - 1 ? stenc_need : stenc_n0 - 1;
-                            while (stenc_sh.avail < stenc_want) {
-                            }
-                            const int stenc_free = stenc_s + STENC_DOA_CHECK - 1 -
-                                                   STENC_W_OUT * (32 - STENC_PREV) - STENC_RING_W;
-                            while (stenc_export && stenc_sh.copied < stenc_free) {
-                            }
-                        }
-                    }
-                    __syncwarp();
-                    __threadfence_block();
+        /* the last hyperplane the loader stages: the last row's reach, halo columns included */
+        const int stenc_hend = stenc_n0 + STENC_HI - 1 + STENC_W_OUT * (stenc_rows - 1 + STENC_AFTER);
+        if (stenc_warp == 0) {
+            /* The compute warp, STENC_DOA_CHECK steps at a time: it waits for their old values
+             * and the band before, steps them (unrolled: no branch; past the band's last step
+             * every point is outside and nothing is written), then publishes its progress. */
+            for (int stenc_s0 = 0; stenc_s0 < stenc_nsteps; stenc_s0 += STENC_DOA_CHECK) {
+                const int stenc_last = stenc_s0 + STENC_DOA_CHECK - 1 < stenc_nsteps - 1
+                                           ? stenc_s0 + STENC_DOA_CHECK - 1
+                                           : stenc_nsteps - 1;
+                const int stenc_want = stenc_last + STENC_DMAX < stenc_hend ? stenc_last + STENC_DMAX : stenc_hend;
+                while (stenc_sh.staged < stenc_want || stenc_sh.avail < stenc_last) {
                 }
-                const int stenc_ir = stenc_s - STENC_W_OUT * stenc_lane;
-                if (stenc_row_in && stenc_ir >= 0 && stenc_ir < stenc_n0) {
-                    const int stenc_i = stenc_in_memory(stenc_ir, stenc_n0);
-                    const ptrdiff_t stenc_q0 = stenc_i + stenc_m * stenc_a.sj[0] +
-                                                    (ptrdiff_t)stenc_o * stenc_a.sk[0];
-                    const stenc_T u_m2_0_ = STENC_OLD_READ(0, 0, -2, *(stenc_a.f[0] + stenc_q0 - 2));
-                    const stenc_T u_m1_0_ = STENC_OLD_READ(0, 0, -1, *(stenc_a.f[0] + stenc_q0 - 1));
-                    const stenc_T u_p1_0_ = STENC_RING_READ(0, 0, 1, &*(stenc_a.f[0] + stenc_q0 + 1));
-                    const stenc_T u_p2_0_ = STENC_RING_READ(0, 0, 2, &*(stenc_a.f[0] + stenc_q0 + 2));
-                    const stenc_T u_0_m2_ = STENC_OLD_READ(0, -2, 0, *(stenc_a.f[0] + stenc_q0 - 2 * stenc_a.sk[0]));
-                    const stenc_T u_0_m1_ = STENC_OLD_READ(0, -1, 0, *(stenc_a.f[0] + stenc_q0 - stenc_a.sk[0]));
-                    const stenc_T u_0_p1_ = STENC_RING_READ(0, 1, 0, &*(stenc_a.f[0] + stenc_q0 + stenc_a.sk[0]));
-                    const stenc_T u_0_p2_ = STENC_RING_READ(0, 2, 0, &*(stenc_a.f[0] + stenc_q0 + 2 * stenc_a.sk[0]));
-                    stenc_T u_ = STENC_OLD_READ(0, 0, 0, stenc_a.f[0][stenc_q0]);
-                    #line 49 "stencils/ordered.stencil"
-                    u_ = 0.125 * (u_m2_0_ + u_m1_0_ + u_p1_0_ + u_p2_0_ + u_0_m2_ + u_0_m1_ + u_0_p1_ + u_0_p2_);
-#line 261 "star2_backward_cuda.cu"
-                    stenc_a.f[0][stenc_q0] = u_;
-                    STENC_RING_WROTE(0, u_);
-                }
-                if (stenc_s % STENC_DOA_PUBLISH == STENC_DOA_PUBLISH - 1 || stenc_s == stenc_nsteps - 1) {
-                    __threadfence_block();
-                    __syncwarp();
-                    if (stenc_lane == 0) stenc_sh.made = stenc_s;
-                } else {
-                    __syncwarp();
-                }
-            }
-        } else if (threadIdx.x >= 96) {
-            /* The loader warp: hyperplanes up to the one whose slots the compute warp no longer
-             * reads, at most STENC_DOA_BATCH at a time, each lane a row (and a second for the
-             * rows past 32), each array's rows only as far as its reads reach (its halo). */
-            int stenc_done = -STENC_W_OUT * STENC_OLD_BEFORE - 1;
-            while (stenc_done < stenc_hend) {
-                int stenc_x = stenc_sh.made + STENC_OLD_DMIN + STENC_OLD_W;
-                if (stenc_x > stenc_hend) stenc_x = stenc_hend;
-                if (stenc_x > stenc_done + STENC_DOA_BATCH) stenc_x = stenc_done + STENC_DOA_BATCH;
-                if (stenc_x <= stenc_done) continue;
-                for (int stenc_r = stenc_lane; stenc_r < STENC_OLD_ROWS; stenc_r += 32) {
-                    const int stenc_row = stenc_row0 + stenc_r - STENC_OLD_BEFORE; /* sweep order */
-                    const int stenc_po = stenc_in_memory(stenc_row, stenc_n2);
-                    const int stenc_c0 = stenc_done + 1 - STENC_W_OUT * (stenc_r - STENC_OLD_BEFORE);
-                    /* the row's values further on into L2, for the batches after this one */
-                    if (stenc_c0 + 2 * STENC_DOA_BATCH >= 0 && stenc_c0 + 2 * STENC_DOA_BATCH < stenc_n0) {
-                        const int stenc_pc = stenc_in_memory(stenc_c0 + 2 * STENC_DOA_BATCH, stenc_n0);
-                        if (stenc_row >= -0 && stenc_row <= stenc_n2 - 1 + 2)
-                            stenc_prefetch_l2(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_po * stenc_a.sk[0]);
-                    }
-                    stenc_T stenc_v[STENC_DOA_BATCH][STENC_NOLD];
+                __threadfence_block();
 #pragma unroll
-                    for (int stenc_b = 0; stenc_b < STENC_DOA_BATCH; stenc_b++) {
-                        const int stenc_c = stenc_c0 + stenc_b;
-                        if (stenc_done + 1 + stenc_b > stenc_x || stenc_c < 0 || stenc_c >= stenc_n0) continue;
-                        const int stenc_pc = stenc_in_memory(stenc_c, stenc_n0);
-                        if (stenc_row >= -0 && stenc_row <= stenc_n2 - 1 + 2)
-                            stenc_v[stenc_b][0] = __ldcg(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_po * stenc_a.sk[0]);
+                for (int stenc_k = 0; stenc_k < STENC_DOA_CHECK; stenc_k++) {
+                    const int stenc_s = stenc_s0 + stenc_k;
+                    stenc_T stenc_new[V][STENC_NOLD];
+                    bool stenc_ok[V];
+#pragma unroll
+                    for (int stenc_v = 0; stenc_v < V; stenc_v++) {
+                        const int stenc_r = stenc_lane + 32 * stenc_v;
+                        const int stenc_c = stenc_s - STENC_W_OUT * stenc_r;
+                        const bool stenc_valid = stenc_r < stenc_rows && (unsigned)stenc_c < (unsigned)stenc_n0;
+                        const int stenc_cc = stenc_c < 0 ? 0 : stenc_c < stenc_n0 ? stenc_c : stenc_n0 - 1;
+                        const int stenc_i = stenc_in_memory(stenc_cc, stenc_n0);
+                        const int stenc_o = stenc_in_memory(stenc_row0 + (stenc_r < stenc_rows ? stenc_r : stenc_rows - 1), stenc_n2);
+                        const ptrdiff_t stenc_q0 = stenc_i + (ptrdiff_t)stenc_o * stenc_a.sk[0];
+                        (void)stenc_q0;
+                        const stenc_T u_m2_0_ = STENC_STAGE_READ(0, 0, -2);
+                        const stenc_T u_m1_0_ = STENC_STAGE_READ(0, 0, -1);
+                        const stenc_T u_p1_0_ = STENC_STAGE_READ(0, 0, 1);
+                        const stenc_T u_p2_0_ = STENC_STAGE_READ(0, 0, 2);
+                        const stenc_T u_0_m2_ = STENC_STAGE_READ(0, -2, 0);
+                        const stenc_T u_0_m1_ = STENC_STAGE_READ(0, -1, 0);
+                        const stenc_T u_0_p1_ = STENC_STAGE_READ(0, 1, 0);
+                        const stenc_T u_0_p2_ = STENC_STAGE_READ(0, 2, 0);
+                        stenc_T u_ = STENC_STAGE_READ(0, 0, 0);
+                        #line 49 "stencils/ordered.stencil"
+                        u_ = 0.125 * (u_m2_0_ + u_m1_0_ + u_p1_0_ + u_p2_0_ + u_0_m2_ + u_0_m1_ + u_0_p1_ + u_0_p2_);
+#line 260 "star2_backward_cuda.cu"
+                        STENC_STAGE_WROTE(0, u_);
+                        stenc_ok[stenc_v] = stenc_valid;
                     }
 #pragma unroll
-                    for (int stenc_b = 0; stenc_b < STENC_DOA_BATCH; stenc_b++) {
-                        const int stenc_c = stenc_c0 + stenc_b;
-                        if (stenc_done + 1 + stenc_b > stenc_x || stenc_c < 0 || stenc_c >= stenc_n0) continue;
-                        const int stenc_pc = stenc_in_memory(stenc_c, stenc_n0);
-                        if (stenc_row >= -0 && stenc_row <= stenc_n2 - 1 + 2)
-                            stenc_sh.old[0][stenc_r][stenc_pc & (STENC_OLD_W - 1)] = stenc_v[stenc_b][0];
-                    }
+                    for (int stenc_v = 0; stenc_v < V; stenc_v++)
+                        if (stenc_ok[stenc_v]) {
+                            stenc_win[STENC_SLOT(0, stenc_lane + 32 * stenc_v, stenc_s)] = stenc_new[stenc_v][0];
+                        }
+                    __syncwarp();
                 }
                 __threadfence_block();
                 __syncwarp();
-                if (stenc_lane == 0) stenc_sh.staged = stenc_x;
-                stenc_done = stenc_x;
+                if (stenc_lane == 0) stenc_sh.made = stenc_last;
             }
-        } else if (threadIdx.x < 64) {
-            /* The exporter warp: the band's last rows, lane 31's row being the band's last (the
-             * rows above it are further on), to the band's slice of the exchange, then a release
-             * of how far they go. */
-            int stenc_copied = stenc_export ? -1 : stenc_n0 - 1;
-            while (stenc_copied < stenc_n0 - 1) {
-                const int stenc_made = stenc_sh.made;
-                __threadfence_block();
-                int stenc_x = stenc_made - STENC_W_OUT * 31;
-                if (stenc_x > stenc_n0 - 1) stenc_x = stenc_n0 - 1;
-                if (stenc_x <= stenc_copied) continue;
-                for (int stenc_d = 0; stenc_d < STENC_PREV; stenc_d++)
-                    for (int stenc_c = stenc_copied + 1 + stenc_lane; stenc_c <= stenc_x; stenc_c += 32) {
-                        const int stenc_pc = stenc_in_memory(stenc_c, stenc_n0);
-                        stenc_xbuf[(((size_t)stenc_band * STENC_PREV + stenc_d) * STENC_NRING + 0) * stenc_n0 + stenc_pc] =
-                            stenc_sh.ring[0][32 + stenc_d][stenc_pc & (STENC_RING_W - 1)];
+        } else if (stenc_warp == 1) {
+            /* The loader warp: hyperplanes up to STENC_DOA_BATCH at a time, once the slots they
+             * take are read for the last time and written out; lanes 16 hyperplanes by 2 rows.
+             * A batch is published once the one after it is in flight. */
+            int stenc_done = -STENC_HI - STENC_W_OUT * STENC_BEFORE - 1, stenc_issued = stenc_done;
+            while (stenc_done < stenc_hend) {
+                int stenc_x = stenc_issued + STENC_DOA_BATCH;
+                if (stenc_x > stenc_hend) stenc_x = stenc_hend;
+                const int stenc_free_read = stenc_sh.made + STENC_OLD_W + STENC_DMIN;
+                if (stenc_x > stenc_free_read) stenc_x = stenc_free_read;
+                const int stenc_free_out = stenc_sh.flushed + STENC_OLD_W;
+                if (stenc_x > stenc_free_out) stenc_x = stenc_free_out;
+                int stenc_ready = stenc_done;
+                if (stenc_x > stenc_issued) {
+                    __threadfence_block();
+                    const int stenc_h = stenc_issued + 1 + (stenc_lane & 15);
+                    if (stenc_h <= stenc_x) {
+                        /* down the rows 2 at a time: the column falls by 2 W, each address by a
+                         * constant */
+                        int stenc_r = -STENC_BEFORE + (stenc_lane >> 4);
+                        int stenc_c = stenc_h - STENC_W_OUT * stenc_r;
+                        const ptrdiff_t stenc_po = stenc_in_memory(stenc_row0 + stenc_r, stenc_n2);
+                        const ptrdiff_t stenc_at = stenc_in_memory(stenc_c, stenc_n0);
+                        stenc_T *stenc_dst = stenc_win + STENC_SLOT(0, stenc_r, stenc_h);
+                        const stenc_T *stenc_src0 = stenc_a.f[0] + stenc_at + stenc_po * stenc_a.sk[0];
+                        const ptrdiff_t stenc_down0 = STENC_SW(2) * stenc_a.sk[0] - STENC_SW(2 * STENC_W_OUT);
+                        for (; stenc_r < stenc_rows + STENC_AFTER && stenc_c >= -STENC_HI;
+                             stenc_r += 2, stenc_c -= 2 * STENC_W_OUT, stenc_dst += 2 * STENC_PITCH) {
+                            if (stenc_r >= 0 && stenc_r < stenc_rows + 2 &&
+                                stenc_c >= -2 && stenc_c < stenc_n0 + 2)
+                                stenc_copy_async(stenc_dst + 0 * stenc_wrows * STENC_PITCH, stenc_src0);
+                            stenc_src0 += stenc_down0;
+                        }
                     }
+                    stenc_copy_commit();
+                    stenc_copy_wait_prior(); /* every batch but this one is in */
+                    stenc_ready = stenc_issued;
+                    stenc_issued = stenc_x;
+                } else if (stenc_issued > stenc_done) {
+                    stenc_copy_wait_all();
+                    stenc_ready = stenc_issued;
+                }
+                if (stenc_ready > stenc_done) {
+                    __threadfence_block();
+                    __syncwarp();
+                    if (stenc_lane == 0) stenc_sh.staged = stenc_ready;
+                    stenc_done = stenc_ready;
+                }
+            }
+        } else if (stenc_warp == 2) {
+            /* The writer warp: the band's values of the hyperplanes the compute warp has made,
+             * then (for a band after that depends on this one) a release of how far the band's
+             * last row is written. */
+            const bool stenc_export = STENC_LINKED && stenc_band + 1 < stenc_nbands;
+            /* rows ra..rb-1 of hyperplanes lo..hi, lanes 16 hyperplanes by 2 rows, down the rows
+             * 2 at a time as the loader */
+            auto stenc_flush = [&](int stenc_ra, int stenc_rb, int stenc_lo, int stenc_hi) {
+                for (int stenc_h0 = stenc_lo; stenc_h0 <= stenc_hi; stenc_h0 += 16) {
+                    const int stenc_h = stenc_h0 + (stenc_lane & 15);
+                    if (stenc_h > stenc_hi) continue;
+                    int stenc_r = stenc_ra + (stenc_lane >> 4);
+                    int stenc_c = stenc_h - STENC_W_OUT * stenc_r;
+                    const ptrdiff_t stenc_po = stenc_in_memory(stenc_row0 + stenc_r, stenc_n2);
+                    const ptrdiff_t stenc_at = stenc_in_memory(stenc_c, stenc_n0);
+                    const stenc_T *stenc_src = stenc_win + STENC_SLOT(0, stenc_r, stenc_h);
+                    stenc_T *stenc_dst0 = stenc_a.f[0] + stenc_at + stenc_po * stenc_a.sk[0];
+                    const ptrdiff_t stenc_down0 = STENC_SW(2) * stenc_a.sk[0] - STENC_SW(2 * STENC_W_OUT);
+#pragma unroll 4
+                    for (; stenc_r < stenc_rb && stenc_c >= 0;
+                         stenc_r += 2, stenc_c -= 2 * STENC_W_OUT, stenc_src += 2 * STENC_PITCH) {
+                        if (stenc_c < stenc_n0) *stenc_dst0 = stenc_src[0 * stenc_wrows * STENC_PITCH];
+                        stenc_dst0 += stenc_down0;
+                    }
+                }
+            };
+            int stenc_fl = -1;
+            while (stenc_fl < stenc_nsteps - 1) {
+                const int stenc_x = stenc_sh.made;
+                if (stenc_x <= stenc_fl) continue;
+                __threadfence_block();
+                stenc_flush(0, stenc_rows, stenc_fl + 1, stenc_x);
+                __threadfence_block();
                 __syncwarp();
                 if (stenc_lane == 0) {
-                    stenc_store_release(stenc_pub + stenc_band, stenc_x);
-                    stenc_sh.copied = stenc_x;
+                    stenc_sh.flushed = stenc_x;
+                    if (stenc_export) {
+                        const int stenc_col = stenc_x - STENC_W_OUT * (stenc_rows - 1);
+                        stenc_store_release(stenc_pub + stenc_band, stenc_col < stenc_n0 - 1 ? stenc_col : stenc_n0 - 1);
+                    }
                 }
-                stenc_copied = stenc_x;
+                stenc_fl = stenc_x;
             }
         } else {
-            /* The importer warp: the band before's last rows, as far as published and as far as
-             * the ring slots the compute warp no longer reads, into the ring's first rows (for
-             * the first band, the halo rows). It polls the flag relaxed and acquires (a fence)
-             * only on progress. */
-            int stenc_avail = STENC_PREV > 0 ? -1 : stenc_n0 - 1;
-            int stenc_seen = stenc_band > 0 ? -1 : stenc_n0 - 1;
-            while (stenc_avail < stenc_n0 - 1) {
-                int stenc_x = stenc_sh.made - STENC_W_OUT * (STENC_PREV - 1) - STENC_PREV_BEHIND + STENC_RING_W;
-                if (stenc_x > stenc_n0 - 1) stenc_x = stenc_n0 - 1;
-                if (stenc_seen < stenc_x) {
-                    int stenc_p = 0;
-                    if (stenc_lane == 0) stenc_p = stenc_load_relaxed(stenc_pub + stenc_band - 1);
-                    stenc_p = __shfl_sync(0xffffffffu, stenc_p, 0);
-                    if (stenc_p > stenc_seen) {
-                        stenc_fence_acquire();
-                        stenc_seen = stenc_p;
-                    }
-                    __syncwarp(); /* the lanes' loads below come after the acquire */
+            /* The importer warp: the band before's published progress, its rows the reads
+             * reach (through L2: written on another SM) into the inouts' windows as far as
+             * published and as far as their slots are free, and from both how far the compute
+             * warp may step. For the first band, the halo rows. */
+            const bool stenc_linked = STENC_LINKED && stenc_band > 0;
+            int stenc_seen = stenc_linked ? -STENC_FAR : STENC_FAR; /* -FAR: nothing yet */
+            int stenc_in = STENC_PREV > 0 ? -STENC_HI - STENC_W_OUT * STENC_PREV - 1 : STENC_FAR;
+            const int stenc_in_end = stenc_n0 + STENC_HI - 1 - STENC_W_OUT;
+            for (;;) {
+                if (stenc_seen < STENC_FAR) {
+                    /* the least any lane saw: what every lane's acquire covers */
+                    const int stenc_p = __reduce_min_sync(0xffffffffu, stenc_load_acquire(stenc_pub + stenc_band - 1));
+                    if (stenc_p > stenc_seen) stenc_seen = stenc_p >= stenc_n0 - 1 ? STENC_FAR : stenc_p;
                 }
-                if (stenc_seen < stenc_x) stenc_x = stenc_seen;
-                if (stenc_x <= stenc_avail) continue;
-                for (int stenc_q = 0; stenc_q < STENC_PREV; stenc_q++) {
-                    /* the ring's row q: the band before's row 32 - STENC_PREV + q */
-                    const int stenc_row = stenc_row0 - STENC_PREV + stenc_q;
-                    const int stenc_po = stenc_in_memory(stenc_row, stenc_n2);
-                    for (int stenc_c = stenc_avail + 1 + stenc_lane; stenc_c <= stenc_x; stenc_c += 32) {
-                        const int stenc_pc = stenc_in_memory(stenc_c, stenc_n0);
-                        stenc_sh.ring[0][stenc_q][stenc_pc & (STENC_RING_W - 1)] =
-                            stenc_band > 0
-                                ? __ldcg(stenc_xbuf + (((size_t)(stenc_band - 1) * STENC_PREV + stenc_q) * STENC_NRING + 0) * stenc_n0 + stenc_pc)
-                                : __ldcg(stenc_a.f[0] + stenc_pc + (ptrdiff_t)stenc_po * stenc_a.sk[0]);
+                if (STENC_PREV > 0 && stenc_in < stenc_in_end) {
+                    /* row r < 0 at column c is there once the last row is through c + W (r + 1) */
+                    int stenc_x = stenc_in + 2 * STENC_DOA_BATCH;
+                    if (stenc_x > stenc_in_end) stenc_x = stenc_in_end;
+                    const int stenc_pub_h = stenc_seen - STENC_W_OUT;
+                    if (stenc_x > stenc_pub_h) stenc_x = stenc_pub_h;
+                    const int stenc_free_read = stenc_sh.made + STENC_OLD_W + STENC_DMIN;
+                    if (stenc_x > stenc_free_read) stenc_x = stenc_free_read;
+                    if (stenc_x > stenc_in) {
+                        __threadfence_block();
+                        constexpr int stenc_per = (2 * STENC_DOA_BATCH * STENC_PREV + 31) / 32;
+                        stenc_T stenc_v[stenc_per][STENC_NOLD];
+#pragma unroll
+                        for (int stenc_k = 0; stenc_k < stenc_per; stenc_k++) {
+                            const int stenc_e = stenc_lane + 32 * stenc_k;
+                            const int stenc_h = stenc_in + 1 + stenc_e % (2 * STENC_DOA_BATCH);
+                            const int stenc_r = -1 - stenc_e / (2 * STENC_DOA_BATCH);
+                            const int stenc_c = stenc_h - STENC_W_OUT * stenc_r;
+                            if (stenc_r < -STENC_PREV || stenc_h > stenc_x || stenc_c < -STENC_HI || stenc_c >= stenc_n0 + STENC_HI) continue;
+                            const ptrdiff_t stenc_at = stenc_in_memory(stenc_c, stenc_n0);
+                            const ptrdiff_t stenc_po = stenc_in_memory(stenc_row0 + stenc_r, stenc_n2);
+                            if (stenc_c >= -2 && stenc_c < stenc_n0 + 2)
+                                stenc_v[stenc_k][0] = __ldcg(stenc_a.f[0] + stenc_at + stenc_po * stenc_a.sk[0]);
+                        }
+#pragma unroll
+                        for (int stenc_k = 0; stenc_k < stenc_per; stenc_k++) {
+                            const int stenc_e = stenc_lane + 32 * stenc_k;
+                            const int stenc_h = stenc_in + 1 + stenc_e % (2 * STENC_DOA_BATCH);
+                            const int stenc_r = -1 - stenc_e / (2 * STENC_DOA_BATCH);
+                            const int stenc_c = stenc_h - STENC_W_OUT * stenc_r;
+                            if (stenc_r < -STENC_PREV || stenc_h > stenc_x || stenc_c < -STENC_HI || stenc_c >= stenc_n0 + STENC_HI) continue;
+                            if (stenc_c >= -2 && stenc_c < stenc_n0 + 2)
+                                stenc_win[STENC_SLOT(0, stenc_r, stenc_h)] = stenc_v[stenc_k][0];
+                        }
+                        stenc_in = stenc_x;
                     }
                 }
+                /* the steps whose reads of the band before are in, and whose point the band
+                 * before is far enough ahead of */
+                const int stenc_by_in = stenc_in >= stenc_in_end ? STENC_FAR : stenc_in - STENC_DPREV;
+                const int stenc_by_seen = stenc_seen >= STENC_FAR ? STENC_FAR : stenc_seen - STENC_NEED;
+                const int stenc_ok = stenc_by_in < stenc_by_seen ? stenc_by_in : stenc_by_seen;
                 __threadfence_block();
                 __syncwarp();
-                if (stenc_lane == 0) stenc_sh.avail = stenc_x;
-                stenc_avail = stenc_x;
+                if (stenc_lane == 0 && stenc_ok > stenc_sh.avail) stenc_sh.avail = stenc_ok;
+                if (stenc_ok >= STENC_FAR) break;
             }
         }
         __syncthreads();
@@ -455,34 +505,36 @@ stenc_status stenc_run_doacross(stenc_ctx *ctx, const stenc_launch_shape *shape,
     stenc_args a;
     if (!stenc_make_args(shape, f, scalars, 1, &a)) return STENC_OK;
     cudaStream_t stream = (cudaStream_t)stenc_ctx_cuda_stream(ctx);
-    const int nbands = (int)(((long)a.n[2] + 31) / 32);
-    /* the bands' published columns (-1: none), the ticket, and the exchange of the bands' last
-     * rows (none without reads of the band before), freed in stream order */
+    const int nbands = (int)(((long)a.n[2] + 32 * V - 1) / (32 * V));
+    /* the bands' published columns (0x80808080, far below any: none) and the ticket, freed in
+     * stream order */
     const size_t pub_bytes = sizeof(int) * (size_t)nbands;
-    const size_t xbuf_off = (pub_bytes + sizeof(unsigned) + 255) / 256 * 256;
-    const size_t xbuf_bytes = sizeof(stenc_T) * (size_t)(STENC_PREV > 0 ? nbands : 0) *
-                              (STENC_PREV > 0 ? STENC_PREV : 1) * STENC_NRING * (size_t)a.n[0];
+    const size_t smem = stenc_window_bytes<V>();
     void *mem = nullptr;
-    cudaError_t e = cudaMallocAsync(&mem, xbuf_off + xbuf_bytes, stream);
-    if (e == cudaSuccess) e = cudaMemsetAsync(mem, 0xff, pub_bytes, stream);
+    cudaError_t e = cudaMallocAsync(&mem, pub_bytes + sizeof(unsigned), stream);
+    if (e == cudaSuccess) e = cudaMemsetAsync(mem, 0x80, pub_bytes, stream);
     unsigned *ticket = (unsigned *)((char *)mem + pub_bytes);
     if (e == cudaSuccess) e = cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(star2_backward_doacross<V, K, BX, BY, MINB>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     int per_sm = 0, sms = 0, device = 0;
     if (e == cudaSuccess) e = cudaGetDevice(&device);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, star2_backward_doacross<V, K, BX, BY, MINB>, 128, 0);
+            &per_sm, star2_backward_doacross<V, K, BX, BY, MINB>, 128, smem);
+    if (e == cudaSuccess && per_sm == 0) e = cudaErrorInvalidConfiguration; /* windows too big */
     if (e != cudaSuccess) {
         if (mem) cudaFreeAsync(mem, stream);
         return stenc_set_error(STENC_ERR_CUDA, __FILE__, __LINE__,
-                               "star2_backward: the DOACROSS sweep's setup failed: %s",
-                               cudaGetErrorString(e));
+                               "star2_backward: the DOACROSS sweep's setup (%zu bytes of shared memory "
+                               "a block) failed: %s",
+                               smem, cudaGetErrorString(e));
     }
-    const long resident = (long)(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+    const long resident = (long)per_sm * (sms > 0 ? sms : 1);
     const unsigned grid = (unsigned)(nbands < resident ? nbands : resident);
-    star2_backward_doacross<V, K, BX, BY, MINB><<<grid, 128, 0, stream>>>(
-        a, ticket, (int *)mem, (stenc_T *)((char *)mem + xbuf_off), nbands);
+    star2_backward_doacross<V, K, BX, BY, MINB><<<grid, 128, smem, stream>>>(a, ticket, (int *)mem, nbands);
     e = cudaFreeAsync(mem, stream); /* a failed launch is still the last error */
     STENC_GENERATED_CHECK_LAUNCH("doacross", V, K, BX, BY);
     if (e != cudaSuccess)
@@ -493,8 +545,9 @@ stenc_status stenc_run_doacross(stenc_ctx *ctx, const stenc_launch_shape *shape,
 }
 
 /* The variants, by name; the first is the default. */
-const stenc_launch_variant stenc_variant_list[2] = {
-    {"doacross", stenc_run_doacross<1, 1, 128, 1, 1>},
+const stenc_launch_variant stenc_variant_list[3] = {
+    {"doacross_r2", stenc_run_doacross<2, 1, 128, 1, 1>},
+    {"doacross_r4", stenc_run_doacross<4, 1, 128, 1, 1>},
     {"wavefront_256", stenc_run_wave<1, 1, 256, 1, 1>},
 };
 
@@ -503,5 +556,5 @@ const stenc_launch_variant stenc_variant_list[2] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants star2_backward_cuda_variants = {
-    "star2_backward", STENC_F64, 2, stenc_variant_list, STENC_VARIANTS_FIXED, "be8ceda5a6bf00c7",
+    "star2_backward", STENC_F64, 3, stenc_variant_list, STENC_VARIANTS_FIXED, "26119e443ccd8cf6",
 };

@@ -1,9 +1,9 @@
 // bench_ordered: an ordered (lexicographic) SOR sweep of the 5-point Poisson operator
 // (stencils/ordered.stencil, sor_lex) against a red-black sweep of the same update
-// (gs_redblack: colour 0 then colour 1), per sweep, on the GPU (both variants: the DOACROSS
-// bands of rows, and a launch per hyperplane) and on the host's cores (the loop nest with one
-// thread, hyperplanes with several), against the bytes-moved bound of one sweep (u read and
-// written, f read: 24 B per point) over the device copy rate. Sizes N^2 (default 8192 on the
+// (gs_redblack: colour 0 then colour 1), per sweep, on the GPU (every variant: the DOACROSS
+// bands of 64 and of 128 rows, and a launch per hyperplane) and on the host's cores (the loop nest
+// with one thread, hyperplanes with several), against the bytes-moved bound of one sweep (u read
+// and written, f read: 24 B per point) over the device copy rate. Sizes N^2 (default 8192 on the
 // GPU, 2048 on the host; --n, --host-n). Timing: the wall clock around whole sweeps, after a
 // warm-up, median of --reps (default 5). Correctness in the same run: each device variant
 // against the host loop, bit for bit. Prints key=value lines, then a table.
@@ -52,17 +52,25 @@ static void fill(stenc_field *f, unsigned seed) {
 
 int main(int argc, char **argv) {
     long n = 8192, hn = 2048, rows = 0;
+    const char *const variants[] = {"doacross_r2", "doacross_r4", "wavefront_256"};
+    const char *const names[] = {"sor_lex (DOACROSS, 64 rows)", "sor_lex (DOACROSS, 128 rows)",
+                                 "sor_lex (launch/hyperplane)"};
+    const char *rows_variant = variants[0];
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--n") && a + 1 < argc)
             n = atol(argv[++a]);
         else if (!strcmp(argv[a], "--rows") && a + 1 < argc)
             rows = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--variant") && a + 1 < argc)
+            rows_variant = argv[++a];
         else if (!strcmp(argv[a], "--host-n") && a + 1 < argc)
             hn = atol(argv[++a]);
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
         else {
-            fprintf(stderr, "usage: bench_ordered [--n N] [--host-n N] [--reps R]\n");
+            fprintf(
+                stderr,
+                "usage: bench_ordered [--n N] [--host-n N] [--reps R] [--rows NJ [--variant V]]\n");
             return 2;
         }
     }
@@ -99,10 +107,10 @@ int main(int argc, char **argv) {
         fill(u, 1), fill(f, 2);
         BENCH_STENC_CHECK(stenc_field_upload(u));
         BENCH_STENC_CHECK(stenc_field_upload(f));
-        const double lex =
-            median_s([&] { BENCH_STENC_CHECK(sor_lex_variant(dev, "doacross", h2, omega, u, f)); },
-                     [&] { cudaStreamSynchronize(stream); });
-        printf("shape=%ldx%ld ms_per_sweep=%.3f\n", n, rows, lex * 1e3);
+        const double lex = median_s(
+            [&] { BENCH_STENC_CHECK(sor_lex_variant(dev, rows_variant, h2, omega, u, f)); },
+            [&] { cudaStreamSynchronize(stream); });
+        printf("shape=%ldx%ld variant=%s ms_per_sweep=%.3f\n", n, rows, rows_variant, lex * 1e3);
         stenc_field_free(u), stenc_field_free(f);
         stenc_ctx_destroy(host);
         stenc_ctx_destroy(dev);
@@ -118,19 +126,20 @@ int main(int argc, char **argv) {
         BENCH_STENC_CHECK(stenc_field_upload(u));
         BENCH_STENC_CHECK(stenc_field_upload(f));
         auto sync = [&] { cudaStreamSynchronize(stream); };
-        const double lex = median_s(
-            [&] { BENCH_STENC_CHECK(sor_lex_variant(dev, "doacross", h2, omega, u, f)); }, sync);
-        const double wave = median_s(
-            [&] { BENCH_STENC_CHECK(sor_lex_variant(dev, "wavefront_256", h2, omega, u, f)); },
-            sync);
+        for (int v = 0; v < 3; v++) {
+            const double ms =
+                1e3 *
+                median_s(
+                    [&] { BENCH_STENC_CHECK(sor_lex_variant(dev, variants[v], h2, omega, u, f)); },
+                    sync);
+            rows_out.push_back({"device", names[v], n, ms});
+        }
         const double rb = median_s(
             [&] {
                 BENCH_STENC_CHECK(gs_redblack(dev, 0, h2, omega, u, f));
                 BENCH_STENC_CHECK(gs_redblack(dev, 1, h2, omega, u, f));
             },
             sync);
-        rows_out.push_back({"device", "sor_lex (DOACROSS bands)", n, lex * 1e3});
-        rows_out.push_back({"device", "sor_lex (launch/hyperplane)", n, wave * 1e3});
         rows_out.push_back({"device", "gs_redblack (2 colours)", n, rb * 1e3});
         // correctness: one sweep from the same data on both sides, each device variant
         BENCH_STENC_CHECK(stenc_field_create(host, &hu, STENC_F64, 2, n, n, 1, 1));
@@ -140,7 +149,7 @@ int main(int argc, char **argv) {
         BENCH_STENC_CHECK(sor_lex(host, h2, omega, hu, hf));
         std::vector<double> a((size_t)n * n), b((size_t)n * n);
         BENCH_STENC_CHECK(stenc_field_copy_to(hu, b.data()));
-        for (const char *variant : {"doacross", "wavefront_256"}) {
+        for (const char *variant : variants) {
             BENCH_STENC_CHECK(stenc_field_download(u));
             fill(u, 3);
             BENCH_STENC_CHECK(stenc_field_upload(u));
