@@ -189,14 +189,16 @@ static int window_array(const km_kernel *km, int a) {
     return 0;
 }
 
-/* How far along the row (either way) the reads of array a from its window reach: the halo
- * columns the window holds. */
-static int window_reach(const km_kernel *km, int a) {
-    int hi = 0;
+/* How far along the row the reads of array a from its window reach, back (`back`) or ahead: the
+ * halo columns the window holds on that side (a staggered input may have none behind). */
+static int window_reach(const km_kernel *km, int a, int back) {
+    int reach = 0;
     for (int r = 0; r < km->nreads; r++)
-        if (km->reads[r].array == a && window_read(km, &km->reads[r]))
-            hi = abs(km->reads[r].offset.d[0]) > hi ? abs(km->reads[r].offset.d[0]) : hi;
-    return hi;
+        if (km->reads[r].array == a && window_read(km, &km->reads[r])) {
+            const int di = km->reads[r].offset.d[0] * km->order * (back ? -1 : 1);
+            reach = di > reach ? di : reach;
+        }
+    return reach;
 }
 
 /* The window of array a: its index among the arrays that have one. */
@@ -284,7 +286,8 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         tmpl_set_fmt(io, "slot", "%d", (int)tmpl_list_len(inouts) - 1);
         tmpl_set_str(io, "local", value_name[a]);
         tmpl_set_fmt(io, "oslot", "%d", window_slot(km, a));
-        tmpl_set_fmt(io, "hi", "%d", window_reach(km, a));
+        tmpl_set_fmt(io, "lo", "%d", window_reach(km, a, 1));
+        tmpl_set_fmt(io, "hi", "%d", window_reach(km, a, 0));
     }
     /* The DOACROSS kernel's windows (ordered 2-D sweeps): per array, its field, whether the sweep
      * writes it (an inout: its rows before the band's come from the band before) and the rows
@@ -308,7 +311,8 @@ static void sweep_data(const km_kernel *km, const int *field_of, const char *con
         }
         tmpl_set_fmt(o, "before", "%d", before);
         tmpl_set_fmt(o, "after", "%d", after);
-        tmpl_set_fmt(o, "hi", "%d", window_reach(km, a));
+        tmpl_set_fmt(o, "lo", "%d", window_reach(km, a, 1));
+        tmpl_set_fmt(o, "hi", "%d", window_reach(km, a, 0));
     }
     /* reductions, in id order (the launcher's results[] order) */
     static const char *const ops[] = {"sum", "sum", "max", "min"};
