@@ -994,15 +994,17 @@ static void set_sweep_data(emitter *e, tmpl_value *d) {
     tmpl_set_fmt(d, "order_forward", "%d", km->order > 0);
     tmpl_set_fmt(d, "wave_j", "%d", km->wave[1]);
     tmpl_set_fmt(d, "wave_k", "%d", km->wave[2]);
-    /* The host's tiled wavefront in 2-D (templates/c/ordered.tmpl): tiles of rows by
-     * hyperplanes t = i + W1 j, at least as wide in t as an inout's read reaches (and 128), so
-     * that a tile reads only the tiles before it and after it on both axes. */
+    /* The host's tiled wavefront (templates/c/ordered.tmpl): tiles of rows (2-D) or planes (3-D)
+     * by hyperplanes t = i + W1 j + W2 k, at least as wide in t as an inout's read reaches (and
+     * 128), so that a tile reads only the tiles before it and after it on both axes. */
     int tile_t = 128;
     for (int r = 0; r < km->nreads; r++) {
         const km_read *rd = &km->reads[r];
-        if (km->arrays[rd->array].kind != KM_INOUT || km->dims != 2) continue;
-        const int t = abs(rd->offset.d[0] + km->wave[1] * rd->offset.d[1]);
-        tile_t = t > tile_t ? t : tile_t;
+        if (km->arrays[rd->array].kind != KM_INOUT || km->dims < 2) continue;
+        int t = 0;
+        for (int dim = 0; dim < km->dims; dim++)
+            t += km->wave[dim] * rd->offset.d[dim];
+        tile_t = abs(t) > tile_t ? abs(t) : tile_t;
     }
     tmpl_set_fmt(d, "wave_tile_t", "%d", tile_t);
     tmpl_set_bool(d, "steps", km->step_in >= 0);

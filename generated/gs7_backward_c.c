@@ -72,34 +72,50 @@ static void gs7_backward_c(const stenc_launch_shape *shape, const stenc_launch_f
             }
         }
     } else {
+        /* The 2-D tiling with planes for rows: tiles of STENC_TK planes by STENC_TT hyperplanes,
+         * every row of the plane (sweep order), tile (a, b) holding the points with
+         * a TT <= t < (a + 1) TT and b TK <= k < (b + 1) TK. A point reads new values on earlier
+         * hyperplanes and planes or rows, old ones on later: those of tiles (a - 1 or a, b - 1
+         * or b) and (a or a + 1, b or b + 1). The tiles of tile hyperplane a + b run in
+         * parallel, each swept in the loop's order. */
+        enum { STENC_TT = 128, STENC_TK = 16 };
         const ptrdiff_t stenc_w1 = 2, stenc_w2 = 4;
-        const ptrdiff_t stenc_tmax = (ni - 1) + stenc_w1 * (nj - 1) + stenc_w2 * (nk - 1);
+        const ptrdiff_t stenc_na = ((ni - 1) + stenc_w1 * (nj - 1) + stenc_w2 * (nk - 1)) / STENC_TT + 1;
+        const ptrdiff_t stenc_nb = (nk + STENC_TK - 1) / STENC_TK;
 #pragma omp parallel
-        for (ptrdiff_t stenc_s = 0; stenc_s <= stenc_tmax; stenc_s++) {
-            const ptrdiff_t stenc_t = stenc_fw ? stenc_s : stenc_tmax - stenc_s;
-#pragma omp for schedule(static)
-            for (ptrdiff_t k = 0; k < nk; k++) {
-                /* the rows j of plane k holding a point: 0 <= t - w2*k - w1*j < ni */
-                const ptrdiff_t stenc_r = stenc_t - stenc_w2 * k;
-                if (stenc_r < 0) continue;
-                ptrdiff_t stenc_jlo = stenc_r - (ni - 1) > 0 ? (stenc_r - (ni - 1) + stenc_w1 - 1) / stenc_w1 : 0;
-                ptrdiff_t stenc_jhi = stenc_r / stenc_w1 < nj - 1 ? stenc_r / stenc_w1 : nj - 1;
-                for (ptrdiff_t j = stenc_jlo; j <= stenc_jhi; j++) {
-                    const ptrdiff_t i = stenc_r - stenc_w1 * j;
-                    const float *restrict f_row_ = f_data_ + j * f_sj_ + k * f_sk_;
-                    float *restrict u_row_ = u_data_ + j * u_sj_ + k * u_sk_;
-                    const float f_ = f_row_[i];
-                    const float u_m1_0_0_ = u_row_[i - 1];
-                    const float u_p1_0_0_ = u_row_[i + 1];
-                    const float u_0_m1_0_ = u_row_[i - u_sj_];
-                    const float u_0_p1_0_ = u_row_[i + u_sj_];
-                    const float u_0_0_m1_ = u_row_[i - u_sk_];
-                    const float u_0_0_p1_ = u_row_[i + u_sk_];
-                    float u_ = u_row_[i];
-                    #line 25 "stencils/ordered.stencil"
-                    u_ = (h2_ * f_ + u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) / 6.0f;
-#line 102 "gs7_backward_c.c"
-                    u_row_[i] = u_;
+        for (ptrdiff_t stenc_s = 0; stenc_s <= stenc_na - 1 + stenc_nb - 1; stenc_s++) {
+            const ptrdiff_t stenc_blo = stenc_s - (stenc_na - 1) > 0 ? stenc_s - (stenc_na - 1) : 0;
+            const ptrdiff_t stenc_bhi = stenc_s < stenc_nb - 1 ? stenc_s : stenc_nb - 1;
+#pragma omp for schedule(dynamic, 1)
+            for (ptrdiff_t stenc_b = stenc_blo; stenc_b <= stenc_bhi; stenc_b++) {
+                const ptrdiff_t stenc_a = stenc_s - stenc_b;
+                const ptrdiff_t stenc_lend = (stenc_b + 1) * STENC_TK < nk ? (stenc_b + 1) * STENC_TK : nk;
+                for (ptrdiff_t stenc_l = stenc_b * STENC_TK; stenc_l < stenc_lend; stenc_l++) {
+                    const ptrdiff_t k = stenc_fw ? stenc_l : nk - 1 - stenc_l;
+                    for (ptrdiff_t stenc_m = 0; stenc_m < nj; stenc_m++) {
+                        const ptrdiff_t j = stenc_fw ? stenc_m : nj - 1 - stenc_m;
+                        /* the row's points of the tile: a TT <= n + w1 m + w2 l < (a + 1) TT */
+                        const ptrdiff_t stenc_lo = stenc_a * STENC_TT - stenc_w1 * stenc_m - stenc_w2 * stenc_l;
+                        const ptrdiff_t stenc_hi = stenc_lo + STENC_TT;
+                        if (stenc_hi <= 0 || stenc_lo >= ni) continue;
+                        const float *restrict f_row_ = f_data_ + j * f_sj_ + k * f_sk_;
+                        float *restrict u_row_ = u_data_ + j * u_sj_ + k * u_sk_;
+                        for (ptrdiff_t stenc_n = stenc_lo > 0 ? stenc_lo : 0; stenc_n < (stenc_hi < ni ? stenc_hi : ni); stenc_n++) {
+                            const ptrdiff_t i = stenc_fw ? stenc_n : ni - 1 - stenc_n;
+                            const float f_ = f_row_[i];
+                            const float u_m1_0_0_ = u_row_[i - 1];
+                            const float u_p1_0_0_ = u_row_[i + 1];
+                            const float u_0_m1_0_ = u_row_[i - u_sj_];
+                            const float u_0_p1_0_ = u_row_[i + u_sj_];
+                            const float u_0_0_m1_ = u_row_[i - u_sk_];
+                            const float u_0_0_p1_ = u_row_[i + u_sk_];
+                            float u_ = u_row_[i];
+                            #line 25 "stencils/ordered.stencil"
+                            u_ = (h2_ * f_ + u_m1_0_0_ + u_p1_0_0_ + u_0_m1_0_ + u_0_p1_0_ + u_0_0_m1_ + u_0_0_p1_) / 6.0f;
+#line 116 "gs7_backward_c.c"
+                            u_row_[i] = u_;
+                        }
+                    }
                 }
             }
         }

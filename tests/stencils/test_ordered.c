@@ -104,7 +104,8 @@ static void test_gs7_backward(void **state) {
     (void)state;
     stenc_ctx *ctx = NULL;
     assert_int_equal(stenc_ctx_create(&ctx, STENC_DEVICE_CPU), STENC_OK);
-    const size_t sizes[][3] = {{13, 7, 9}, {1, 1, 5}, {33, 4, 3}};
+    /* the last: several tiles of the host's tiled wavefront along t and k */
+    const size_t sizes[][3] = {{13, 7, 9}, {1, 1, 5}, {33, 4, 3}, {150, 9, 37}};
     const double h2 = 0.01;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
