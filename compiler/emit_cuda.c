@@ -72,12 +72,19 @@ static const cuda_variant sweep3[] = {
     {'w', 1, 2, 32, 8, 0}, {'w', 1, 4, 32, 4, 0}, {'w', 2, 2, 32, 4, 0}, {'w', 1, 1, 64, 4, 0}};
 static const cuda_variant sweep2[] = {
     {'w', 1, 4, 128, 1, 0}, {'w', 2, 4, 128, 1, 0}, {'w', 1, 8, 256, 1, 0}, {'w', 4, 2, 64, 1, 0}};
-/* Reducing 2-D sweeps: more rows per thread first (residual_norm, H100: 82% of its bound with
- * K = 8 x 256 threads against 71% with K = 4 x 128, before the grid cap). */
-static const cuda_variant sweep2_reduce[] = {{'w', 1, 8, 256, 1, 0},
-                                             {'w', 2, 8, 128, 1, 0},
-                                             {'w', 1, 4, 128, 1, 0},
-                                             {'w', 1, 16, 256, 1, 0}};
+/* Sweeps that only reduce (no colours, no inouts) read whole tiles by rows, as the direct
+ * kernel does: its shapes (V consecutive points per thread, vectors of at most 16 bytes; K
+ * rows), in power-of-two blocks. */
+static const cuda_variant sweep1_reduce_float[] = {{'w', 4, 1, 128, 1, 0}, {'w', 1, 1, 256, 1, 0}};
+static const cuda_variant sweep1_reduce_double[] = {{'w', 2, 1, 128, 1, 0}, {'w', 1, 1, 256, 1, 0}};
+static const cuda_variant sweep2_reduce_float[] = {
+    {'w', 1, 4, 128, 1, 0}, {'w', 1, 8, 256, 1, 0}, {'w', 4, 2, 64, 1, 0}, {'w', 2, 4, 128, 1, 0}};
+static const cuda_variant sweep2_reduce_double[] = {
+    {'w', 1, 4, 128, 1, 0}, {'w', 1, 8, 256, 1, 0}, {'w', 2, 2, 128, 1, 0}, {'w', 2, 4, 64, 1, 0}};
+static const cuda_variant sweep3_reduce_float[] = {
+    {'w', 4, 4, 32, 8, 0}, {'w', 4, 2, 32, 8, 0}, {'w', 2, 4, 32, 8, 0}, {'w', 1, 2, 32, 8, 0}};
+static const cuda_variant sweep3_reduce_double[] = {
+    {'w', 2, 4, 32, 8, 0}, {'w', 2, 2, 32, 8, 0}, {'w', 1, 4, 32, 8, 0}, {'w', 1, 2, 32, 8, 0}};
 static const cuda_variant sweep1[] = {
     {'w', 8, 1, 256, 1, 0}, {'w', 4, 1, 128, 1, 0}, {'w', 1, 1, 256, 1, 0}};
 
@@ -104,13 +111,25 @@ static int needs_sweep(const km_kernel *km) {
     return km->ncolors > 0 || km->nreduces > 0 || km->ninouts > 0;
 }
 
+/* A sweep that only reduces (no colours, no inouts): its kernel reads whole tiles by rows. */
+static int sweep_by_rows(const km_kernel *km) {
+    return km->nreduces > 0 && km->ncolors == 0 && km->ninouts == 0 && !km->order;
+}
+
 static cuda_policy choose_policy(const km_kernel *km) {
     int is_float = km->type_size == 4;
-    if (needs_sweep(km))
+    if (needs_sweep(km)) {
+        if (sweep_by_rows(km))
+            return km->dims == 3   ? (is_float ? (cuda_policy)POLICY(sweep3_reduce_float)
+                                               : (cuda_policy)POLICY(sweep3_reduce_double))
+                   : km->dims == 2 ? (is_float ? (cuda_policy)POLICY(sweep2_reduce_float)
+                                               : (cuda_policy)POLICY(sweep2_reduce_double))
+                                   : (is_float ? (cuda_policy)POLICY(sweep1_reduce_float)
+                                               : (cuda_policy)POLICY(sweep1_reduce_double));
         return km->dims == 3   ? (cuda_policy)POLICY(sweep3)
-               : km->dims == 2 ? (km->nreduces ? (cuda_policy)POLICY(sweep2_reduce)
-                                               : (cuda_policy)POLICY(sweep2))
+               : km->dims == 2 ? (cuda_policy)POLICY(sweep2)
                                : (cuda_policy)POLICY(sweep1);
+    }
     int heavy = km->ninputs + km->noutputs > CUDA_HEAVY_FIELDS;
     if (km->dims == 3) {
         if (heavy)
@@ -682,6 +701,7 @@ void emit_cuda_data(const km_kernel *km, const emit_symbols *sym, tmpl_value *d)
     }
     tmpl_set_fmt(d, "cu_warm", "%d", warm);
     tmpl_set_bool(d, "cu_sweep", needs_sweep(km));
+    tmpl_set_bool(d, "cu_sweep_rows", sweep_by_rows(km));
     tstep_data(km, field_of, sym, d);
     if (needs_sweep(km))
         sweep_data(km, field_of, read_name, value_name, reduce_name, reduce_acc, d);

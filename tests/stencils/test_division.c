@@ -53,8 +53,8 @@ static void operands(test_rng *rng, int single, double *a, double *b) {
     case 4: { /* a / b within about 2^-20 of a quotient's rounding boundary */
         const int p = single ? 24 : 53;
         *b = floor(test_rng_uniform(rng, 1, 2) * ldexp(1, p - 1)) * ldexp(1, 1 - p);
-        const double mid = (floor(test_rng_uniform(rng, 1, 2) * ldexp(1, p - 1)) + 0.5) *
-                           ldexp(1, 1 - p);
+        const double mid =
+            (floor(test_rng_uniform(rng, 1, 2) * ldexp(1, p - 1)) + 0.5) * ldexp(1, 1 - p);
         *a = *b * mid; /* rounded: a hair off the midpoint */
         break;
     }
@@ -133,7 +133,8 @@ static void run(int single, variant_name_fn name_of, variant_fn launch) {
             const char *name = count ? name_of(v) : NULL;
             if (v > 0)
                 for (int f = 0; f < 4; f++) /* check() left them on the host */
-                    assert_int_equal(stenc_field_upload((stenc_field *[]){a, b, q, r}[f]), STENC_OK);
+                    assert_int_equal(stenc_field_upload((stenc_field *[]){a, b, q, r}[f]),
+                                     STENC_OK);
             assert_int_equal(launch(ctx, name, a, b, q, r), STENC_OK);
             char what[128];
             snprintf(what, sizeof what, "%s %zux%zu %s", single ? "divide_f" : "divide_d", ni, nj,
