@@ -119,13 +119,12 @@ static int sweep_by_rows(const km_kernel *km) {
 static cuda_policy choose_policy(const km_kernel *km) {
     int is_float = km->type_size == 4;
     if (needs_sweep(km)) {
-        if (sweep_by_rows(km))
-            return km->dims == 3   ? (is_float ? (cuda_policy)POLICY(sweep3_reduce_float)
-                                               : (cuda_policy)POLICY(sweep3_reduce_double))
-                   : km->dims == 2 ? (is_float ? (cuda_policy)POLICY(sweep2_reduce_float)
-                                               : (cuda_policy)POLICY(sweep2_reduce_double))
-                                   : (is_float ? (cuda_policy)POLICY(sweep1_reduce_float)
-                                               : (cuda_policy)POLICY(sweep1_reduce_double));
+        /* by dimensions - 1, then double / float */
+        static const cuda_policy by_rows[3][2] = {
+            {POLICY(sweep1_reduce_double), POLICY(sweep1_reduce_float)},
+            {POLICY(sweep2_reduce_double), POLICY(sweep2_reduce_float)},
+            {POLICY(sweep3_reduce_double), POLICY(sweep3_reduce_float)}};
+        if (sweep_by_rows(km)) return by_rows[km->dims - 1][is_float];
         return km->dims == 3   ? (cuda_policy)POLICY(sweep3)
                : km->dims == 2 ? (cuda_policy)POLICY(sweep2)
                                : (cuda_policy)POLICY(sweep1);

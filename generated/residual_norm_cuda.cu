@@ -137,8 +137,8 @@ __global__ void __launch_bounds__(BX * BY, MINB)
             const int stenc_i0 = stenc_t0 + (int)threadIdx.x * V;
             const int stenc_j = stenc_m, stenc_k0 = stenc_c0;
             (void)stenc_j; /* read by the row origins of fields with rows, if any */
-            if (stenc_a.aligned && (V == 1 ? stenc_i0 : stenc_t0 + V * BX - V) + V <= stenc_a.n[0] &&
-                stenc_k0 + K <= stenc_a.n[2]) {
+            const int stenc_end = V == 1 ? stenc_i0 + 1 : stenc_t0 + V * BX; /* columns needed */
+            if (stenc_a.aligned && stenc_end <= stenc_a.n[0] && stenc_k0 + K <= stenc_a.n[2]) {
                 const ptrdiff_t stenc_o0 = stenc_i0 + stenc_j * stenc_a.sj[0] +
                                                 (ptrdiff_t)stenc_k0 * stenc_a.sk[0];
                 const ptrdiff_t stenc_o1 = stenc_i0 + stenc_j * stenc_a.sj[1] +
@@ -375,5 +375,5 @@ const stenc_launch_variant stenc_variant_list[4] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants residual_norm_cuda_variants = {
-    "residual_norm", STENC_F64, 4, stenc_variant_list, STENC_VARIANTS_FIXED, "7cb410b418200cb3",
+    "residual_norm", STENC_F64, 4, stenc_variant_list, STENC_VARIANTS_FIXED, "67a126a2eedc98ca",
 };
