@@ -426,9 +426,14 @@ static long variant_shared_bytes(const km_kernel *km, const input_info *info,
  * steps. */
 typedef struct tstep_variant {
     int t, bx, by;
+    int skew; /* 1: one barrier per plane, steps R + 1 planes apart (docs/cuda.md) */
 } tstep_variant;
-static const tstep_variant tstep3[] = {{2, 32, 16}, {4, 32, 32}, {3, 32, 32}, {2, 32, 32}};
-static const tstep_variant tstep2[] = {{8, 256, 1}, {4, 256, 1}, {3, 256, 1}, {2, 256, 1}};
+/* Skewed in 3-D, where it ran 1.12-1.15x the barrier per step on heat3d; not in 2-D, where its
+ * longer register queues made jacobi2d t8 0.93x in float (bench/cuda/RESULTS.md). */
+static const tstep_variant tstep3[] = {
+    {2, 32, 16, 1}, {4, 32, 32, 1}, {3, 32, 32, 1}, {2, 32, 32, 1}};
+static const tstep_variant tstep2[] = {
+    {8, 256, 1, 0}, {4, 256, 1, 0}, {3, 256, 1, 0}, {2, 256, 1, 0}};
 /* Whether NAME_steps blocks on the device unasked: in 2-D (jacobi2d at 8192^2, 16 steps:
  * 1.25x the plain steps in float, 1.75x in double), not in 3-D (heat3d at 512^3: 0.67x and
  * 0.91x; bench/cuda/RESULTS.md). */
@@ -438,6 +443,12 @@ static int tstep_automatic(const km_kernel *km) {
 /* The dynamic shared memory one kernel may ask for (the H100 allows 227 KB per block), and the
  * narrowest output a tile may keep after its rim. */
 enum { TSTEP_MAX_SHARED = 160 * 1024, TSTEP_MIN_OUTPUT = 8 };
+
+/* The planes of one step's ring in the tstep kernel: the 2R + 1 the next step reads, and when
+ * skewed the one the step writes in the same iteration (stenc_tstep_pipe in the template). */
+static int tstep_ring_planes(int reach, int skew) {
+    return 2 * reach + 1 + skew;
+}
 
 /* Whether the device blocking takes this stencil: a stepping 2-D or 3-D stencil whose body
  * does not read its indices (the kernel evaluates ghost points at their boundary point's
@@ -564,7 +575,8 @@ static void tstep_data(const km_kernel *km, const int *field_of, const emit_symb
     for (int v = 0; v < count; v++) {
         const tstep_variant *tv = &list[v];
         const int rt = reach * tv->t;
-        const long bytes = (long)tv->t * (2 * reach + 1) * tv->bx * tv->by * km->type_size;
+        const long bytes =
+            (long)tv->t * tstep_ring_planes(reach, tv->skew) * tv->bx * tv->by * km->type_size;
         if (bytes > TSTEP_MAX_SHARED || tv->bx - 2 * rt < TSTEP_MIN_OUTPUT ||
             (km->dims == 3 && tv->by - 2 * rt < TSTEP_MIN_OUTPUT))
             continue;
@@ -572,6 +584,7 @@ static void tstep_data(const km_kernel *km, const int *field_of, const emit_symb
         tmpl_set_fmt(vv, "t", "%d", tv->t);
         tmpl_set_fmt(vv, "bx", "%d", tv->bx);
         tmpl_set_fmt(vv, "by", "%d", tv->by);
+        tmpl_set_fmt(vv, "skew", "%d", tv->skew);
         tmpl_set_fmt(vv, "name", "tstep_t%d_%dx%d", tv->t, tv->bx, tv->by);
     }
     tmpl_set_fmt(d, "ts_nvariants", "%d", (int)tmpl_list_len(vars));

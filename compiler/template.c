@@ -639,6 +639,10 @@ static void put_indented(tmpl_buf *out, const char *s) {
            (out->data[line_start + indent] == ' ' || out->data[line_start + indent] == '\t'))
         indent++;
     char *prefix = xstrndup(out->data ? out->data + line_start : "", indent);
+    if ((!*s || *s == '\n') && line_start + indent == out->len) {
+        out->len = line_start; /* no line of blanks where nothing follows the indentation */
+        if (out->data) out->data[out->len] = '\0';
+    }
     for (const char *p = s; *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);

@@ -126,9 +126,9 @@ static const char adi_y_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program adi_y_program = { "adi_y", adi_y_ocl_source, NULL,
-                                                    "0f55e4559f2cdaf7"};
+                                                    "a4ca03691b8d508d"};
 static const stenc_ocl_program adi_y_program32 = { "adi_y", adi_y_ocl_source,
-                                                      "-DSTENC_INDEX=int", "0f55e4559f2cdaf7"};
+                                                      "-DSTENC_INDEX=int", "a4ca03691b8d508d"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -219,5 +219,5 @@ static stenc_status adi_y_opencl_default(stenc_ctx *ctx, const stenc_launch_shap
  * variant would apply the sweep again. */
 const stenc_launch_variants adi_y_opencl_variants = {
     "adi_y", STENC_F64, (int)(sizeof adi_y_opencl_list / sizeof adi_y_opencl_list[0]),
-    adi_y_opencl_list, 0u, "0f55e4559f2cdaf7",
+    adi_y_opencl_list, 0u, "a4ca03691b8d508d",
 };

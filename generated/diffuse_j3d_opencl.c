@@ -164,9 +164,9 @@ static const char diffuse_j3d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program diffuse_j3d_program = { "diffuse_j3d", diffuse_j3d_ocl_source, NULL,
-                                                    "aeb9a009165a46f9"};
+                                                    "919dbff6075fd5d7"};
 static const stenc_ocl_program diffuse_j3d_program32 = { "diffuse_j3d", diffuse_j3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "aeb9a009165a46f9"};
+                                                      "-DSTENC_INDEX=int", "919dbff6075fd5d7"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -259,5 +259,5 @@ static stenc_status diffuse_j3d_opencl_default(stenc_ctx *ctx, const stenc_launc
  * variant would apply the sweep again. */
 const stenc_launch_variants diffuse_j3d_opencl_variants = {
     "diffuse_j3d", STENC_F32, (int)(sizeof diffuse_j3d_opencl_list / sizeof diffuse_j3d_opencl_list[0]),
-    diffuse_j3d_opencl_list, 0u, "aeb9a009165a46f9",
+    diffuse_j3d_opencl_list, 0u, "919dbff6075fd5d7",
 };

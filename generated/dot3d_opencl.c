@@ -193,9 +193,9 @@ static const char dot3d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program dot3d_program = { "dot3d", dot3d_ocl_source, NULL,
-                                                    "5498a9f705af9e18"};
+                                                    "4dc28827ead9b4e2"};
 static const stenc_ocl_program dot3d_program32 = { "dot3d", dot3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "5498a9f705af9e18"};
+                                                      "-DSTENC_INDEX=int", "4dc28827ead9b4e2"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -264,5 +264,5 @@ static const stenc_launch_variant dot3d_opencl_list[] = {
  * variant would apply the sweep again. */
 const stenc_launch_variants dot3d_opencl_variants = {
     "dot3d", STENC_F32, (int)(sizeof dot3d_opencl_list / sizeof dot3d_opencl_list[0]),
-    dot3d_opencl_list, STENC_VARIANTS_FIXED, "5498a9f705af9e18",
+    dot3d_opencl_list, STENC_VARIANTS_FIXED, "4dc28827ead9b4e2",
 };

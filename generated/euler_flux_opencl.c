@@ -238,9 +238,9 @@ static const char euler_flux_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program euler_flux_program = { "euler_flux", euler_flux_ocl_source, NULL,
-                                                    "2fbe503292561360"};
+                                                    "4d38ed164c8bb753"};
 static const stenc_ocl_program euler_flux_program32 = { "euler_flux", euler_flux_ocl_source,
-                                                      "-DSTENC_INDEX=int", "2fbe503292561360"};
+                                                      "-DSTENC_INDEX=int", "4d38ed164c8bb753"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -333,5 +333,5 @@ static stenc_status euler_flux_opencl_default(stenc_ctx *ctx, const stenc_launch
  * variant would apply the sweep again. */
 const stenc_launch_variants euler_flux_opencl_variants = {
     "euler_flux", STENC_F32, (int)(sizeof euler_flux_opencl_list / sizeof euler_flux_opencl_list[0]),
-    euler_flux_opencl_list, 0u, "2fbe503292561360",
+    euler_flux_opencl_list, 0u, "4d38ed164c8bb753",
 };

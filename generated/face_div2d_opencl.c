@@ -140,9 +140,9 @@ static const char face_div2d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program face_div2d_program = { "face_div2d", face_div2d_ocl_source, NULL,
-                                                    "fca24b0f4ed6545c"};
+                                                    "e17ec8d388bccffc"};
 static const stenc_ocl_program face_div2d_program32 = { "face_div2d", face_div2d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "fca24b0f4ed6545c"};
+                                                      "-DSTENC_INDEX=int", "e17ec8d388bccffc"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -233,5 +233,5 @@ static stenc_status face_div2d_opencl_default(stenc_ctx *ctx, const stenc_launch
  * variant would apply the sweep again. */
 const stenc_launch_variants face_div2d_opencl_variants = {
     "face_div2d", STENC_F64, (int)(sizeof face_div2d_opencl_list / sizeof face_div2d_opencl_list[0]),
-    face_div2d_opencl_list, 0u, "fca24b0f4ed6545c",
+    face_div2d_opencl_list, 0u, "e17ec8d388bccffc",
 };

@@ -132,9 +132,9 @@ static const char face_flux2d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program face_flux2d_program = { "face_flux2d", face_flux2d_ocl_source, NULL,
-                                                    "bb9048a7c931701b"};
+                                                    "65a38fd9bc73f466"};
 static const stenc_ocl_program face_flux2d_program32 = { "face_flux2d", face_flux2d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "bb9048a7c931701b"};
+                                                      "-DSTENC_INDEX=int", "65a38fd9bc73f466"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -225,5 +225,5 @@ static stenc_status face_flux2d_opencl_default(stenc_ctx *ctx, const stenc_launc
  * variant would apply the sweep again. */
 const stenc_launch_variants face_flux2d_opencl_variants = {
     "face_flux2d", STENC_F64, (int)(sizeof face_flux2d_opencl_list / sizeof face_flux2d_opencl_list[0]),
-    face_flux2d_opencl_list, 0u, "bb9048a7c931701b",
+    face_flux2d_opencl_list, 0u, "65a38fd9bc73f466",
 };

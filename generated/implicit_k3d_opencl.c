@@ -153,9 +153,9 @@ static const char implicit_k3d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program implicit_k3d_program = { "implicit_k3d", implicit_k3d_ocl_source, NULL,
-                                                    "d85315f5c77cd9f5"};
+                                                    "fcab5cc3747c3520"};
 static const stenc_ocl_program implicit_k3d_program32 = { "implicit_k3d", implicit_k3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "d85315f5c77cd9f5"};
+                                                      "-DSTENC_INDEX=int", "fcab5cc3747c3520"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -248,5 +248,5 @@ static stenc_status implicit_k3d_opencl_default(stenc_ctx *ctx, const stenc_laun
  * variant would apply the sweep again. */
 const stenc_launch_variants implicit_k3d_opencl_variants = {
     "implicit_k3d", STENC_F64, (int)(sizeof implicit_k3d_opencl_list / sizeof implicit_k3d_opencl_list[0]),
-    implicit_k3d_opencl_list, 0u, "d85315f5c77cd9f5",
+    implicit_k3d_opencl_list, 0u, "fcab5cc3747c3520",
 };

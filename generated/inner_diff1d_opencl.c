@@ -94,9 +94,9 @@ static const char inner_diff1d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program inner_diff1d_program = { "inner_diff1d", inner_diff1d_ocl_source, NULL,
-                                                    "0bd62148e632179f"};
+                                                    "3991ed1c8374ffe6"};
 static const stenc_ocl_program inner_diff1d_program32 = { "inner_diff1d", inner_diff1d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "0bd62148e632179f"};
+                                                      "-DSTENC_INDEX=int", "3991ed1c8374ffe6"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -183,5 +183,5 @@ static stenc_status inner_diff1d_opencl_default(stenc_ctx *ctx, const stenc_laun
  * variant would apply the sweep again. */
 const stenc_launch_variants inner_diff1d_opencl_variants = {
     "inner_diff1d", STENC_F64, (int)(sizeof inner_diff1d_opencl_list / sizeof inner_diff1d_opencl_list[0]),
-    inner_diff1d_opencl_list, 0u, "0bd62148e632179f",
+    inner_diff1d_opencl_list, 0u, "3991ed1c8374ffe6",
 };

@@ -153,9 +153,9 @@ static const char limited_smooth_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program limited_smooth_program = { "limited_smooth", limited_smooth_ocl_source, NULL,
-                                                    "9b91010c51d19745"};
+                                                    "5c01c1a2e53d6739"};
 static const stenc_ocl_program limited_smooth_program32 = { "limited_smooth", limited_smooth_ocl_source,
-                                                      "-DSTENC_INDEX=int", "9b91010c51d19745"};
+                                                      "-DSTENC_INDEX=int", "5c01c1a2e53d6739"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -224,5 +224,5 @@ static const stenc_launch_variant limited_smooth_opencl_list[] = {
  * variant would apply the sweep again. */
 const stenc_launch_variants limited_smooth_opencl_variants = {
     "limited_smooth", STENC_F64, (int)(sizeof limited_smooth_opencl_list / sizeof limited_smooth_opencl_list[0]),
-    limited_smooth_opencl_list, STENC_VARIANTS_FIXED, "9b91010c51d19745",
+    limited_smooth_opencl_list, STENC_VARIANTS_FIXED, "5c01c1a2e53d6739",
 };

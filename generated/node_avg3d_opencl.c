@@ -131,9 +131,9 @@ static const char node_avg3d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program node_avg3d_program = { "node_avg3d", node_avg3d_ocl_source, NULL,
-                                                    "dacd619758800dbe"};
+                                                    "9e7cf4e2de079fb9"};
 static const stenc_ocl_program node_avg3d_program32 = { "node_avg3d", node_avg3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "dacd619758800dbe"};
+                                                      "-DSTENC_INDEX=int", "9e7cf4e2de079fb9"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -226,5 +226,5 @@ static stenc_status node_avg3d_opencl_default(stenc_ctx *ctx, const stenc_launch
  * variant would apply the sweep again. */
 const stenc_launch_variants node_avg3d_opencl_variants = {
     "node_avg3d", STENC_F32, (int)(sizeof node_avg3d_opencl_list / sizeof node_avg3d_opencl_list[0]),
-    node_avg3d_opencl_list, 0u, "dacd619758800dbe",
+    node_avg3d_opencl_list, 0u, "9e7cf4e2de079fb9",
 };

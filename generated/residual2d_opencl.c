@@ -135,9 +135,9 @@ static const char residual2d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program residual2d_program = { "residual2d", residual2d_ocl_source, NULL,
-                                                    "ad3f0b3df5505dff"};
+                                                    "56e56d70ab01103d"};
 static const stenc_ocl_program residual2d_program32 = { "residual2d", residual2d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "ad3f0b3df5505dff"};
+                                                      "-DSTENC_INDEX=int", "56e56d70ab01103d"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -228,5 +228,5 @@ static stenc_status residual2d_opencl_default(stenc_ctx *ctx, const stenc_launch
  * variant would apply the sweep again. */
 const stenc_launch_variants residual2d_opencl_variants = {
     "residual2d", STENC_F64, (int)(sizeof residual2d_opencl_list / sizeof residual2d_opencl_list[0]),
-    residual2d_opencl_list, 0u, "ad3f0b3df5505dff",
+    residual2d_opencl_list, 0u, "56e56d70ab01103d",
 };

@@ -183,9 +183,9 @@ static const char residual_norm_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program residual_norm_program = { "residual_norm", residual_norm_ocl_source, NULL,
-                                                    "67a126a2eedc98ca"};
+                                                    "034de3cbb2e455c2"};
 static const stenc_ocl_program residual_norm_program32 = { "residual_norm", residual_norm_ocl_source,
-                                                      "-DSTENC_INDEX=int", "67a126a2eedc98ca"};
+                                                      "-DSTENC_INDEX=int", "034de3cbb2e455c2"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -254,5 +254,5 @@ static const stenc_launch_variant residual_norm_opencl_list[] = {
  * variant would apply the sweep again. */
 const stenc_launch_variants residual_norm_opencl_variants = {
     "residual_norm", STENC_F64, (int)(sizeof residual_norm_opencl_list / sizeof residual_norm_opencl_list[0]),
-    residual_norm_opencl_list, STENC_VARIANTS_FIXED, "67a126a2eedc98ca",
+    residual_norm_opencl_list, STENC_VARIANTS_FIXED, "034de3cbb2e455c2",
 };

@@ -339,9 +339,9 @@ static const char varcoef27_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program varcoef27_program = { "varcoef27", varcoef27_ocl_source, NULL,
-                                                    "5b55f8debb2af3e1"};
+                                                    "094d94576c87bcf4"};
 static const stenc_ocl_program varcoef27_program32 = { "varcoef27", varcoef27_ocl_source,
-                                                      "-DSTENC_INDEX=int", "5b55f8debb2af3e1"};
+                                                      "-DSTENC_INDEX=int", "094d94576c87bcf4"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -434,5 +434,5 @@ static stenc_status varcoef27_opencl_default(stenc_ctx *ctx, const stenc_launch_
  * variant would apply the sweep again. */
 const stenc_launch_variants varcoef27_opencl_variants = {
     "varcoef27", STENC_F32, (int)(sizeof varcoef27_opencl_list / sizeof varcoef27_opencl_list[0]),
-    varcoef27_opencl_list, 0u, "5b55f8debb2af3e1",
+    varcoef27_opencl_list, 0u, "094d94576c87bcf4",
 };

@@ -146,9 +146,9 @@ static const char wave_r2_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program wave_r2_program = { "wave_r2", wave_r2_ocl_source, NULL,
-                                                    "713a90aa4f0c531e"};
+                                                    "85e51afe7475f8d8"};
 static const stenc_ocl_program wave_r2_program32 = { "wave_r2", wave_r2_ocl_source,
-                                                      "-DSTENC_INDEX=int", "713a90aa4f0c531e"};
+                                                      "-DSTENC_INDEX=int", "85e51afe7475f8d8"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -241,5 +241,5 @@ static stenc_status wave_r2_opencl_default(stenc_ctx *ctx, const stenc_launch_sh
  * variant would apply the sweep again. */
 const stenc_launch_variants wave_r2_opencl_variants = {
     "wave_r2", STENC_F32, (int)(sizeof wave_r2_opencl_list / sizeof wave_r2_opencl_list[0]),
-    wave_r2_opencl_list, 0u, "713a90aa4f0c531e",
+    wave_r2_opencl_list, 0u, "85e51afe7475f8d8",
 };

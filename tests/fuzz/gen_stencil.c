@@ -110,6 +110,7 @@ struct gs_stencil {
     char reduce[GS_MAX_REDUCES][GS_NAME];
     int named[GS_MAX_FIELDS]; /* declared with its dimensions in brackets: dx[i], fx[i+1, j] */
     int color_kind;           /* 0 none, 1 linear (c.i + c.j + c.k + add) mod m, 2 parity bits */
+    int order;                /* 0 none, 1 forward, -1 backward (no colour, no reduction) */
     int ccoef[3], cadd, cmod;
     block body;
     char *text;
@@ -174,7 +175,7 @@ const char *gs_text(const gs_stencil *st) {
 
 static const char *const flag_name[] = {
     "cnames", "logic",        "boolmul", "widelit", "radius8",  "subnormal", "fsuffix",
-    "unused", "stencilnames", "lowdim",  "stagger", "intinput", "solve"};
+    "unused", "stencilnames", "lowdim",  "stagger", "intinput", "solve",     "order"};
 #define NFLAGS ((int)(sizeof flag_name / sizeof flag_name[0]))
 
 long gs_parse_flags(const char *text) {
@@ -625,7 +626,7 @@ static void pick_offset(gen *g, node *e, int f) {
             e->off[d] = d < dims && chance(&g->r, 60) ? between(&g->r, -rad, rad) : 0;
             zero &= e->off[d] == 0;
         }
-        if (zero || !inout) break;
+        if (zero || !inout || st->order) break;
         if (attempt > 50 || !st->color_kind) {
             memset(e->off, 0, sizeof e->off);
             break;
@@ -950,7 +951,7 @@ static void gen_block(gen *g, block *b, int depth, int top, const int *force_at,
             push(b, assign(g, f));
         } else if (r < 85 && depth < 3 && g->has_writable) {
             push(b, gen_if(g, depth));
-        } else if (top && st->info.nreduces < 4 && g->nused < 80) {
+        } else if (top && !st->order && st->info.nreduces < 4 && g->nused < 80) {
             stmt *s = new_stmt(g, S_REDUCE);
             s->ref = st->info.nreduces++;
             st->info.reduce_op[s->ref] = (gs_reduce_op)between(&g->r, GS_SUM, GS_MIN);
@@ -1346,6 +1347,10 @@ static void gen_solve(gen *g) {
 static void gen_sweep(gen *g, int ninout) {
     gs_stencil *st = g->st;
     gs_info *in = &st->info;
+    /* An order (drawn from g.x: g.r's stencils stay those of their seeds): a sweep with inouts,
+     * in place in the loop's order, with neither colour nor reduction. */
+    st->order =
+        (g->flags & GS_ORDER) && ninout && chance(&g->x, 25) ? (chance(&g->x, 50) ? 1 : -1) : 0;
     /* A colour: always possible, likely with inouts (their neighbours need one). */
     if (chance(&g->r, ninout ? 75 : 15)) {
         if (chance(&g->r, 40)) {
@@ -1360,6 +1365,7 @@ static void gen_sweep(gen *g, int ninout) {
             st->cadd = below(&g->r, 3);
             in->ncolors = st->cmod;
         }
+        if (st->order) st->color_kind = 0, in->ncolors = 0; /* drawn all the same */
     }
 
     /* Outputs assigned unconditionally at a random top-level position; inouts usually. */
@@ -1496,12 +1502,13 @@ gs_stencil *gs_generate(uint64_t seed, unsigned flags, const char *name) {
     if (st->color_kind && color_first) print_color(&g, &b);
     print_block(&g, &b, &st->body, 4);
     if (st->color_kind && !color_first) print_color(&g, &b);
+    if (st->order) put(&b, "    order %s;\n", st->order > 0 ? "forward" : "backward");
     if (order == 2) put(&b, "    dims %d; type %s;\n", in->dims, in->is_float ? "float" : "double");
     /* A stepping pair now and then (drawn from g.x, after all else, so that g.r's stencils stay
      * those of their seeds): it adds the NAME_steps launcher and the CUDA tstep kernels, which
      * must compile too; the single launch is unchanged. Not with colours, reductions or a line
      * solve (the checker refuses them). */
-    if (!st->color_kind && !in->nreduces && !in->solve && chance(&g.x, 30)) {
+    if (!st->color_kind && !in->nreduces && !in->solve && !st->order && chance(&g.x, 30)) {
         int outs[GS_MAX_FIELDS], ins[GS_MAX_FIELDS], no = 0, ni = 0;
         for (int f = 0; f < in->nfields; f++)
             if (in->kind[f] == GS_OUTPUT) outs[no++] = f;
@@ -1578,7 +1585,7 @@ typedef struct point {
     const long *size; /* the launch's extents: ni, nj, nk */
     long pos[3];
     const double *scalars;       /* already in the stencil's type */
-    gs_field *before;            /* the fields at the start of the launch */
+    gs_field *before;            /* the fields at the start of the launch (ordered: the fields) */
     double local[GS_MAX_FIELDS]; /* outputs: last value assigned; inouts: current value */
     double let[GS_MAX_LETS];
     double red[GS_MAX_REDUCES];
@@ -1801,15 +1808,20 @@ void gs_eval_launch(const gs_stencil *st, const long n[3], int color, const doub
     long size[3];
     for (int d = 0; d < 3; d++)
         size[d] = n[d] + in->launch_stagger[d];
-    point p = {.st = st, .n = n, .size = size, .scalars = sc, .before = before};
+    /* An ordered sweep reads the fields as they are being written: earlier points new. */
+    point p = {
+        .st = st, .n = n, .size = size, .scalars = sc, .before = st->order ? fields : before};
     double *coef = NULL; /* a line solve's coefficients, 4 per point */
     if (in->solve) {
         coef = malloc((size_t)(size[0] * size[1] * size[2]) * 4 * sizeof *coef);
         if (!coef) abort();
     }
-    for (long k = 0; k < size[2]; k++)
-        for (long j = 0; j < size[1]; j++)
-            for (long i = 0; i < size[0]; i++) {
+    const int back = st->order < 0; /* backward: the loops run down */
+    for (long kk = 0; kk < size[2]; kk++)
+        for (long jj = 0; jj < size[1]; jj++)
+            for (long ii = 0; ii < size[0]; ii++) {
+                const long i = back ? size[0] - 1 - ii : ii, j = back ? size[1] - 1 - jj : jj,
+                           k = back ? size[2] - 1 - kk : kk;
                 if (st->color_kind && gs_color_at(st, i, j, k) != color) continue;
                 p.pos[0] = i;
                 p.pos[1] = j;

@@ -29,12 +29,13 @@ enum {
     GS_LOWDIM = 1u << 9,        /* inputs spanning some dimensions: input dx[i], a[i,k] */
     GS_STAGGER = 1u << 10,      /* staggered arrays: output fx[i+1, j], input dxf[i-1] */
     GS_INT_INPUT = 1u << 11,    /* integer inputs: input int32 mat, input uint8 mask */
-    GS_SOLVE = 1u << 12         /* line solves: solve v along j { lower = ...; ... } */
+    GS_SOLVE = 1u << 12,        /* line solves: solve v along j { lower = ...; ... } */
+    GS_ORDER = 1u << 13         /* ordered sweeps: order forward|backward; inouts read anywhere */
 };
 
 /* What runs by default; GS_ALL is every class. */
 #define GS_DEFAULT_FLAGS GS_ALL_FLAGS
-#define GS_ALL_FLAGS 0x1fffu
+#define GS_ALL_FLAGS 0x3fffu
 
 /* Parse "all", "none", "default" or a comma list of class names, each optionally prefixed with
  * + or - (applied to GS_DEFAULT_FLAGS): "+cnames,-unused". Returns -1 on an unknown name. */

@@ -72,9 +72,11 @@ static void compare_shape(const stencil_case *c, int t, const size_t n[3], int h
 }
 
 /* Odd sizes: 1, 2, primes, smaller than a tile, not multiples of V or K, more planes than a
- * streaming chunk (64), more columns than a block. */
-static const size_t shapes[][3] = {{1, 1, 1},  {2, 2, 2},  {17, 1, 3}, {1, 17, 2},   {33, 7, 5},
-                                   {5, 3, 19}, {31, 9, 1}, {65, 2, 4}, {37, 11, 67}, {131, 70, 3}};
+ * streaming chunk (64), more columns than a block, last blocks along i nearly empty (259: 3 columns
+ * past 256) and partly full (300: 44). */
+static const size_t shapes[][3] = {{1, 1, 1},    {2, 2, 2},    {17, 1, 3},  {1, 17, 2},
+                                   {33, 7, 5},   {5, 3, 19},   {31, 9, 1},  {65, 2, 4},
+                                   {37, 11, 67}, {131, 70, 3}, {259, 2, 5}, {300, 5, 3}};
 
 static void run_case(const char *name) {
     variant_run_case(name, shapes, sizeof shapes / sizeof *shapes, 11, compare_shape);

@@ -271,6 +271,18 @@ static void test_partials(void **state) {
     assert_string_equal(s, "a \"T\" \\ b\n\n\tc\n"); /* what the literal above means */
     free(got), free(diag);
 
+    /* A partial that puts nothing on an indented line, or starts with an empty line (here an
+     * empty partial inside another): the line holds no blanks. */
+    write_text(dir, "blank.tmpl", "{\n    {{> outer}}\n    {{> none}}\n}\n");
+    write_text(dir, "outer.tmpl", "{{> none}}\nx;\n");
+    write_text(dir, "none.tmpl", "{{#if missing_flag}}never{{/if}}\n");
+    tmpl_set_bool(d, "missing_flag", 0);
+    diag = NULL;
+    got = load_render(dir, "blank.tmpl", d, &diag);
+    if (!got) fail_msg("render failed: %s", diag);
+    assert_string_equal(got, "{\n\n    x;\n\n}\n");
+    free(got), free(diag);
+
     /* A missing partial, an error inside one, a bad name, and a partial including itself. */
     write_text(dir, "missing.tmpl", "x\n{{> nowhere}}\n");
     write_text(dir, "broken.tmpl", "{{> bad}}");
@@ -292,8 +304,8 @@ static void test_partials(void **state) {
         free(diag);
     }
     tmpl_free(d);
-    const char *names[] = {"main", "row",  "cell", "tail",   "missing", "broken",
-                           "bad",  "name", "loop", "quoted", "src"};
+    const char *names[] = {"main", "row",  "cell",   "tail", "missing", "broken", "bad",
+                           "name", "loop", "quoted", "src",  "blank",   "outer",  "none"};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s.tmpl", dir, names[n]);
