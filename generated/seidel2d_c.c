@@ -42,51 +42,36 @@ static void seidel2d_c(const stenc_launch_shape *shape, const stenc_launch_field
     const int stenc_seq = 1;
 #endif
     const int stenc_fw = 1;
-    if (stenc_seq) {
-        for (ptrdiff_t stenc_m = 0; stenc_m < nj; stenc_m++) {
-            const ptrdiff_t j = stenc_fw ? stenc_m : nj - 1 - stenc_m;
-            double *restrict a_row_ = a_data_ + j * a_sj_;
-            for (ptrdiff_t stenc_n = 0; stenc_n < ni; stenc_n++) {
-                const ptrdiff_t i = stenc_fw ? stenc_n : ni - 1 - stenc_n;
-                const double a_m1_m1_ = a_row_[i - 1 - a_sj_];
-                const double a_0_m1_ = a_row_[i - a_sj_];
-                const double a_p1_m1_ = a_row_[i + 1 - a_sj_];
-                const double a_m1_0_ = a_row_[i - 1];
-                const double a_p1_0_ = a_row_[i + 1];
-                const double a_m1_p1_ = a_row_[i - 1 + a_sj_];
-                const double a_0_p1_ = a_row_[i + a_sj_];
-                const double a_p1_p1_ = a_row_[i + 1 + a_sj_];
-                double a_ = a_row_[i];
-                #line 12 "stencils/ordered.stencil"
-                a_ = (a_m1_m1_ + a_0_m1_ + a_p1_m1_ + a_m1_0_ + a_ + a_p1_0_ + a_m1_p1_ + a_0_p1_ + a_p1_p1_) / 9.0;
-#line 63 "seidel2d_c.c"
-                a_row_[i] = a_;
-            }
-        }
-    } else {
-        /* Tiles of STENC_TJ rows by STENC_TT hyperplanes t = i + W1 j (sweep order): tile (a, b)
-         * holds the points with a TT <= t < (a + 1) TT and b TJ <= j < (b + 1) TJ. A point reads
-         * new values on earlier hyperplanes and rows, old ones on later: with tiles at least as
-         * large as the reads reach, those of tiles (a - 1 or a, b - 1 or b) and (a or a + 1,
-         * b or b + 1). So the tiles of tile hyperplane a + b run in parallel, those before them
-         * done, each swept in the loop's order: the loop's values, bit for bit. */
-        enum { STENC_TT = 128, STENC_TJ = 16 };
-        const ptrdiff_t stenc_w1 = 2;
-        const ptrdiff_t stenc_na = ((ni - 1) + stenc_w1 * (nj - 1)) / STENC_TT + 1;
-        const ptrdiff_t stenc_nb = (nj + STENC_TJ - 1) / STENC_TJ;
+    /* Tiles of STENC_TO outer indices (rows in 2-D; planes in 3-D, every row of each) by
+     * STENC_TT hyperplanes t = i + W1 j + W2 k (sweep order): tile (a, b) holds the points with
+     * a TT <= t < (a + 1) TT and b TO <= outer < (b + 1) TO. A point reads new values of
+     * points before it in the loop, on earlier hyperplanes and no later outer index: tiles
+     * (a' <= a, b' <= b); and old values of points after it: tiles (a' >= a, b' >= b), whatever
+     * the tile sizes. So the tiles of tile hyperplane a + b run in parallel, those before them
+     * done, each swept in the loop's order: the loop's values, bit for bit (a barrier less
+     * fails test_ordered). One thread takes one tile holding every point: the loop itself. */
+    if (ni <= 0 || nj <= 0) return;
+    const ptrdiff_t stenc_nm = 1, stenc_no = nj, stenc_w1 = 0, stenc_w2 = 2;
+    const ptrdiff_t stenc_tlast = (ni - 1) + stenc_w1 * (stenc_nm - 1) + stenc_w2 * (stenc_no - 1);
+    const ptrdiff_t stenc_tt = stenc_seq ? stenc_tlast + 1 : 128;
+    const ptrdiff_t stenc_to = stenc_seq ? stenc_no : 16;
+    const ptrdiff_t stenc_na = stenc_tlast / stenc_tt + 1;
+    const ptrdiff_t stenc_nb = (stenc_no + stenc_to - 1) / stenc_to;
 #pragma omp parallel
-        for (ptrdiff_t stenc_s = 0; stenc_s <= stenc_na - 1 + stenc_nb - 1; stenc_s++) {
-            const ptrdiff_t stenc_blo = stenc_s - (stenc_na - 1) > 0 ? stenc_s - (stenc_na - 1) : 0;
-            const ptrdiff_t stenc_bhi = stenc_s < stenc_nb - 1 ? stenc_s : stenc_nb - 1;
+    for (ptrdiff_t stenc_s = 0; stenc_s <= stenc_na - 1 + stenc_nb - 1; stenc_s++) {
+        const ptrdiff_t stenc_blo = stenc_s - (stenc_na - 1) > 0 ? stenc_s - (stenc_na - 1) : 0;
+        const ptrdiff_t stenc_bhi = stenc_s < stenc_nb - 1 ? stenc_s : stenc_nb - 1;
 #pragma omp for schedule(dynamic, 1)
-            for (ptrdiff_t stenc_b = stenc_blo; stenc_b <= stenc_bhi; stenc_b++) {
-                const ptrdiff_t stenc_a = stenc_s - stenc_b;
-                const ptrdiff_t stenc_mend = (stenc_b + 1) * STENC_TJ < nj ? (stenc_b + 1) * STENC_TJ : nj;
-                for (ptrdiff_t stenc_m = stenc_b * STENC_TJ; stenc_m < stenc_mend; stenc_m++) {
-                    const ptrdiff_t j = stenc_fw ? stenc_m : nj - 1 - stenc_m;
-                    /* the row's points of the tile: a TT <= n + w1 m < (a + 1) TT, 0 <= n < ni */
-                    const ptrdiff_t stenc_lo = stenc_a * STENC_TT - stenc_w1 * stenc_m;
-                    const ptrdiff_t stenc_hi = stenc_lo + STENC_TT;
+        for (ptrdiff_t stenc_b = stenc_blo; stenc_b <= stenc_bhi; stenc_b++) {
+            const ptrdiff_t stenc_a = stenc_s - stenc_b;
+            const ptrdiff_t stenc_oend = (stenc_b + 1) * stenc_to < stenc_no ? (stenc_b + 1) * stenc_to : stenc_no;
+            for (ptrdiff_t stenc_o = stenc_b * stenc_to; stenc_o < stenc_oend; stenc_o++) {
+                for (ptrdiff_t stenc_m = 0; stenc_m < stenc_nm; stenc_m++) {
+                    const ptrdiff_t j = stenc_fw ? stenc_o : nj - 1 - stenc_o;
+                    /* the row's points of the tile: a TT <= n + w1 m + w2 o < (a + 1) TT */
+                    const ptrdiff_t stenc_lo = stenc_a * stenc_tt - stenc_w1 * stenc_m - stenc_w2 * stenc_o;
+                    const ptrdiff_t stenc_hi = stenc_lo + stenc_tt;
+                    if (stenc_hi <= 0 || stenc_lo >= ni) continue;
                     double *restrict a_row_ = a_data_ + j * a_sj_;
                     for (ptrdiff_t stenc_n = stenc_lo > 0 ? stenc_lo : 0; stenc_n < (stenc_hi < ni ? stenc_hi : ni); stenc_n++) {
                         const ptrdiff_t i = stenc_fw ? stenc_n : ni - 1 - stenc_n;
@@ -101,7 +86,7 @@ static void seidel2d_c(const stenc_launch_shape *shape, const stenc_launch_field
                         double a_ = a_row_[i];
                         #line 12 "stencils/ordered.stencil"
                         a_ = (a_m1_m1_ + a_0_m1_ + a_p1_m1_ + a_m1_0_ + a_ + a_p1_0_ + a_m1_p1_ + a_0_p1_ + a_p1_p1_) / 9.0;
-#line 105 "seidel2d_c.c"
+#line 90 "seidel2d_c.c"
                         a_row_[i] = a_;
                     }
                 }
