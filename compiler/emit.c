@@ -996,7 +996,8 @@ static void set_sweep_data(emitter *e, tmpl_value *d) {
     tmpl_set_fmt(d, "wave_k", "%d", km->wave[2]);
     /* The host's tiled wavefront (templates/c/ordered.tmpl): tiles of rows (2-D) or planes (3-D)
      * by hyperplanes t = i + W1 j + W2 k, at least as wide in t as an inout's read reaches (and
-     * 128), so that a tile reads only the tiles before it and after it on both axes. */
+     * 128), so that a tile's reads stay in the tiles next to it (exact at any width; this is for
+     * locality). */
     int tile_t = 128;
     for (int r = 0; r < km->nreads; r++) {
         const km_read *rd = &km->reads[r];
