@@ -46,8 +46,8 @@ static void sor_lex_c(const stenc_launch_shape *shape, const stenc_launch_field 
     const int stenc_seq = 1;
 #endif
     const int stenc_fw = 1;
-    /* Tiles of STENC_TO outer indices (rows in 2-D; planes in 3-D, every row of each) by
-     * STENC_TT hyperplanes t = i + W1 j + W2 k (sweep order): tile (a, b) holds the points with
+    /* Tiles of TO outer indices (rows in 2-D; planes in 3-D, every row of each) by TT
+     * hyperplanes t = i + W1 j + W2 k (sweep order): tile (a, b) holds the points with
      * a TT <= t < (a + 1) TT and b TO <= outer < (b + 1) TO. A point reads new values of
      * points before it in the loop, on earlier hyperplanes and no later outer index: tiles
      * (a' <= a, b' <= b); and old values of points after it: tiles (a' >= a, b' >= b), whatever
