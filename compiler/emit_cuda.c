@@ -435,8 +435,8 @@ static const tstep_variant tstep3[] = {
 static const tstep_variant tstep2[] = {
     {8, 256, 1, 0}, {4, 256, 1, 0}, {3, 256, 1, 0}, {2, 256, 1, 0}};
 /* Whether NAME_steps blocks on the device unasked: in 2-D (jacobi2d at 8192^2, 16 steps:
- * 1.25x the plain steps in float, 1.75x in double), not in 3-D (heat3d at 512^3: 0.67x and
- * 0.91x; bench/cuda/RESULTS.md). */
+ * 1.25x the plain steps in float, 1.75x in double), not in 3-D (heat3d at 512^3, the best
+ * kernel: 0.71x and 1.00x; bench/cuda/RESULTS.md). */
 static int tstep_automatic(const km_kernel *km) {
     return km->dims == 2;
 }
