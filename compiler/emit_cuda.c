@@ -427,16 +427,19 @@ static long variant_shared_bytes(const km_kernel *km, const input_info *info,
 typedef struct tstep_variant {
     int t, bx, by;
     int skew; /* 1: one barrier per plane, steps R + 1 planes apart (docs/cuda.md) */
+    int minb; /* __launch_bounds__'s blocks per SM; 0 leaves the registers to ptxas */
 } tstep_variant;
 /* Skewed in 3-D, where it ran 1.12-1.15x the barrier per step on heat3d; not in 2-D, where its
- * longer register queues made jacobi2d t8 0.93x in float (bench/cuda/RESULTS.md). */
+ * longer register queues made jacobi2d t8 0.93x in float (bench/cuda/RESULTS.md). The 2-D t2
+ * kernel asks for one block per SM: left to ptxas it got 64 registers and spilled 280 bytes in
+ * double (jacobi2d 0.47x the plain steps, against 1.01x; in float 0.78x against 0.72x). */
 static const tstep_variant tstep3[] = {
-    {2, 32, 16, 1}, {4, 32, 32, 1}, {3, 32, 32, 1}, {2, 32, 32, 1}};
+    {2, 32, 16, 1, 0}, {4, 32, 32, 1, 0}, {3, 32, 32, 1, 0}, {2, 32, 32, 1, 0}};
 static const tstep_variant tstep2[] = {
-    {8, 256, 1, 0}, {4, 256, 1, 0}, {3, 256, 1, 0}, {2, 256, 1, 0}};
+    {8, 256, 1, 0, 0}, {4, 256, 1, 0, 0}, {3, 256, 1, 0, 0}, {2, 256, 1, 0, 1}};
 /* Whether NAME_steps blocks on the device unasked: in 2-D (jacobi2d at 8192^2, 16 steps:
- * 1.25x the plain steps in float, 1.75x in double), not in 3-D (heat3d at 512^3, the best
- * kernel: 0.71x and 1.00x; bench/cuda/RESULTS.md). */
+ * 1.57x the plain steps in float, 1.84x in double), not in 3-D (heat3d at 512^3, the best
+ * kernel: 0.81x and 1.06x; bench/cuda/RESULTS.md). */
 static int tstep_automatic(const km_kernel *km) {
     return km->dims == 2;
 }
@@ -585,7 +588,11 @@ static void tstep_data(const km_kernel *km, const int *field_of, const emit_symb
         tmpl_set_fmt(vv, "bx", "%d", tv->bx);
         tmpl_set_fmt(vv, "by", "%d", tv->by);
         tmpl_set_fmt(vv, "skew", "%d", tv->skew);
-        tmpl_set_fmt(vv, "name", "tstep_t%d_%dx%d", tv->t, tv->bx, tv->by);
+        tmpl_set_fmt(vv, "minb", "%d", tv->minb);
+        if (tv->minb)
+            tmpl_set_fmt(vv, "name", "tstep_t%d_%dx%d_m%d", tv->t, tv->bx, tv->by, tv->minb);
+        else
+            tmpl_set_fmt(vv, "name", "tstep_t%d_%dx%d", tv->t, tv->bx, tv->by);
     }
     tmpl_set_fmt(d, "ts_nvariants", "%d", (int)tmpl_list_len(vars));
     /* no variant fits (a reach too long for the tiles): no kernel */

@@ -415,8 +415,8 @@ template <int R, int S> struct stenc_tstep_pipe {
     static constexpr int lag = R + S, np = 2 * R + 1 + S;
 };
 
-template <int T, int BX, int BY, int S>
-__global__ void __launch_bounds__(BX * BY) heat3d_tstep(const stenc_args stenc_a,
+template <int T, int BX, int BY, int S, int MINB>
+__global__ void __launch_bounds__(BX * BY, MINB) heat3d_tstep(const stenc_args stenc_a,
                                                           const stenc_targs stenc_t, int stenc_kc) {
     constexpr int stenc_r = 1, stenc_rt = stenc_r * T;
     constexpr int stenc_np = stenc_tstep_pipe<stenc_r, S>::np; /* ring planes per step */
@@ -459,6 +459,13 @@ __global__ void __launch_bounds__(BX * BY) heat3d_tstep(const stenc_args stenc_a
                                 min(min(stenc_ty, BY - 1 - stenc_ty), stenc_rt));
     const bool stenc_edge = stenc_gi == 0 || stenc_gi == stenc_n0 - 1 || stenc_gm == 0 ||
                             stenc_gm == stenc_n1 - 1;
+    /* An inner block, whose whole tile lies at least one point inside the interior in-plane, has
+     * no ghost point, no boundary point and dxy = 0: its planes away from the outer ends take the
+     * fast path below. */
+    const int stenc_ti0 = (int)blockIdx.x * (BX - 2 * stenc_rt) - stenc_rt;
+    const bool stenc_inner = stenc_ti0 >= 1 && stenc_ti0 + BX <= stenc_n0 - 1 &&
+                             (int)blockIdx.y * (BY - 2 * stenc_rt) - stenc_rt >= 1 &&
+                             (int)blockIdx.y * (BY - 2 * stenc_rt) - stenc_rt + BY <= stenc_n1 - 1;
     const stenc_T a_ = stenc_a.s[0];
     (void)a_;
     const stenc_T b_ = stenc_a.s[1];
@@ -516,6 +523,53 @@ __global__ void __launch_bounds__(BX * BY) heat3d_tstep(const stenc_args stenc_a
              * an iteration independent of each other. */
             stenc_ring[stenc_s * stenc_plane] = stenc_cur0;
             if (!S) __syncthreads();
+            /* The fast path: an inner block, and planes 1 <= q <= n2 - 2 of every step inside
+             * the pipeline's bounds (p >= c0 + lag T puts step T's plane in the chunk, p < c1 +
+             * R T + S keeps step 1's, skewed, within the loop's end): no test below is taken but
+             * the tile's trapezoid and the output's rim. */
+            if (stenc_inner && stenc_p >= max(stenc_c0, 1) + stenc_lag * T &&
+                stenc_p < min(stenc_c1 + stenc_rt + S, stenc_n2 - 1 + stenc_lag)) {
+#pragma unroll
+                for (int stenc_l = 1; stenc_l <= T; stenc_l++) {
+                    const stenc_T *const stenc_src = stenc_ring + (stenc_l - 1) * stenc_np * stenc_plane;
+                    if (stenc_l == T) {
+                        if (stenc_output) {
+                            const int stenc_q = stenc_p - T * stenc_lag;
+                            const stenc_T x_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (0) * BX + (0)];
+                            const stenc_T x_m1_0_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (0) * BX + (-1)];
+                            const stenc_T x_p1_0_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (0) * BX + (1)];
+                            const stenc_T x_0_m1_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (-1) * BX + (0)];
+                            const stenc_T x_0_p1_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (1) * BX + (0)];
+                            const stenc_T x_0_0_m1_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (-1)) * stenc_plane + (0) * BX + (0)];
+                            const stenc_T x_0_0_p1_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (1)) * stenc_plane + (0) * BX + (0)];
+                            stenc_T y_ = 0;
+                            #line 12 "stencils/heat3d.stencil"
+                            y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
+#line 549 "heat3d_cuda.cu"
+                            (void)y_;
+                            stenc_a.f[1][stenc_gi + stenc_gm * stenc_a.sj[1] +
+                                                  (ptrdiff_t)stenc_q * stenc_a.sk[1]] = y_;
+                        }
+                    } else if (stenc_l * stenc_r <= stenc_depth) {
+                        const stenc_T x_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (0) * BX + (0)];
+                        const stenc_T x_m1_0_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (0) * BX + (-1)];
+                        const stenc_T x_p1_0_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (0) * BX + (1)];
+                        const stenc_T x_0_m1_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (-1) * BX + (0)];
+                        const stenc_T x_0_p1_0_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (0)) * stenc_plane + (1) * BX + (0)];
+                        const stenc_T x_0_0_m1_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (-1)) * stenc_plane + (0) * BX + (0)];
+                        const stenc_T x_0_0_p1_ = stenc_src[stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag - (1)) * stenc_plane + (0) * BX + (0)];
+                        stenc_T y_ = 0;
+                        #line 12 "stencils/heat3d.stencil"
+                        y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
+#line 565 "heat3d_cuda.cu"
+                        (void)y_;
+                        stenc_ring[(stenc_l * stenc_np + stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag)) * stenc_plane] = y_;
+                    }
+                    if (!S) __syncthreads();
+                }
+                if (S) __syncthreads();
+                continue;
+            }
 #pragma unroll
             for (int stenc_l = 1; stenc_l <= T; stenc_l++) {
                 const int stenc_q = stenc_p - stenc_l * stenc_lag; /* the plane step l makes */
@@ -537,7 +591,7 @@ __global__ void __launch_bounds__(BX * BY) heat3d_tstep(const stenc_args stenc_a
                             stenc_T y_ = 0;
                             #line 12 "stencils/heat3d.stencil"
                             y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 541 "heat3d_cuda.cu"
+#line 595 "heat3d_cuda.cu"
                             (void)y_;
                             stenc_a.f[1][stenc_gi + stenc_gm * stenc_a.sj[1] +
                                                   (ptrdiff_t)stenc_q * stenc_a.sk[1]] = y_;
@@ -570,7 +624,7 @@ __global__ void __launch_bounds__(BX * BY) heat3d_tstep(const stenc_args stenc_a
                             stenc_T y_ = 0;
                             #line 12 "stencils/heat3d.stencil"
                             y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 574 "heat3d_cuda.cu"
+#line 628 "heat3d_cuda.cu"
                             (void)y_;
                             stenc_v = y_;
                         }
@@ -693,7 +747,7 @@ stenc_status stenc_run_streamq(stenc_ctx *ctx, const stenc_launch_shape *shape,
     return STENC_OK;
 }
 
-template <int T, int BX, int BY, int S>
+template <int T, int BX, int BY, int S, int MINB>
 stenc_status stenc_run_tstep(stenc_ctx *ctx, const stenc_launch_shape *shape,
                              const stenc_launch_field *f, const double *scalars,
                              const stenc_bc *bc, int halo) {
@@ -715,11 +769,11 @@ stenc_status stenc_run_tstep(stenc_ctx *ctx, const stenc_launch_shape *shape,
     stenc_status st = stenc_check_grid(gy, "tstep");
     if (st != STENC_OK) return st;
     const size_t smem = (size_t)T * stenc_tstep_pipe<1, S>::np * BX * BY * sizeof(stenc_T);
-    cudaError_t e = cudaFuncSetAttribute(heat3d_tstep<T, BX, BY, S>,
+    cudaError_t e = cudaFuncSetAttribute(heat3d_tstep<T, BX, BY, S, MINB>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     int per_sm = 0, device = 0, sms = 0;
     if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, heat3d_tstep<T, BX, BY, S>,
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, heat3d_tstep<T, BX, BY, S, MINB>,
                                                           BX * BY, smem);
     if (e == cudaSuccess) e = cudaGetDevice(&device);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -729,23 +783,26 @@ stenc_status stenc_run_tstep(stenc_ctx *ctx, const stenc_launch_shape *shape,
                                "memory) cannot run: %s",
                                T, BX, BY, smem,
                                e != cudaSuccess ? cudaGetErrorString(e) : "no block fits an SM");
-    /* Chunks of the outer dimension: as many blocks as fill whole waves of the resident ones,
-     * against the RT + lag T planes each chunk's pipeline adds. */
+    /* Chunks of the outer dimension, against the RT + lag T planes each chunk's pipeline adds:
+     * several waves of blocks, because the SMs of one wave do not finish together (jacobi2d at
+     * 8192^2 in one wave kept the SMs busy 1.28M to 2.74M cycles; bench/cuda/RESULTS.md). The
+     * tail costs about a block's time per SM, so a grid of B blocks runs at about B / (B +
+     * resident) of its SMs' capacity. */
     const long resident = (long)per_sm * sms, n2 = a.n[2];
     long best_gz = 1;
     double best = 0;
     for (long gz = 1; gz <= n2 && gz <= STENC_GRID_YZ_MAX; gz++) {
         const long kc = (n2 + gz - 1) / gz;
         if (gz > 1 && kc < 4 * rt) break;
-        const long blocks = gx * gy * gz, waves = (blocks + resident - 1) / resident;
-        const double score = (double)blocks / (double)(waves * resident) * (double)kc /
+        const long blocks = gx * gy * gz;
+        const double score = (double)blocks / (double)(blocks + resident) * (double)kc /
                              (double)(kc + rt + stenc_tstep_pipe<1, S>::lag * T);
         if (score > best * 1.01) best = score, best_gz = gz;
         if (blocks > 64 * resident) break;
     }
     const long kc = (n2 + best_gz - 1) / best_gz;
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)((n2 + kc - 1) / kc));
-    heat3d_tstep<T, BX, BY, S>
+    heat3d_tstep<T, BX, BY, S, MINB>
         <<<grid, dim3(BX, BY), smem, (cudaStream_t)stenc_ctx_cuda_stream(ctx)>>>(a, t, (int)kc);
     STENC_GENERATED_CHECK_LAUNCH("tstep", T, (int)kc, BX, BY);
     return STENC_OK;
@@ -769,10 +826,10 @@ const stenc_launch_variant stenc_variant_list[12] = {
 
 /* The temporally blocked kernels of the stepping launcher; the first is the default. */
 const stenc_launch_tstep_variant stenc_tstep_list[4] = {
-    {"tstep_t2_32x16", 2, stenc_run_tstep<2, 32, 16, 1>},
-    {"tstep_t4_32x32", 4, stenc_run_tstep<4, 32, 32, 1>},
-    {"tstep_t3_32x32", 3, stenc_run_tstep<3, 32, 32, 1>},
-    {"tstep_t2_32x32", 2, stenc_run_tstep<2, 32, 32, 1>},
+    {"tstep_t2_32x16", 2, stenc_run_tstep<2, 32, 16, 1, 0>},
+    {"tstep_t4_32x32", 4, stenc_run_tstep<4, 32, 32, 1, 0>},
+    {"tstep_t3_32x32", 3, stenc_run_tstep<3, 32, 32, 1, 0>},
+    {"tstep_t2_32x32", 2, stenc_run_tstep<2, 32, 32, 1, 0>},
 };
 
 } // namespace
@@ -780,7 +837,7 @@ const stenc_launch_tstep_variant stenc_tstep_list[4] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants heat3d_cuda_variants = {
-    "heat3d", STENC_F32, 12, stenc_variant_list, 0u, "38c8527bfaffb8f8",
+    "heat3d", STENC_F32, 12, stenc_variant_list, 0u, "f2a4bc69e38ab42d",
 };
 
 extern "C" const stenc_launch_tsteps heat3d_cuda_tsteps = {

@@ -439,13 +439,14 @@ typedef struct size_case {
 
 /* Odd sizes: a single point, slowest extents under every degree, smaller than a tile; then
  * wider than a block (32 along i and j in 3-D, 512 along i in 2-D), taller than a block (256
- * along j in 2-D), more planes than a chunk (128 along k). */
-static const size_case sizes3[] = {{{1, 1, 1}, 0},    {{5, 3, 2}, 0},   {{17, 11, 19}, 0},
-                                   {{3, 2, 33}, 0},   {{37, 41, 9}, 1}, {{13, 6, 300}, 1},
-                                   {{33, 35, 131}, 1}};
-static const size_case sizes2[] = {{{1, 1, 1}, 0},    {{7, 2, 1}, 0},    {{33, 9, 1}, 0},
-                                   {{2, 65, 1}, 0},   {{1100, 9, 1}, 1}, {{7, 600, 1}, 1},
-                                   {{513, 257, 1}, 1}};
+ * along j in 2-D), more planes than a chunk (128 along k); last, tiles that lie wholly inside
+ * the interior in-plane, and planes away from the outer ends (the kernels' fast path). */
+static const size_case sizes3[] = {{{1, 1, 1}, 0},     {{5, 3, 2}, 0},   {{17, 11, 19}, 0},
+                                   {{3, 2, 33}, 0},    {{37, 41, 9}, 1}, {{13, 6, 300}, 1},
+                                   {{33, 35, 131}, 1}, {{83, 77, 29}, 1}};
+static const size_case sizes2[] = {{{1, 1, 1}, 0},     {{7, 2, 1}, 0},    {{33, 9, 1}, 0},
+                                   {{2, 65, 1}, 0},    {{1100, 9, 1}, 1}, {{7, 600, 1}, 1},
+                                   {{513, 257, 1}, 1}, {{777, 70, 1}, 1}};
 enum { NSIZES = sizeof sizes3 / sizeof sizes3[0] };
 
 static const long step_counts[] = {0, 1, 2, 3, 7, 16}, large_step_counts[] = {1, 3, 7, 16};
