@@ -432,14 +432,16 @@ typedef struct tstep_variant {
 /* Skewed in 3-D, where it ran 1.12-1.15x the barrier per step on heat3d; not in 2-D, where its
  * longer register queues made jacobi2d t8 0.93x in float (bench/cuda/RESULTS.md). The 2-D t2
  * kernel asks for one block per SM: left to ptxas it got 64 registers and spilled 280 bytes in
- * double (jacobi2d 0.47x the plain steps, against 1.01x; in float 0.78x against 0.72x). */
+ * double (jacobi2d 0.47x the plain steps, against 1.01x; in float 0.78x against 0.72x). In 2-D,
+ * t12 first (the default): it and t8 ran alike in float, t12 1.01-1.02x t8 in double; t16 lost
+ * (0.93x t12). t6 and the smaller ones make what the main kernel leaves (steps.c). */
 static const tstep_variant tstep3[] = {
     {2, 32, 16, 1, 0}, {4, 32, 32, 1, 0}, {3, 32, 32, 1, 0}, {2, 32, 32, 1, 0}};
-static const tstep_variant tstep2[] = {
-    {8, 256, 1, 0, 0}, {4, 256, 1, 0, 0}, {3, 256, 1, 0, 0}, {2, 256, 1, 0, 1}};
+static const tstep_variant tstep2[] = {{12, 256, 1, 0, 0}, {8, 256, 1, 0, 0}, {6, 256, 1, 0, 0},
+                                       {4, 256, 1, 0, 0},  {3, 256, 1, 0, 0}, {2, 256, 1, 0, 1}};
 /* Whether NAME_steps blocks on the device unasked: in 2-D (jacobi2d at 8192^2, 16 steps:
- * 1.57x the plain steps in float, 1.84x in double), not in 3-D (heat3d at 512^3, the best
- * kernel: 0.81x and 1.06x; bench/cuda/RESULTS.md). */
+ * 1.89x the plain steps in float, 2.33x in double), not in 3-D (heat3d at 512^3, the best
+ * kernel: 0.82x and 1.05x; bench/cuda/RESULTS.md). */
 static int tstep_automatic(const km_kernel *km) {
     return km->dims == 2;
 }

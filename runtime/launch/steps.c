@@ -43,6 +43,8 @@ enum {
      * it ranged from 0.63x to 1.6x over runs and slab sizes (bench/cpu/RESULTS.md).
      * STENC_STEPS_BLOCK still forces it. */
     STEPS_AUTO_MAX_THREADS = 4,
+    /* The smallest device kernel that makes what the main one leaves (device_steps). */
+    STEPS_DEVICE_MIN_REST = 3,
 };
 /* The last-level cache when nothing says: a common desktop L3. */
 #define STEPS_CACHE_DEFAULT ((size_t)32 << 20)
@@ -350,19 +352,18 @@ static stenc_status device_steps(const stenc_launch_desc *desc, stenc_ctx *ctx,
     STENC_TRY(stenc_field_fill_halo(in, bc));
     long left = nsteps - 1;
     int first = 0;
-    /* Runs of the main kernel, then one of at least half its degree where it fits (smaller ones
-     * gain little over the plain steps, or lose: bench/cuda/RESULTS.md); the rest plain. */
+    /* Runs of the main kernel, then the largest kernels that fit what is left, down to degree
+     * 3 (2 where the main one is 2: in 2-D, t2 ran at 0.93x the plain steps in float, t3 at
+     * 1.29x; bench/cuda/RESULTS.md); the rest plain. */
+    const long lo = max < STEPS_DEVICE_MIN_REST ? max : STEPS_DEVICE_MIN_REST;
     for (;;) {
-        const stenc_launch_tstep_variant *k =
-            left >= max ? main
-                        : tstep_between(kernels, (max + 1) / 2 > 2 ? (max + 1) / 2 : 2, left);
+        const stenc_launch_tstep_variant *k = left >= max ? main : tstep_between(kernels, lo, left);
         if (!k) break;
         STENC_TRY(k->run(ctx, &shape, views, scalars, bc, in->layout.halo));
         STENC_TRY(swap_steps(in, out, stepper, views));
         *made += k->degree;
         left -= k->degree;
         if (!first) first = k->degree;
-        if (k != main) break;
     }
     if (first) last_degree = first;
     return STENC_OK;

@@ -390,8 +390,9 @@ static void host_steps_to(run *r, long nsteps) {
 /* NAME_steps on the device with STENC_STEPS_BLOCK = block (0: unset) against the host's plain
  * steps, every byte, and the degree reported: 1 when these steps cannot be blocked; else, for
  * a stencil the device must block, at least 2, at most the one asked for, and short of
- * nsteps (the last step is a plain one). A remainder shorter than half the main kernel's degree
- * is made by plain steps, so 3 or 4 steps may be made one by one; 5 or more are blocked. */
+ * nsteps (the last step is a plain one). A remainder shorter than 3 (the smallest kernel made
+ * after the main one) is made by plain steps, so 3 steps may be made one by one; 5 or more are
+ * blocked. */
 static void device_steps(run *r, long nsteps, long block) {
     const steps_case *c = r->c;
     host_steps_to(r, nsteps);
