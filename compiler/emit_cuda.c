@@ -450,9 +450,24 @@ static int tstep_automatic(const km_kernel *km) {
 enum { TSTEP_MAX_SHARED = 160 * 1024, TSTEP_MIN_OUTPUT = 8 };
 
 /* The planes of one step's ring in the tstep kernel: the 2R + 1 the next step reads, and when
- * skewed the one the step writes in the same iteration (stenc_tstep_pipe in the template). */
+ * skewed the one the step writes in the same iteration (the template's NP). */
 static int tstep_ring_planes(int reach, int skew) {
     return 2 * reach + 1 + skew;
+}
+
+/* Elements of shared memory before every bx x by plane of the rings and after the last (a
+ * 16-byte multiple; the template's PAD): in 2-D the fast path lets threads past the tile's
+ * trapezoid compute too, and their reads reach R points (and in 3-D R rows) past their plane.
+ * In a pad, never in another plane, which a step may be writing at the time, those reads race
+ * with no write (docs/cuda.md, "The fast path"). */
+static int tstep_pad(int reach, int bx, int by) {
+    return (reach * (by > 1 ? bx : 0) + reach + 3) / 4 * 4;
+}
+
+/* Elements of a variant's rings: T steps of tstep_ring_planes planes, each after its pad. */
+static long tstep_shared_elems(const tstep_variant *tv, int reach) {
+    const int pad = tstep_pad(reach, tv->bx, tv->by);
+    return (long)tv->t * tstep_ring_planes(reach, tv->skew) * (tv->bx * tv->by + pad) + pad;
 }
 
 /* Whether the device blocking takes this stencil: a stepping 2-D or 3-D stencil whose body
@@ -580,8 +595,7 @@ static void tstep_data(const km_kernel *km, const int *field_of, const emit_symb
     for (int v = 0; v < count; v++) {
         const tstep_variant *tv = &list[v];
         const int rt = reach * tv->t;
-        const long bytes =
-            (long)tv->t * tstep_ring_planes(reach, tv->skew) * tv->bx * tv->by * km->type_size;
+        const long elems = tstep_shared_elems(tv, reach), bytes = elems * km->type_size;
         if (bytes > TSTEP_MAX_SHARED || tv->bx - 2 * rt < TSTEP_MIN_OUTPUT ||
             (km->dims == 3 && tv->by - 2 * rt < TSTEP_MIN_OUTPUT))
             continue;
@@ -591,6 +605,9 @@ static void tstep_data(const km_kernel *km, const int *field_of, const emit_symb
         tmpl_set_fmt(vv, "by", "%d", tv->by);
         tmpl_set_fmt(vv, "skew", "%d", tv->skew);
         tmpl_set_fmt(vv, "minb", "%d", tv->minb);
+        tmpl_set_fmt(vv, "np", "%d", tstep_ring_planes(reach, tv->skew));
+        tmpl_set_fmt(vv, "pad", "%d", tstep_pad(reach, tv->bx, tv->by));
+        tmpl_set_fmt(vv, "elems", "%ld", elems);
         if (tv->minb)
             tmpl_set_fmt(vv, "name", "tstep_t%d_%dx%d_m%d", tv->t, tv->bx, tv->by, tv->minb);
         else

@@ -410,34 +410,23 @@ __device__ void stenc_tstep_halo(const stenc_args &stenc_a, const stenc_targs &s
 
 /* The pipeline of a tstep kernel of reach R: S = 0, step l makes the plane R behind step
  * l - 1's, after a barrier per step; S = 1 (skewed), R + 1 behind, from planes made in earlier
- * iterations, one barrier per iteration and a ring one plane longer. */
-template <int R, int S> struct stenc_tstep_pipe {
-    static constexpr int lag = R + S, np = 2 * R + 1 + S;
-};
-
-/* Elements of shared memory before every BX x BY plane of the rings and after the last (a
- * 16-byte multiple): the fast path lets threads past the tile's trapezoid compute too, and
- * their reads reach R points and R rows past their plane. In a pad, never in another plane
- * (which a step may be writing at the time), so that those reads race with no write. */
-template <int R, int BX, int BY> struct stenc_tstep_pad {
-    static constexpr int n = (R * (BY > 1 ? BX : 0) + R + 3) / 4 * 4;
-    static constexpr int plane = BX * BY + n; /* the stride of the planes */
-};
-
-template <int T, int BX, int BY, int S, int MINB>
+ * iterations, one barrier per iteration and a ring one plane longer. The compiler sizes the
+ * rings (compiler/emit_cuda.c, tstep_ring_planes and tstep_pad): NP planes a step, each after
+ * PAD elements, and PAD after the last. */
+template <int T, int BX, int BY, int S, int MINB, int NP, int PAD>
 __global__ void __launch_bounds__(BX * BY, MINB) heat3d_tstep(const stenc_args stenc_a,
                                                           const stenc_targs stenc_t, int stenc_kc) {
     constexpr int stenc_r = 1, stenc_rt = stenc_r * T;
-    constexpr int stenc_np = stenc_tstep_pipe<stenc_r, S>::np; /* ring planes per step */
-    constexpr int stenc_lag = stenc_tstep_pipe<stenc_r, S>::lag; /* planes between steps */
+    constexpr int stenc_np = NP; /* ring planes per step */
+    constexpr int stenc_lag = stenc_r + S; /* planes between steps */
     constexpr int stenc_pd = 4; /* planes loaded ahead */
     extern __shared__ __align__(16) unsigned char stenc_smem[];
     const int stenc_tx = (int)threadIdx.x, stenc_ty = (int)threadIdx.y;
     /* the rings, T x np planes of BY x BX, each after a pad; from this thread's element of slot
      * 0 of step 0 */
-    stenc_T *const stenc_ring = reinterpret_cast<stenc_T *>(stenc_smem) +
-                                stenc_tstep_pad<stenc_r, BX, BY>::n + stenc_ty * BX + stenc_tx;
-    constexpr int stenc_plane = stenc_tstep_pad<stenc_r, BX, BY>::plane;
+    stenc_T *const stenc_ring =
+        reinterpret_cast<stenc_T *>(stenc_smem) + PAD + stenc_ty * BX + stenc_tx;
+    constexpr int stenc_plane = BX * BY + PAD; /* the stride of the planes */
     const int stenc_n0 = stenc_a.n[0], stenc_n1 = stenc_a.n[1], stenc_n2 = stenc_a.n[2];
     const int stenc_gi = (int)blockIdx.x * (BX - 2 * stenc_rt) - stenc_rt + stenc_tx;
     const int stenc_gm = (int)blockIdx.y * (BY - 2 * stenc_rt) - stenc_rt + stenc_ty;
@@ -571,7 +560,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_tstep(const stenc_args s
                             stenc_T y_ = 0;
                             #line 12 "stencils/heat3d.stencil"
                             y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 575 "heat3d_cuda.cu"
+#line 564 "heat3d_cuda.cu"
                             (void)y_;
                             stenc_out[stenc_at_out] = y_;
                         }
@@ -591,7 +580,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_tstep(const stenc_args s
                         stenc_T y_ = 0;
                         #line 12 "stencils/heat3d.stencil"
                         y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 595 "heat3d_cuda.cu"
+#line 584 "heat3d_cuda.cu"
                         (void)y_;
                         stenc_ring[(stenc_l * stenc_np + stenc_back<stenc_np>(stenc_s, stenc_l * stenc_lag)) * stenc_plane] = y_;
                     }
@@ -621,7 +610,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_tstep(const stenc_args s
                             stenc_T y_ = 0;
                             #line 12 "stencils/heat3d.stencil"
                             y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 625 "heat3d_cuda.cu"
+#line 614 "heat3d_cuda.cu"
                             (void)y_;
                             stenc_out[stenc_at_out] = y_;
                         }
@@ -653,7 +642,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) heat3d_tstep(const stenc_args s
                             stenc_T y_ = 0;
                             #line 12 "stencils/heat3d.stencil"
                             y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 657 "heat3d_cuda.cu"
+#line 646 "heat3d_cuda.cu"
                             (void)y_;
                             stenc_v = y_;
                         }
@@ -776,7 +765,8 @@ stenc_status stenc_run_streamq(stenc_ctx *ctx, const stenc_launch_shape *shape,
     return STENC_OK;
 }
 
-template <int T, int BX, int BY, int S, int MINB>
+/* ELEMS: the elements of the rings (the compiler's tstep_shared_elems). */
+template <int T, int BX, int BY, int S, int MINB, int NP, int PAD, long ELEMS>
 stenc_status stenc_run_tstep(stenc_ctx *ctx, const stenc_launch_shape *shape,
                              const stenc_launch_field *f, const double *scalars,
                              const stenc_bc *bc, int halo) {
@@ -797,14 +787,12 @@ stenc_status stenc_run_tstep(stenc_ctx *ctx, const stenc_launch_shape *shape,
     const long gy = ((long)a.n[1] + BY - 2 * rt - 1) / (BY - 2 * rt);
     stenc_status st = stenc_check_grid(gy, "tstep");
     if (st != STENC_OK) return st;
-    const size_t smem = ((size_t)T * stenc_tstep_pipe<1, S>::np *
-                             stenc_tstep_pad<1, BX, BY>::plane +
-                         stenc_tstep_pad<1, BX, BY>::n) * sizeof(stenc_T);
-    cudaError_t e = cudaFuncSetAttribute(heat3d_tstep<T, BX, BY, S, MINB>,
+    const size_t smem = (size_t)ELEMS * sizeof(stenc_T);
+    cudaError_t e = cudaFuncSetAttribute(heat3d_tstep<T, BX, BY, S, MINB, NP, PAD>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     int per_sm = 0, device = 0, sms = 0;
     if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, heat3d_tstep<T, BX, BY, S, MINB>,
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, heat3d_tstep<T, BX, BY, S, MINB, NP, PAD>,
                                                           BX * BY, smem);
     if (e == cudaSuccess) e = cudaGetDevice(&device);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -827,13 +815,13 @@ stenc_status stenc_run_tstep(stenc_ctx *ctx, const stenc_launch_shape *shape,
         if (gz > 1 && kc < 4 * rt) break;
         const long blocks = gx * gy * gz;
         const double score = (double)blocks / (double)(blocks + resident) * (double)kc /
-                             (double)(kc + rt + stenc_tstep_pipe<1, S>::lag * T);
+                             (double)(kc + rt + (1 + S) * T);
         if (score > best * 1.01) best = score, best_gz = gz;
         if (blocks > 64 * resident) break;
     }
     const long kc = (n2 + best_gz - 1) / best_gz;
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)((n2 + kc - 1) / kc));
-    heat3d_tstep<T, BX, BY, S, MINB>
+    heat3d_tstep<T, BX, BY, S, MINB, NP, PAD>
         <<<grid, dim3(BX, BY), smem, (cudaStream_t)stenc_ctx_cuda_stream(ctx)>>>(a, t, (int)kc);
     STENC_GENERATED_CHECK_LAUNCH("tstep", T, (int)kc, BX, BY);
     return STENC_OK;
@@ -857,10 +845,10 @@ const stenc_launch_variant stenc_variant_list[12] = {
 
 /* The temporally blocked kernels of the stepping launcher; the first is the default. */
 const stenc_launch_tstep_variant stenc_tstep_list[4] = {
-    {"tstep_t2_32x16", 2, stenc_run_tstep<2, 32, 16, 1, 0>},
-    {"tstep_t4_32x32", 4, stenc_run_tstep<4, 32, 32, 1, 0>},
-    {"tstep_t3_32x32", 3, stenc_run_tstep<3, 32, 32, 1, 0>},
-    {"tstep_t2_32x32", 2, stenc_run_tstep<2, 32, 32, 1, 0>},
+    {"tstep_t2_32x16", 2, stenc_run_tstep<2, 32, 16, 1, 0, 4, 36, 4420L>},
+    {"tstep_t4_32x32", 4, stenc_run_tstep<4, 32, 32, 1, 0, 4, 36, 16996L>},
+    {"tstep_t3_32x32", 3, stenc_run_tstep<3, 32, 32, 1, 0, 4, 36, 12756L>},
+    {"tstep_t2_32x32", 2, stenc_run_tstep<2, 32, 32, 1, 0, 4, 36, 8516L>},
 };
 
 } // namespace
@@ -868,7 +856,7 @@ const stenc_launch_tstep_variant stenc_tstep_list[4] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants heat3d_cuda_variants = {
-    "heat3d", STENC_F32, 12, stenc_variant_list, 0u, "2457cf6df433abac",
+    "heat3d", STENC_F32, 12, stenc_variant_list, 0u, "d8f9f075535ed09a",
 };
 
 extern "C" const stenc_launch_tsteps heat3d_cuda_tsteps = {
