@@ -4,7 +4,8 @@
 // twice: bench_steps_cuda_float, bench_steps_cuda_double, against the stencils generated in
 // that precision). heat3d_steps at 512^3 (--n3), Dirichlet 0 on every face and Neumann on every
 // face; jacobi2d_steps at 8192^2 (--n2), Dirichlet 0; 8 and 16 steps (--steps 8,16); --quick:
-// 64^3 and 1024^2, 3 runs.
+// 64^3 and 1024^2, 3 runs. --only an5d_j2d5pt or an5d_star3d1r: two stencils of AN5D's suite
+// (an5d_peers.stencil), as heat3d and jacobi2d, for a comparison with AN5D's kernels.
 //
 // Per stencil: the copy rate (cudaMemcpy device to device of a buffer of one field's interior,
 // GB/s read + written) and the single-sweep bound, copy rate / bytes per point (heat3d: x read,
@@ -33,6 +34,8 @@
 #include "bench_util.h"
 #include "stenc/stenc.h"
 
+#include "an5d_j2d5pt.h"
+#include "an5d_star3d1r.h"
 #include "heat3d.h"
 #include "jacobi2d.h"
 
@@ -47,7 +50,8 @@ static const stenc_type kType = STENC_F32;
 #endif
 
 // The stencils' temporally blocked kernels (generated), each forced by STENC_STEPS_KERNEL.
-extern "C" const stenc_launch_tsteps heat3d_cuda_tsteps, jacobi2d_cuda_tsteps;
+extern "C" const stenc_launch_tsteps heat3d_cuda_tsteps, jacobi2d_cuda_tsteps,
+    an5d_j2d5pt_cuda_tsteps, an5d_star3d1r_cuda_tsteps;
 static const double kHeatR = 0.1; // heat3d: a = 1 - 6r, b = r
 
 enum { MAX_FIELDS = 3 };
@@ -76,9 +80,23 @@ static stenc_status run_jacobi2d(stenc_ctx *ctx, stenc_field *const *f, size_t n
     return jacobi2d_steps(ctx, h * h, f[0], f[1], f[2], nsteps, bc);
 }
 
+static stenc_status run_j2d5pt(stenc_ctx *ctx, stenc_field *const *f, size_t, long nsteps,
+                               const stenc_bc *bc) {
+    return an5d_j2d5pt_steps(ctx, f[0], f[1], nsteps, bc);
+}
+
+static stenc_status run_star3d1r(stenc_ctx *ctx, stenc_field *const *f, size_t, long nsteps,
+                                 const stenc_bc *bc) {
+    return an5d_star3d1r_steps(ctx, f[0], f[1], nsteps, bc);
+}
+
+// The AN5D stencils (an5d_peers.stencil) run only when --only names them: their figures are
+// compared with AN5D's own kernels (bench/cuda/RESULTS.md, "Against AN5D").
 static const Stencil kStencils[] = {
     {"heat3d", 3, 2, 0, 1, 2, {0, 0}, {1, 1}, run_heat3d, &heat3d_cuda_tsteps},
     {"jacobi2d", 2, 3, 0, 2, 3, {-1, -1, -1}, {1, 1, 1}, run_jacobi2d, &jacobi2d_cuda_tsteps},
+    {"an5d_j2d5pt", 2, 2, 0, 1, 2, {0, 0}, {1, 1}, run_j2d5pt, &an5d_j2d5pt_cuda_tsteps},
+    {"an5d_star3d1r", 3, 2, 0, 1, 2, {0, 0}, {1, 1}, run_star3d1r, &an5d_star3d1r_cuda_tsteps},
 };
 
 struct Bc {
@@ -366,7 +384,7 @@ int main(int argc, char **argv) {
         else {
             fprintf(stderr,
                     "usage: %s [--quick] [--n3 N] [--n2 N] [--steps S1,S2,...] "
-                    "[--reps R] [--only heat3d|jacobi2d]\n",
+                    "[--reps R] [--only heat3d|jacobi2d|an5d_j2d5pt|an5d_star3d1r]\n",
                     argv[0]);
             return 2;
         }
@@ -399,7 +417,7 @@ int main(int argc, char **argv) {
     };
     std::vector<Bound> bounds;
     for (const Stencil &s : kStencils) {
-        if (only && strcmp(only, s.name)) continue;
+        if (only ? strcmp(only, s.name) != 0 : strncmp(s.name, "an5d_", 5) == 0) continue;
         const size_t n = s.dims == 3 ? n3 : n2;
         Fields fs(s, n);
         const double copy = copy_gbs(fs.pts * sizeof(real));
