@@ -426,22 +426,32 @@ static long variant_shared_bytes(const km_kernel *km, const input_info *info,
  * steps. */
 typedef struct tstep_variant {
     int t, bx, by;
-    int skew; /* 1: one barrier per plane, steps R + 1 planes apart (docs/cuda.md) */
-    int minb; /* __launch_bounds__'s blocks per SM; 0 leaves the registers to ptxas */
+    int skew;  /* 1: one barrier per plane, steps R + 1 planes apart (docs/cuda.md) */
+    int minb;  /* __launch_bounds__'s blocks per SM; 0 leaves the registers to ptxas */
+    int queue; /* 1: a star's steps in register queues, only their middle planes shared */
 } tstep_variant;
-/* Skewed in 3-D, where it ran 1.12-1.15x the barrier per step on heat3d; not in 2-D, where its
- * longer register queues made jacobi2d t8 0.93x in float (bench/cuda/RESULTS.md). The 2-D t2
- * kernel asks for one block per SM: left to ptxas it got 64 registers and spilled 280 bytes in
- * double (jacobi2d 0.47x the plain steps, against 1.01x; in float 0.78x against 0.72x). In 2-D,
- * t12 first (the default): it and t8 ran alike in float, t12 1.01-1.02x t8 in double; t16 lost
- * (0.93x t12). t6 and the smaller ones make what the main kernel leaves (steps.c). */
+/* The rings are skewed in 3-D, where that ran 1.12-1.15x the barrier per step on heat3d; not in
+ * 2-D, where its longer register queues made jacobi2d t8 0.93x in float. Stars (tstep_star) also
+ * get queue variants, listed first: on the H100 at 512^3, 32 steps, heat3d t3 with queues ran
+ * 1.16x the plain steps in float and 1.59x in double, against 1.05x and 1.21x with rings; with
+ * two blocks an SM (m2: 32 registers, the inner kernel only) t3 ran 1.28x in float but 1.18x in
+ * double, where it spills. The 2-D t2 kernel asks for one block per SM: left to ptxas it
+ * spilled 280 bytes in double. In 2-D t12 comes first (the default): jacobi2d at 8192^2 in
+ * float 2.74x the plain steps with queues, 2.60x with rings; in double t6 and t8 with rings
+ * were best (2.66-2.79x), which the tuner finds. t6 and the smaller ones make what the main
+ * kernel leaves (steps.c). bench/cuda/RESULTS.md has the figures. */
 static const tstep_variant tstep3[] = {
-    {2, 32, 16, 1, 0}, {4, 32, 32, 1, 0}, {3, 32, 32, 1, 0}, {2, 32, 32, 1, 0}};
-static const tstep_variant tstep2[] = {{12, 256, 1, 0, 0}, {8, 256, 1, 0, 0}, {6, 256, 1, 0, 0},
-                                       {4, 256, 1, 0, 0},  {3, 256, 1, 0, 0}, {2, 256, 1, 0, 1}};
-/* Whether NAME_steps blocks on the device unasked: in 2-D (jacobi2d at 8192^2, 16 steps:
- * 1.89x the plain steps in float, 2.33x in double), not in 3-D (heat3d at 512^3, the best
- * kernel: 0.82x and 1.05x; bench/cuda/RESULTS.md). */
+    {3, 32, 32, 0, 0, 1}, {4, 32, 32, 0, 0, 1}, {3, 32, 32, 0, 2, 1}, {4, 32, 32, 0, 2, 1},
+    {4, 32, 32, 1, 0, 0}, {3, 32, 32, 1, 0, 0}, {2, 32, 16, 1, 0, 0}, {2, 32, 32, 1, 0, 0}};
+static const tstep_variant tstep2[] = {
+    {12, 256, 1, 0, 0, 1}, {8, 256, 1, 0, 0, 1},  {6, 256, 1, 0, 0, 1}, {4, 256, 1, 0, 0, 1},
+    {3, 256, 1, 0, 0, 1},  {12, 256, 1, 0, 0, 0}, {8, 256, 1, 0, 0, 0}, {6, 256, 1, 0, 0, 0},
+    {4, 256, 1, 0, 0, 0},  {3, 256, 1, 0, 0, 0},  {2, 256, 1, 0, 1, 0}};
+/* Whether NAME_steps blocks on the device unasked: in 2-D (jacobi2d at 8192^2, 32 steps: 2.74x
+ * the plain steps in float, 2.51x in double), not in 3-D, where only stars gain (heat3d's
+ * default, t3 with queues: 1.16x in float, 1.59x in double) and a box such as box27 has only
+ * rings, never measured faster than the plain steps: the tuner (stenc/tune.h) picks a 3-D
+ * kernel where it pays. */
 static int tstep_automatic(const km_kernel *km) {
     return km->dims == 2;
 }
@@ -451,8 +461,8 @@ enum { TSTEP_MAX_SHARED = 160 * 1024, TSTEP_MIN_OUTPUT = 8 };
 
 /* The planes of one step's ring in the tstep kernel: the 2R + 1 the next step reads, and when
  * skewed the one the step writes in the same iteration (the template's NP). */
-static int tstep_ring_planes(int reach, int skew) {
-    return 2 * reach + 1 + skew;
+static int tstep_ring_planes(int reach, const tstep_variant *tv) {
+    return 2 * reach + 1 + (tv->queue ? 0 : tv->skew);
 }
 
 /* Elements of shared memory before every bx x by plane of the rings and after the last (a
@@ -464,10 +474,26 @@ static int tstep_pad(int reach, int bx, int by) {
     return (reach * (by > 1 ? bx : 0) + reach + 3) / 4 * 4;
 }
 
-/* Elements of a variant's rings: T steps of tstep_ring_planes planes, each after its pad. */
+/* Elements of a variant's shared planes, each after its pad: T steps of tstep_ring_planes
+ * planes in rings, or with register queues two sets (double-buffered) of the middle planes of
+ * steps 0..T-1. */
 static long tstep_shared_elems(const tstep_variant *tv, int reach) {
     const int pad = tstep_pad(reach, tv->bx, tv->by);
-    return (long)tv->t * tstep_ring_planes(reach, tv->skew) * (tv->bx * tv->by + pad) + pad;
+    const long planes = tv->queue ? 2L * tv->t : (long)tv->t * tstep_ring_planes(reach, tv);
+    return planes * (tv->bx * tv->by + pad) + pad;
+}
+
+/* Whether IN's reads make a star along the outer dimension: every read off the plane lies on
+ * the thread's own column (i and mid offsets 0), so that register queues can hold them and
+ * only the middle plane of each step need be shared (the queue variants). */
+static int tstep_star(const km_kernel *km) {
+    for (int r = 0; r < km->nreads; r++) {
+        if (km->reads[r].array != km->step_in) continue;
+        int o[3];
+        remap(km, &km->reads[r].offset, o);
+        if (o[2] && (o[0] || o[1])) return 0;
+    }
+    return 1;
 }
 
 /* Whether the device blocking takes this stencil: a stepping 2-D or 3-D stencil whose body
@@ -582,6 +608,7 @@ static void tstep_data(const km_kernel *km, const int *field_of, const emit_symb
         tmpl_set_bool(rv, "ring", ring);
         int o[3];
         remap(km, &rd->offset, o);
+        tmpl_set_bool(rv, "column", ring && !o[0] && !o[1]);
         tmpl_set_fmt(rv, "oi", "%d", o[0]);
         tmpl_set_fmt(rv, "om", "%d", o[1]);
         tmpl_set_fmt(rv, "oo", "%d", o[2]);
@@ -592,8 +619,10 @@ static void tstep_data(const km_kernel *km, const int *field_of, const emit_symb
     const int count = km->dims == 3 ? (int)(sizeof tstep3 / sizeof *tstep3)
                                     : (int)(sizeof tstep2 / sizeof *tstep2);
     tmpl_value *vars = tmpl_set_list(d, "ts_variants");
+    const int star = tstep_star(km);
     for (int v = 0; v < count; v++) {
         const tstep_variant *tv = &list[v];
+        if (tv->queue && !star) continue;
         const int rt = reach * tv->t;
         const long elems = tstep_shared_elems(tv, reach), bytes = elems * km->type_size;
         if (bytes > TSTEP_MAX_SHARED || tv->bx - 2 * rt < TSTEP_MIN_OUTPUT ||
@@ -603,15 +632,16 @@ static void tstep_data(const km_kernel *km, const int *field_of, const emit_symb
         tmpl_set_fmt(vv, "t", "%d", tv->t);
         tmpl_set_fmt(vv, "bx", "%d", tv->bx);
         tmpl_set_fmt(vv, "by", "%d", tv->by);
-        tmpl_set_fmt(vv, "skew", "%d", tv->skew);
+        tmpl_set_fmt(vv, "skew", "%d", tv->queue ? 0 : tv->skew);
+        tmpl_set_fmt(vv, "queue", "%d", tv->queue);
         tmpl_set_fmt(vv, "minb", "%d", tv->minb);
-        tmpl_set_fmt(vv, "np", "%d", tstep_ring_planes(reach, tv->skew));
+        tmpl_set_fmt(vv, "np", "%d", tstep_ring_planes(reach, tv));
         tmpl_set_fmt(vv, "pad", "%d", tstep_pad(reach, tv->bx, tv->by));
         tmpl_set_fmt(vv, "elems", "%ld", elems);
-        if (tv->minb)
-            tmpl_set_fmt(vv, "name", "tstep_t%d_%dx%d_m%d", tv->t, tv->bx, tv->by, tv->minb);
-        else
-            tmpl_set_fmt(vv, "name", "tstep_t%d_%dx%d", tv->t, tv->bx, tv->by);
+        char minb[16] = "";
+        if (tv->minb) snprintf(minb, sizeof minb, "_m%d", tv->minb);
+        tmpl_set_fmt(vv, "name", "tstep_t%d_%dx%d%s%s", tv->t, tv->bx, tv->by, minb,
+                     tv->queue ? "_q" : "");
     }
     tmpl_set_fmt(d, "ts_nvariants", "%d", (int)tmpl_list_len(vars));
     /* no variant fits (a reach too long for the tiles): no kernel */

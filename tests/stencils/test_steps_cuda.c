@@ -17,6 +17,7 @@
 
 #include "st_box27.h"
 #include "st_box9.h"
+#include "st_cross2d.h"
 #include "st_heat3d.h"
 #include "st_kindex.h"
 #include "st_star2_2d.h"
@@ -71,6 +72,12 @@ static stenc_status star2_steps(stenc_ctx *ctx, stenc_field **f, long n, const s
 static stenc_status star2_once(stenc_ctx *ctx, stenc_field **f) {
     return st_star2_2d(ctx, 0.06, f[0], f[1]);
 }
+static stenc_status cross_steps(stenc_ctx *ctx, stenc_field **f, long n, const stenc_bc *bc) {
+    return st_cross2d_steps(ctx, 0.1, f[0], f[2], f[1], n, bc);
+}
+static stenc_status cross_once(stenc_ctx *ctx, stenc_field **f) {
+    return st_cross2d(ctx, 0.1, f[0], f[2], f[1]);
+}
 static stenc_status kindex_steps(stenc_ctx *ctx, stenc_field **f, long n, const stenc_bc *bc) {
     return st_kindex_steps(ctx, 0.2, f[0], f[1], n, bc);
 }
@@ -78,7 +85,16 @@ static stenc_status kindex_once(stenc_ctx *ctx, stenc_field **f) {
     return st_kindex(ctx, 0.2, f[0], f[1]);
 }
 
-enum { CASE_HEAT3D, CASE_BOX27, CASE_STAR2_3D, CASE_BOX9, CASE_STAR2_2D, CASE_KINDEX, NCASES };
+enum {
+    CASE_HEAT3D,
+    CASE_BOX27,
+    CASE_STAR2_3D,
+    CASE_BOX9,
+    CASE_STAR2_2D,
+    CASE_CROSS2D,
+    CASE_KINDEX,
+    NCASES
+};
 
 /* In the order of the enum above. */
 static const steps_case cases[NCASES] = {
@@ -87,6 +103,7 @@ static const steps_case cases[NCASES] = {
     {"st_star2_3d", 3, 2, 1, STENC_F64, {"u", "v", "g"}, {0}, star3_steps, star3_once},
     {"st_box9", 2, 1, 1, STENC_F64, {"u", "un", "f"}, {0}, box9_steps, box9_once},
     {"st_star2_2d", 2, 2, 1, STENC_F32, {"u", "v"}, {0}, star2_steps, star2_once},
+    {"st_cross2d", 2, 2, 1, STENC_F32, {"u", "v", "f"}, {0}, cross_steps, cross_once},
     {"st_kindex", 3, 1, 0, STENC_F32, {"x", "y"}, {0}, kindex_steps, kindex_once},
 };
 
@@ -501,6 +518,10 @@ static void test_star2_2d(void **state) {
     (void)state;
     run_case(&cases[CASE_STAR2_2D]);
 }
+static void test_cross2d(void **state) {
+    (void)state;
+    run_case(&cases[CASE_CROSS2D]);
+}
 static void test_kindex(void **state) {
     (void)state;
     run_case(&cases[CASE_KINDEX]);
@@ -615,35 +636,49 @@ static int teardown(void **state) {
     return stenc_ctx_destroy(gpu) == STENC_OK ? 0 : -1;
 }
 
-/* STENC_STEPS_KERNEL names the kernel of the whole runs: each of st_heat3d's (blocked though
- * 3-D stencils are not unasked), with the bits of the plain steps; a name of no kernel is
+/* STENC_STEPS_KERNEL names the kernel of the whole runs: each kernel of st_heat3d, st_star2_3d
+ * (3-D stencils are blocked only when asked) and st_cross2d, the stars with both register-queue
+ * and ring kernels, on every blocked face set, at a size smaller than the tiles' reach and one
+ * with inner blocks (the fast path), with the bits of the plain steps; a name of no kernel is
  * refused, naming the variable, before anything is written. */
-extern const stenc_launch_tsteps st_heat3d_cuda_tsteps;
+extern const stenc_launch_tsteps st_heat3d_cuda_tsteps, st_star2_3d_cuda_tsteps,
+    st_cross2d_cuda_tsteps;
+static void each_kernel(const steps_case *c, const stenc_launch_tsteps *k, const size_t n[2][3]) {
+    assert_true(k->count >= 2);
+    assert_int_equal(k->automatic, c->dims == 2);
+    for (int v = 0; v < k->count; v++)
+        for (int z = 0; z < 2; z++)
+            for (int faces = 0; faces < FACES_BLOCKED; faces++) {
+                run r;
+                run_begin(&r, c, n[z], c->radius + (faces + z) % 2, faces);
+                const long nsteps = 2 * k->list[v].degree + 1 + (faces + v) % 3;
+                host_steps_to(&r, nsteps);
+                load(&r.dev, &r.start);
+                set_block(0);
+                assert_int_equal(setenv("STENC_STEPS_KERNEL", k->list[v].name, 1), 0);
+                char what[200];
+                describe(&r, nsteps, 0, k->list[v].degree, what, sizeof what);
+                expect_ok(c->steps(gpu, r.dev.f, nsteps, r.bc), "device steps", what);
+                if (stenc_launch_steps_last_degree() != k->list[v].degree)
+                    fail_msg("STENC_STEPS_KERNEL=%s: degree %d", k->list[v].name,
+                             stenc_launch_steps_last_degree());
+                download(&r.dev);
+                char kernel[240];
+                snprintf(kernel, sizeof kernel, "%s, STENC_STEPS_KERNEL=%s", what, k->list[v].name);
+                expect_same(c, &r.dev, &r.ref, "the host's plain steps", kernel);
+                run_end(&r);
+            }
+    assert_int_equal(unsetenv("STENC_STEPS_KERNEL"), 0);
+}
+
 static void test_kernel_env(void **state) {
     (void)state;
+    const size_t n3[2][3] = {{37, 41, 23}, {83, 77, 29}}, n2[2][3] = {{300, 37, 1}, {777, 70, 1}};
+    each_kernel(&cases[CASE_HEAT3D], &st_heat3d_cuda_tsteps, n3);
+    each_kernel(&cases[CASE_STAR2_3D], &st_star2_3d_cuda_tsteps, n3);
+    each_kernel(&cases[CASE_CROSS2D], &st_cross2d_cuda_tsteps, n2);
     const steps_case *c = &cases[CASE_HEAT3D];
-    const stenc_launch_tsteps *k = &st_heat3d_cuda_tsteps;
-    assert_true(k->count >= 2);
-    assert_int_equal(k->automatic, 0);
     const size_t n[3] = {37, 41, 23};
-    for (int v = 0; v < k->count; v++) {
-        run r;
-        run_begin(&r, c, n, c->radius, FACES_DIR_I);
-        const long nsteps = 4 * k->list[v].degree + 1;
-        host_steps_to(&r, nsteps);
-        load(&r.dev, &r.start);
-        set_block(0);
-        assert_int_equal(setenv("STENC_STEPS_KERNEL", k->list[v].name, 1), 0);
-        char what[200];
-        describe(&r, nsteps, 0, k->list[v].degree, what, sizeof what);
-        expect_ok(c->steps(gpu, r.dev.f, nsteps, r.bc), "device steps", what);
-        if (stenc_launch_steps_last_degree() != k->list[v].degree)
-            fail_msg("STENC_STEPS_KERNEL=%s: degree %d", k->list[v].name,
-                     stenc_launch_steps_last_degree());
-        download(&r.dev);
-        expect_same(c, &r.dev, &r.ref, "the host's plain steps", what);
-        run_end(&r);
-    }
     run r;
     run_begin(&r, c, n, c->radius, FACES_DIR_I);
     load(&r.dev, &r.start);
@@ -720,17 +755,12 @@ int main(int argc, char **argv) {
     TEST_REQUIRE_GPU_OR_SKIP();
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_heat3d),
-        cmocka_unit_test(test_box27),
-        cmocka_unit_test(test_star2_3d),
-        cmocka_unit_test(test_box9),
-        cmocka_unit_test(test_star2_2d),
-        cmocka_unit_test(test_kindex),
-        cmocka_unit_test(test_block_one),
-        cmocka_unit_test(test_kernel_env),
-        cmocka_unit_test(test_tuned),
-        cmocka_unit_test(test_input_is_in),
-        cmocka_unit_test(test_input_is_view_of_in),
+        cmocka_unit_test(test_heat3d),      cmocka_unit_test(test_box27),
+        cmocka_unit_test(test_star2_3d),    cmocka_unit_test(test_box9),
+        cmocka_unit_test(test_star2_2d),    cmocka_unit_test(test_cross2d),
+        cmocka_unit_test(test_kindex),      cmocka_unit_test(test_block_one),
+        cmocka_unit_test(test_kernel_env),  cmocka_unit_test(test_tuned),
+        cmocka_unit_test(test_input_is_in), cmocka_unit_test(test_input_is_view_of_in),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
