@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "targets.h"
+#include "divide.h"
 #include "emit_names.h"
 #include "syntax.h"
 #include "template.h"
@@ -121,6 +122,12 @@ typedef struct emitter {
     int nhoisted;        /* stenc_h<N> temporaries declared so far */
     int line_directives; /* the body being printed has #line directives */
     int uses_real;       /* the body calls stenc_real() (templates define it only then) */
+    int uses_div_const;  /* the body calls stenc_div_const() (likewise) */
+    /* divide_plan()'s answers for the divisors met so far (its check takes ~50 ms) */
+    int ndivisors;
+    float divisor[16];
+    int divisor_planned[16];
+    divide_const divisor_plan[16];
     unsigned index_dims; /* bit d: the body reads the position or the extent of dimension d */
     int failed;          /* an unsupported construct was met */
     FILE *err;
@@ -478,6 +485,71 @@ static void print_op(emitter *e, tmpl_buf *b, ast_op op) {
     say(e, b, op_form(op), NULL);
 }
 
+/* Whether `x` is made of numbers only. */
+static int is_constant(const ast_expr *x) {
+    switch (x->kind) {
+    case AST_EXPR_NUMBER:
+        return 1;
+    case AST_EXPR_UNARY:
+        return is_constant(x->u.unary.operand);
+    case AST_EXPR_BINARY:
+        return is_constant(x->u.binary.lhs) && is_constant(x->u.binary.rhs);
+    case AST_EXPR_TERNARY:
+        return is_constant(x->u.ternary.cond) && is_constant(x->u.ternary.then_expr) &&
+               is_constant(x->u.ternary.else_expr);
+    case AST_EXPR_CALL:
+        for (int a = 0; a < x->u.call.nargs; a++)
+            if (!is_constant(x->u.call.args[a])) return 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* How `dividend / divisor` is printed in a float stencil whose divisor is a literal (or a negated
+ * one) and whose dividend is not a constant:
+ * the plan of stenc_div_const() (stenc/divide.h), or NULL for the target's `/`. The CUDA target
+ * defines stenc_div_const() as a reciprocal and a correction, which its IEEE division with the
+ * call to its slow path is not; the others as `/`. */
+static const divide_const *division_plan(emitter *e, const ast_expr *dividend,
+                                         const ast_expr *divisor) {
+    if (is_constant(dividend)) return NULL; /* the C compiler's to fold */
+    int negate = 0;
+    if (divisor->kind == AST_EXPR_UNARY && divisor->u.unary.op == AST_OP_NEG) {
+        negate = 1;
+        divisor = divisor->u.unary.operand;
+    }
+    if (!e->is_float || divisor->kind != AST_EXPR_NUMBER) return NULL;
+    const float magnitude = strtof(divisor->u.number.text, NULL); /* as print_number's literal */
+    const float c = negate ? -magnitude : magnitude;
+    int d = 0;
+    while (d < e->ndivisors && memcmp(&e->divisor[d], &c, sizeof c) != 0)
+        d++;
+    if (d == e->ndivisors) {
+        if (d == (int)(sizeof e->divisor / sizeof e->divisor[0])) return NULL;
+        e->divisor[d] = c;
+        e->divisor_planned[d] = divide_plan(c, &e->divisor_plan[d]);
+        e->ndivisors++;
+    }
+    return e->divisor_planned[d] ? &e->divisor_plan[d] : NULL;
+}
+
+/* `x / k->c` as stenc_div_const(x, c, y, yd, lo, hi), the constants in hexadecimal (exact). */
+static void print_division(emitter *e, tmpl_buf *b, const ast_expr *x, const divide_const *k) {
+    tmpl_buf dividend = {0};
+    print_nested(e, &dividend, x, AST_VT_REAL, PREC_TERNARY);
+    char c[32], y[32], yd[32], lo[32], hi[32];
+    snprintf(c, sizeof c, "%af", (double)k->c);
+    snprintf(y, sizeof y, "%af", (double)k->y);
+    snprintf(yd, sizeof yd, "%a", k->yd);
+    snprintf(lo, sizeof lo, "%af", (double)k->lo);
+    snprintf(hi, sizeof hi, "%af", (double)k->hi);
+    say(e, b, "div_const", "x", tmpl_buf_str(&dividend), "c", c, "y", y, "yd", yd, "lo", lo, "hi",
+        hi, NULL);
+    e->uses_div_const = 1;
+    tmpl_buf_free(&dividend);
+}
+
 /* x's own text, without the parentheses its context may need. */
 static void print_bare(emitter *e, tmpl_buf *b, const ast_expr *x, int prec) {
     tmpl_buf op = {0}, lhs = {0}, rhs = {0}, third = {0};
@@ -504,6 +576,12 @@ static void print_bare(emitter *e, tmpl_buf *b, const ast_expr *x, int prec) {
         ast_op bop = x->u.binary.op;
         if (!op_form(bop)) {
             emit_error(e, x->loc, "'%' is not supported in expressions");
+            break;
+        }
+        const divide_const *plan =
+            bop == AST_OP_DIV ? division_plan(e, x->u.binary.lhs, x->u.binary.rhs) : NULL;
+        if (plan) {
+            print_division(e, b, x->u.binary.lhs, plan);
             break;
         }
         /* && and || take truth values; arithmetic and comparisons take numbers. */
@@ -1334,6 +1412,7 @@ static tmpl_value *build_data(emitter *e) {
     tmpl_set_bool(d, "selects",
                   e->nselects || e->select_calls[AST_FUNC_MAX] || e->select_calls[AST_FUNC_MIN]);
     tmpl_set_bool(d, "uses_real", e->uses_real);
+    tmpl_set_bool(d, "uses_div_const", e->uses_div_const);
     /* The stepping launcher's wavefront runs the kernel on slabs of the slowest dimension, whose
      * positions it then sees from the slab's start: a body that reads that index (or extent)
      * takes its steps one by one. */

@@ -9,6 +9,7 @@
  * kernels (exit 77 without an OpenCL device); none: the C kernels. */
 #include <math.h>
 
+#include "divide_const_f.h"
 #include "divide_d.h"
 #include "divide_f.h"
 #include "point_check.h"
@@ -156,12 +157,88 @@ static void test_float(void **state) {
     run(1, divide_f_variant_name, divide_f_variant);
 }
 
+/* divide_const_f: every point of q, r, s and t against the host's quotients by the literals. */
+static int check_const(stenc_field *out[4], stenc_field *a, stenc_field *b, const char *what) {
+    static const char *const names[] = {"q", "r", "s", "t"};
+    const float divisor[] = {118.0f, -0.3f, 3e-30f, 7e30f};
+    for (int f = 0; f < 4 && device != STENC_DEVICE_CPU; f++)
+        assert_int_equal(stenc_field_download(out[f]), STENC_OK);
+    stenc_field_layout l;
+    stenc_field_get_layout(out[0], &l);
+    for (long j = 0; j < (long)l.n[1]; j++)
+        for (long i = 0; i < (long)l.n[0]; i++) {
+            const float x[] = {(float)point_at(a, i, j, 0), (float)point_at(b, i + 1, j, 0),
+                               (float)point_at(a, i, j - 1, 0),
+                               (float)point_at(a, i, j, 0) + (float)point_at(b, i, j, 0)};
+            for (int f = 0; f < 4; f++) {
+                const double want = (double)(x[f] / divisor[f]), got = point_at(out[f], i, j, 0);
+                if (!same_value(got, want)) {
+                    print_error("%s: (%ld,%ld): %s = %a / %a: %a, want %a\n", what, i, j, names[f],
+                                (double)x[f], (double)divisor[f], got, want);
+                    return 0;
+                }
+            }
+        }
+    return 1;
+}
+
+/* divide_const_f on operands of every kind (operands()), every CUDA variant. */
+static void test_float_const(void **state) {
+    (void)state;
+    stenc_ctx *ctx = NULL;
+    assert_int_equal(stenc_ctx_create(&ctx, device), STENC_OK);
+    const size_t sizes[][2] = {{1, 1}, {37, 23}, {257, 130}};
+    test_rng rng = test_rng_seeded(32);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t ni = sizes[s][0], nj = sizes[s][1];
+        stenc_field *a, *b, *out[4];
+        assert_int_equal(stenc_field_create(ctx, &a, STENC_F32, 2, ni, nj, 1, 1), STENC_OK);
+        assert_int_equal(stenc_field_create(ctx, &b, STENC_F32, 2, ni, nj, 1, 1), STENC_OK);
+        for (int f = 0; f < 4; f++)
+            assert_int_equal(stenc_field_create(ctx, &out[f], STENC_F32, 2, ni, nj, 1, 0),
+                             STENC_OK);
+        for (long j = -1; j <= (long)nj; j++)
+            for (long i = -1; i <= (long)ni; i++) {
+                double x, y;
+                operands(&rng, 1, &x, &y);
+                stenc_field_set(a, i, j, 0, x);
+                stenc_field_set(b, i, j, 0, y);
+            }
+        int count = 0;
+        while (device == STENC_DEVICE_CUDA && divide_const_f_variant_name(count))
+            count++;
+        for (int v = 0; v < (count ? count : 1); v++) {
+            const char *name = count ? divide_const_f_variant_name(v) : NULL;
+            if (device != STENC_DEVICE_CPU) {
+                stenc_field *all[] = {a, b, out[0], out[1], out[2], out[3]};
+                for (int f = 0; f < 6; f++)
+                    assert_int_equal(stenc_field_upload(all[f]), STENC_OK);
+            }
+            assert_int_equal(
+                divide_const_f_variant(ctx, name, a, b, out[0], out[1], out[2], out[3]), STENC_OK);
+            if (device != STENC_DEVICE_CPU) {
+                assert_int_equal(stenc_field_download(a), STENC_OK);
+                assert_int_equal(stenc_field_download(b), STENC_OK);
+            }
+            char what[128];
+            snprintf(what, sizeof what, "divide_const_f %zux%zu %s", ni, nj,
+                     name ? name : "default");
+            assert_true(check_const(out, a, b, what));
+        }
+        stenc_field_free(a), stenc_field_free(b);
+        for (int f = 0; f < 4; f++)
+            stenc_field_free(out[f]);
+    }
+    assert_int_equal(stenc_ctx_destroy(ctx), STENC_OK);
+}
+
 int main(int argc, char **argv) {
     const int arg = point_device_arg(argc, argv, &device);
     if (arg == STENC_TEST_SKIP) return STENC_TEST_SKIP;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_double),
         cmocka_unit_test(test_float),
+        cmocka_unit_test(test_float_const),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

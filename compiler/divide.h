@@ -1,0 +1,20 @@
+/* divide: a float division by a constant as stenc_div_const() (stenc/divide.h), where that is
+ * correctly rounded for every dividend. */
+#ifndef STENC_DIVIDE_PLAN_H
+#define STENC_DIVIDE_PLAN_H
+
+/* The constants of stenc_div_const(x, c, y, yd, lo, hi). */
+typedef struct divide_const {
+    float c;   /* the divisor */
+    float y;   /* RN(1 / c) in float */
+    double yd; /* RN(1 / c) in double */
+    float lo;  /* the fast path's band: lo <= |x| < hi */
+    float hi;
+} divide_const;
+
+/* Plan x / c: 1 with `out` filled when stenc_div_const() gives RN(x / c) for every float x,
+ * which is checked on all dividends in [1, 2) (see stenc/divide.h); 0 when c is zero, not
+ * finite, outside [2^-124, 2^124] in magnitude, or fails that check. */
+int divide_plan(float c, divide_const *out);
+
+#endif
