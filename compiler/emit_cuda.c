@@ -448,12 +448,21 @@ static const tstep_variant tstep2[] = {
     {3, 256, 1, 0, 0, 1},  {12, 256, 1, 0, 0, 0}, {8, 256, 1, 0, 0, 0}, {6, 256, 1, 0, 0, 0},
     {4, 256, 1, 0, 0, 0},  {3, 256, 1, 0, 0, 0},  {2, 256, 1, 0, 1, 0}};
 /* Whether NAME_steps blocks on the device unasked: in 2-D (jacobi2d at 8192^2, 32 steps: 2.74x
- * the plain steps in float, 2.51x in double), not in 3-D, where only stars gain (heat3d's
- * default, t3 with queues: 1.16x in float, 1.59x in double) and a box such as box27 has only
- * rings, never measured faster than the plain steps: the tuner (stenc/tune.h) picks a 3-D
- * kernel where it pays. */
-static int tstep_automatic(const km_kernel *km) {
-    return km->dims == 2;
+ * the plain steps in float, 2.51x in double), and in 3-D for stars of radius 1 that read no array
+ * but IN, which have the queue kernels (heat3d from 33^3 to 512^3, 8 and 32 steps, Dirichlet and
+ * Neumann: 1.08-2.1x the plain steps with the float lead kernel, 1.09-2.2x with the double one).
+ * Not for other 3-D stencils: a box such as box27 has only rings, never measured faster than the
+ * plain steps, and radius-2 stars and stars with more inputs (more registers) were not measured;
+ * the tuner (stenc/tune.h) picks a kernel where it pays. */
+static int tstep_star(const km_kernel *km);
+static int tstep_automatic(const km_kernel *km, int reach, int point_reads) {
+    return km->dims == 2 || (tstep_star(km) && reach == 1 && !point_reads);
+}
+/* The list entry emitted first, the kernel of automatic blocking: in 3-D float t3 with queues and
+ * two blocks per SM (1.28x the plain steps at 512^3, 32 steps, against 1.16x for t3 with one),
+ * in 3-D double t3 with queues and one (1.61x, against 1.19x: at two blocks double spills). */
+static int tstep_lead(const km_kernel *km) {
+    return km->dims == 3 && km->type_size == 4 ? 2 : 0;
 }
 /* The dynamic shared memory one kernel may ask for (the H100 allows 227 KB per block), and the
  * narrowest output a tile may keep after its rim. */
@@ -614,13 +623,15 @@ static void tstep_data(const km_kernel *km, const int *field_of, const emit_symb
         tmpl_set_fmt(rv, "oo", "%d", o[2]);
     }
     tmpl_set_bool(d, "ts_point_reads", point_reads);
-    tmpl_set_fmt(d, "ts_automatic", "%d", tstep_automatic(km));
+    tmpl_set_fmt(d, "ts_automatic", "%d", tstep_automatic(km, reach, point_reads));
     const tstep_variant *list = km->dims == 3 ? tstep3 : tstep2;
     const int count = km->dims == 3 ? (int)(sizeof tstep3 / sizeof *tstep3)
                                     : (int)(sizeof tstep2 / sizeof *tstep2);
     tmpl_value *vars = tmpl_set_list(d, "ts_variants");
     const int star = tstep_star(km);
-    for (int v = 0; v < count; v++) {
+    const int lead = tstep_lead(km);
+    for (int n = 0; n < count; n++) {
+        const int v = n == 0 ? lead : n <= lead ? n - 1 : n; /* lead first, then the rest */
         const tstep_variant *tv = &list[v];
         if (tv->queue && !star) continue;
         const int rt = reach * tv->t;

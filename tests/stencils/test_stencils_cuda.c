@@ -726,35 +726,55 @@ static void test_errors(void **state) {
 /* Optional argument: a cmocka test-name pattern ("*cuda" runs the solver tests only), for
  * the slower runs under compute-sanitizer. */
 /* heat3d_steps on device fields (halo fills, launches and swaps on the device) against the
- * same steps on the host with the hand-written reference, bit for bit. */
+ * same steps on the host with the hand-written reference, bit for bit: with a periodic face
+ * (steps made one by one) and with Dirichlet and Neumann faces only, where the device blocks
+ * them unasked (a 3-D star of radius 1: docs/cuda.md, "Temporal blocking"). */
 static void test_heat3d_steps_cuda(void **state) {
     (void)state;
     const stencil_case *c = stencil_case_find("heat3d");
     assert_non_null(c);
     stenc_ctx *host = NULL;
     assert_stenc_ok(stenc_ctx_create(&host, STENC_DEVICE_CPU));
-    const size_t n[3] = {37, 9, 11};
-    const stenc_bc bc[6] = {{STENC_BC_DIRICHLET, 1.5},  {STENC_BC_NEUMANN, 0},
-                            {STENC_BC_PERIODIC, 0},     {STENC_BC_PERIODIC, 0},
-                            {STENC_BC_DIRICHLET, -0.5}, {STENC_BC_NEUMANN, 0}};
-    stenc_field *x = NULL, *y = NULL, *rx = NULL, *ry = NULL;
-    assert_stenc_ok(stenc_field_create(ctx, &x, STENC_F32, 3, n[0], n[1], n[2], 1));
-    assert_stenc_ok(stenc_field_create(ctx, &y, STENC_F32, 3, n[0], n[1], n[2], 1));
-    assert_stenc_ok(stenc_field_create(host, &rx, STENC_F32, 3, n[0], n[1], n[2], 1));
-    assert_stenc_ok(stenc_field_create(host, &ry, STENC_F32, 3, n[0], n[1], n[2], 1));
-    c->randomize(&x, 1, 12);
-    c->randomize(&rx, 1, 12);
-    assert_stenc_ok(stenc_field_upload(x));
-    assert_stenc_ok(stenc_field_upload(y));
-    const double a = 0.4, b = 0.1;
-    assert_stenc_ok(heat3d_steps(ctx, a, b, x, y, 7, bc));
-    assert_stenc_ok(stenc_field_download(x));
-    stenc_field *cur = stencil_heat3d_steps_reference(a, b, bc, rx, ry, 7);
-    assert_non_null(cur);
-    char msg[256];
-    size_t bad = stencil_compare_interior(x, cur, CUDA_MAX_ULPS, msg, sizeof msg);
-    if (bad) fail_msg("heat3d_steps on the device: %zu point(s) differ, first %s", bad, msg);
-    stenc_field_free(x), stenc_field_free(y), stenc_field_free(rx), stenc_field_free(ry);
+    const size_t sizes[2][3] = {{37, 9, 11}, {70, 45, 29}};
+    const stenc_bc bcs[2][6] = {{{STENC_BC_DIRICHLET, 1.5},
+                                 {STENC_BC_NEUMANN, 0},
+                                 {STENC_BC_PERIODIC, 0},
+                                 {STENC_BC_PERIODIC, 0},
+                                 {STENC_BC_DIRICHLET, -0.5},
+                                 {STENC_BC_NEUMANN, 0}},
+                                {{STENC_BC_DIRICHLET, 1.5},
+                                 {STENC_BC_NEUMANN, 0},
+                                 {STENC_BC_NEUMANN, 0},
+                                 {STENC_BC_DIRICHLET, 0.25},
+                                 {STENC_BC_DIRICHLET, -0.5},
+                                 {STENC_BC_NEUMANN, 0}}};
+    for (int t = 0; t < 2; t++) {
+        const size_t *n = sizes[t];
+        stenc_field *x = NULL, *y = NULL, *rx = NULL, *ry = NULL;
+        assert_stenc_ok(stenc_field_create(ctx, &x, STENC_F32, 3, n[0], n[1], n[2], 1));
+        assert_stenc_ok(stenc_field_create(ctx, &y, STENC_F32, 3, n[0], n[1], n[2], 1));
+        assert_stenc_ok(stenc_field_create(host, &rx, STENC_F32, 3, n[0], n[1], n[2], 1));
+        assert_stenc_ok(stenc_field_create(host, &ry, STENC_F32, 3, n[0], n[1], n[2], 1));
+        c->randomize(&x, 1, 12 + (unsigned)t);
+        c->randomize(&rx, 1, 12 + (unsigned)t);
+        assert_stenc_ok(stenc_field_upload(x));
+        assert_stenc_ok(stenc_field_upload(y));
+        const double a = 0.4, b = 0.1;
+        const long nsteps = 7;
+        assert_stenc_ok(heat3d_steps(ctx, a, b, x, y, nsteps, bcs[t]));
+        const int degree = stenc_launch_steps_last_degree();
+        assert_stenc_ok(stenc_field_download(x));
+        if (t == 0 && degree != 1) fail_msg("heat3d_steps blocked across a periodic face");
+        if (t == 1 && degree < 2) fail_msg("heat3d_steps not blocked unasked: degree %d", degree);
+        stenc_field *cur = stencil_heat3d_steps_reference(a, b, bcs[t], rx, ry, nsteps);
+        assert_non_null(cur);
+        char msg[256];
+        size_t bad = stencil_compare_interior(x, cur, CUDA_MAX_ULPS, msg, sizeof msg);
+        if (bad)
+            fail_msg("heat3d_steps on the device (degree %d): %zu point(s) differ, first %s",
+                     degree, bad, msg);
+        stenc_field_free(x), stenc_field_free(y), stenc_field_free(rx), stenc_field_free(ry);
+    }
     stenc_ctx_destroy(host);
 }
 

@@ -35,6 +35,9 @@ typedef struct steps_case {
     int dims, radius;
     /* 0: the device may or may not block it (st_kindex reads k): only its bits are checked */
     int must_block;
+    /* 1: blocked with nothing asked (docs/cuda.md, "Temporal blocking"): the 2-D stencils, and the
+     * 3-D stars of radius 1 that read IN alone */
+    int unasked;
     stenc_type type;
     const char *field_names[MAX_FIELDS]; /* as declared; NULL past the last field */
     unsigned axes[MAX_FIELDS];           /* lower-dimensional fields: the dimensions they span */
@@ -98,13 +101,22 @@ enum {
 
 /* In the order of the enum above. */
 static const steps_case cases[NCASES] = {
-    {"st_heat3d", 3, 1, 1, STENC_F64, {"x", "y"}, {0}, heat_steps, heat_once},
-    {"st_box27", 3, 1, 1, STENC_F32, {"x", "y", "c", "w"}, {0, 0, 0, 4u}, box27_steps, box27_once},
-    {"st_star2_3d", 3, 2, 1, STENC_F64, {"u", "v", "g"}, {0}, star3_steps, star3_once},
-    {"st_box9", 2, 1, 1, STENC_F64, {"u", "un", "f"}, {0}, box9_steps, box9_once},
-    {"st_star2_2d", 2, 2, 1, STENC_F32, {"u", "v"}, {0}, star2_steps, star2_once},
-    {"st_cross2d", 2, 2, 1, STENC_F32, {"u", "v", "f"}, {0}, cross_steps, cross_once},
-    {"st_kindex", 3, 1, 0, STENC_F32, {"x", "y"}, {0}, kindex_steps, kindex_once},
+    {"st_heat3d", 3, 1, 1, 1, STENC_F64, {"x", "y"}, {0}, heat_steps, heat_once},
+    {"st_box27",
+     3,
+     1,
+     1,
+     0,
+     STENC_F32,
+     {"x", "y", "c", "w"},
+     {0, 0, 0, 4u},
+     box27_steps,
+     box27_once},
+    {"st_star2_3d", 3, 2, 1, 0, STENC_F64, {"u", "v", "g"}, {0}, star3_steps, star3_once},
+    {"st_box9", 2, 1, 1, 1, STENC_F64, {"u", "un", "f"}, {0}, box9_steps, box9_once},
+    {"st_star2_2d", 2, 2, 1, 1, STENC_F32, {"u", "v"}, {0}, star2_steps, star2_once},
+    {"st_cross2d", 2, 2, 1, 1, STENC_F32, {"u", "v", "f"}, {0}, cross_steps, cross_once},
+    {"st_kindex", 3, 1, 0, 0, STENC_F32, {"x", "y"}, {0}, kindex_steps, kindex_once},
 };
 
 /* The number of fields of a case: its named ones. */
@@ -421,9 +433,8 @@ static void device_steps(run *r, long nsteps, long block) {
     const int degree = stenc_launch_steps_last_degree();
     download(&r->dev); /* waits for the kernels, and reports their errors */
     describe(r, nsteps, block, degree, what, sizeof what);
-    /* unasked, the device blocks 2-D stencils only (docs/cuda.md, "Temporal blocking") */
     const int blocks =
-        r->faces < FACES_BLOCKED && nsteps >= 3 && block != 1 && (block || c->dims == 2);
+        r->faces < FACES_BLOCKED && nsteps >= 3 && block != 1 && (block || c->unasked);
     const int must = blocks && nsteps >= 5;
     if (!blocks && degree != 1)
         fail_msg("%s: steps made %d per trip where they must be made one by one (%s)", c->name,
@@ -529,7 +540,8 @@ static void test_kindex(void **state) {
 
 /* STENC_STEPS_BLOCK=1 on the device: degree 1, and the bits of the plain steps made by hand
  * on the device (stenc_field_fill_halo, one launch, stenc_field_swap) and on the host. Unset,
- * the same steps are blocked in 2-D and made one by one in 3-D, with the same bits. */
+ * the same steps are blocked where the case says (`unasked`) and made one by one elsewhere, with
+ * the same bits. */
 static void test_block_one(void **state) {
     (void)state;
     for (int i = 0; i < NCASES; i++) {
@@ -555,12 +567,11 @@ static void test_block_one(void **state) {
         expect_same(c, &r.dev, &by_hand, "the plain steps made by hand on the device", what);
         expect_same(c, &by_hand, &r.ref, "the host's plain steps", what);
         device_steps(&r, nsteps, 0);
-        if (c->must_block && c->dims == 2 && stenc_launch_steps_last_degree() < 2)
+        if (c->must_block && c->unasked && stenc_launch_steps_last_degree() < 2)
             fail_msg("%s: not blocked with STENC_STEPS_BLOCK unset, degree %d", c->name,
                      stenc_launch_steps_last_degree());
-        if (c->dims == 3 && stenc_launch_steps_last_degree() != 1)
-            fail_msg("%s: blocked unasked in 3-D, degree %d", c->name,
-                     stenc_launch_steps_last_degree());
+        if (!c->unasked && stenc_launch_steps_last_degree() != 1)
+            fail_msg("%s: blocked unasked, degree %d", c->name, stenc_launch_steps_last_degree());
         free_set(&by_hand);
         run_end(&r);
     }
@@ -637,7 +648,7 @@ static int teardown(void **state) {
 }
 
 /* STENC_STEPS_KERNEL names the kernel of the whole runs: each kernel of st_heat3d, st_star2_3d
- * (3-D stencils are blocked only when asked) and st_cross2d, the stars with both register-queue
+ * (blocked unasked only where `unasked` says) and st_cross2d, the stars with both register-queue
  * and ring kernels, on every blocked face set, at a size smaller than the tiles' reach and one
  * with inner blocks (the fast path), with the bits of the plain steps; a name of no kernel is
  * refused, naming the variable, before anything is written. */
@@ -645,7 +656,7 @@ extern const stenc_launch_tsteps st_heat3d_cuda_tsteps, st_star2_3d_cuda_tsteps,
     st_cross2d_cuda_tsteps;
 static void each_kernel(const steps_case *c, const stenc_launch_tsteps *k, const size_t n[2][3]) {
     assert_true(k->count >= 2);
-    assert_int_equal(k->automatic, c->dims == 2);
+    assert_int_equal(k->automatic, c->unasked);
     for (int v = 0; v < k->count; v++)
         for (int z = 0; z < 2; z++)
             for (int faces = 0; faces < FACES_BLOCKED; faces++) {
