@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "divide.h"
+
 typedef struct analyser {
     km_kernel *km;
     int capreads;
@@ -70,9 +72,17 @@ static long walk_expr(analyser *an, const ast_expr *e) {
         return 0;
     case AST_EXPR_UNARY:
         return (e->u.unary.op == AST_OP_NEG ? 1 : 0) + walk_expr(an, e->u.unary.operand);
-    case AST_EXPR_BINARY:
+    case AST_EXPR_BINARY: {
+        float c;
+        if (divide_literal(e, km->type_size == 4, &c)) {
+            int d = 0;
+            while (d < km->ndivisors && memcmp(&km->divisors[d], &c, sizeof c) != 0)
+                d++;
+            if (d == km->ndivisors && d < KM_MAX_DIVISORS) km->divisors[km->ndivisors++] = c;
+        }
         return (is_arithmetic(e->u.binary.op) ? 1 : 0) + walk_expr(an, e->u.binary.lhs) +
                walk_expr(an, e->u.binary.rhs);
+    }
     case AST_EXPR_TERNARY: {
         km->has_branches = 1;
         long cond = walk_expr(an, e->u.ternary.cond);

@@ -73,6 +73,8 @@ typedef struct km_reduce {
     ast_reduce_op op;
 } km_reduce;
 
+enum { KM_MAX_DIVISORS = 16 };
+
 typedef struct km_kernel {
     const ast_stencil *st; /* the stencil analysed: its identity, for the driver */
     /* The statements, checked: what targets print as the body. The emitter reads the stencil
@@ -100,8 +102,12 @@ typedef struct km_kernel {
     int uses_index[AST_INDEX_COUNT]; /* 1 when the body uses i, j, k, ni, nj, nk */
     int nlets;                       /* let temporaries (= st->nlets) */
     int has_branches;                /* 1 when the body has an if or a ternary */
-    int nreduces;                    /* reduce statements (= st->nreduces) */
-    km_reduce *reduces;              /* by id: the launcher's results[] order */
+    /* The distinct literal divisors of divide_literal()'s divisions (compiler/divide.h), in order
+     * of first appearance; more than KM_MAX_DIVISORS are left as `/`. */
+    int ndivisors;
+    float divisors[KM_MAX_DIVISORS];
+    int nreduces;       /* reduce statements (= st->nreduces) */
+    km_reduce *reduces; /* by id: the launcher's results[] order */
     /* The colouring (= st->ncolors, color_period, color_table); ncolors 0 without one. */
     int ncolors;
     int color_period[AST_MAX_DIMS];

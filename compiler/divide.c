@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stenc/divide.h"
@@ -39,5 +40,41 @@ int divide_plan(float c, divide_const *out) {
         if (memcmp(&want, &got, sizeof want) != 0) return 0;
     }
     *out = k;
+    return 1;
+}
+
+/* Whether `x` is made of numbers only. */
+static int is_constant(const ast_expr *x) {
+    switch (x->kind) {
+    case AST_EXPR_NUMBER:
+        return 1;
+    case AST_EXPR_UNARY:
+        return is_constant(x->u.unary.operand);
+    case AST_EXPR_BINARY:
+        return is_constant(x->u.binary.lhs) && is_constant(x->u.binary.rhs);
+    case AST_EXPR_TERNARY:
+        return is_constant(x->u.ternary.cond) && is_constant(x->u.ternary.then_expr) &&
+               is_constant(x->u.ternary.else_expr);
+    case AST_EXPR_CALL:
+        for (int a = 0; a < x->u.call.nargs; a++)
+            if (!is_constant(x->u.call.args[a])) return 0;
+        return 1;
+    case AST_EXPR_REF:
+        break;
+    }
+    return 0;
+}
+
+int divide_literal(const ast_expr *x, int in_float, float *c) {
+    if (!in_float || x->kind != AST_EXPR_BINARY || x->u.binary.op != AST_OP_DIV) return 0;
+    const ast_expr *divisor = x->u.binary.rhs;
+    int negate = 0;
+    if (divisor->kind == AST_EXPR_UNARY && divisor->u.unary.op == AST_OP_NEG) {
+        negate = 1;
+        divisor = divisor->u.unary.operand;
+    }
+    if (divisor->kind != AST_EXPR_NUMBER || is_constant(x->u.binary.lhs)) return 0;
+    const float magnitude = strtof(divisor->u.number.text, NULL); /* as the emitter prints it */
+    *c = negate ? -magnitude : magnitude;
     return 1;
 }

@@ -123,11 +123,9 @@ typedef struct emitter {
     int line_directives; /* the body being printed has #line directives */
     int uses_real;       /* the body calls stenc_real() (templates define it only then) */
     int uses_div_const;  /* the body calls stenc_div_const() (likewise) */
-    /* divide_plan()'s answers for the divisors met so far (its check takes ~50 ms) */
-    int ndivisors;
-    float divisor[16];
-    int divisor_planned[16];
-    divide_const divisor_plan[16];
+    /* divide_plan()'s answers by km->divisors' index, made when first needed (~50 ms each) */
+    int divisor_planned[KM_MAX_DIVISORS];
+    divide_const divisor_plan[KM_MAX_DIVISORS];
     unsigned index_dims; /* bit d: the body reads the position or the extent of dimension d */
     int failed;          /* an unsupported construct was met */
     FILE *err;
@@ -485,53 +483,20 @@ static void print_op(emitter *e, tmpl_buf *b, ast_op op) {
     say(e, b, op_form(op), NULL);
 }
 
-/* Whether `x` is made of numbers only. */
-static int is_constant(const ast_expr *x) {
-    switch (x->kind) {
-    case AST_EXPR_NUMBER:
-        return 1;
-    case AST_EXPR_UNARY:
-        return is_constant(x->u.unary.operand);
-    case AST_EXPR_BINARY:
-        return is_constant(x->u.binary.lhs) && is_constant(x->u.binary.rhs);
-    case AST_EXPR_TERNARY:
-        return is_constant(x->u.ternary.cond) && is_constant(x->u.ternary.then_expr) &&
-               is_constant(x->u.ternary.else_expr);
-    case AST_EXPR_CALL:
-        for (int a = 0; a < x->u.call.nargs; a++)
-            if (!is_constant(x->u.call.args[a])) return 0;
-        return 1;
-    default:
-        return 0;
+/* How `x` is printed when divide_literal() takes it (compiler/divide.h): the plan of
+ * stenc_div_const() (stenc/divide.h), or NULL for the target's `/`. The CUDA target defines
+ * stenc_div_const() as a reciprocal and a correction, which its IEEE division with the call to
+ * its slow path is not; the others as `/`. */
+static const divide_const *division_plan(emitter *e, const ast_expr *x) {
+    float c;
+    if (!divide_literal(x, e->is_float, &c)) return NULL;
+    for (int d = 0; d < e->km->ndivisors; d++) {
+        if (memcmp(&e->km->divisors[d], &c, sizeof c) != 0) continue;
+        if (!e->divisor_planned[d]) /* 1: planned, 2: refused */
+            e->divisor_planned[d] = divide_plan(c, &e->divisor_plan[d]) ? 1 : 2;
+        return e->divisor_planned[d] == 1 ? &e->divisor_plan[d] : NULL;
     }
-}
-
-/* How `dividend / divisor` is printed in a float stencil whose divisor is a literal (or a negated
- * one) and whose dividend is not a constant:
- * the plan of stenc_div_const() (stenc/divide.h), or NULL for the target's `/`. The CUDA target
- * defines stenc_div_const() as a reciprocal and a correction, which its IEEE division with the
- * call to its slow path is not; the others as `/`. */
-static const divide_const *division_plan(emitter *e, const ast_expr *dividend,
-                                         const ast_expr *divisor) {
-    if (is_constant(dividend)) return NULL; /* the C compiler's to fold */
-    int negate = 0;
-    if (divisor->kind == AST_EXPR_UNARY && divisor->u.unary.op == AST_OP_NEG) {
-        negate = 1;
-        divisor = divisor->u.unary.operand;
-    }
-    if (!e->is_float || divisor->kind != AST_EXPR_NUMBER) return NULL;
-    const float magnitude = strtof(divisor->u.number.text, NULL); /* as print_number's literal */
-    const float c = negate ? -magnitude : magnitude;
-    int d = 0;
-    while (d < e->ndivisors && memcmp(&e->divisor[d], &c, sizeof c) != 0)
-        d++;
-    if (d == e->ndivisors) {
-        if (d == (int)(sizeof e->divisor / sizeof e->divisor[0])) return NULL;
-        e->divisor[d] = c;
-        e->divisor_planned[d] = divide_plan(c, &e->divisor_plan[d]);
-        e->ndivisors++;
-    }
-    return e->divisor_planned[d] ? &e->divisor_plan[d] : NULL;
+    return NULL; /* past the model's KM_MAX_DIVISORS */
 }
 
 /* `x / k->c` as stenc_div_const(x, c, y, yd, lo, hi), the constants in hexadecimal (exact). */
@@ -578,8 +543,7 @@ static void print_bare(emitter *e, tmpl_buf *b, const ast_expr *x, int prec) {
             emit_error(e, x->loc, "'%' is not supported in expressions");
             break;
         }
-        const divide_const *plan =
-            bop == AST_OP_DIV ? division_plan(e, x->u.binary.lhs, x->u.binary.rhs) : NULL;
+        const divide_const *plan = division_plan(e, x);
         if (plan) {
             print_division(e, b, x->u.binary.lhs, plan);
             break;

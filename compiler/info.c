@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "divide.h"
+
 static const char *const dim_names[AST_MAX_DIMS] = {"i", "j", "k"};
 
 void info_print_table(FILE *out, const km_kernel *kms, int n) {
@@ -161,6 +163,20 @@ void info_print_kernel(FILE *out, const km_kernel *km) {
         for (int f = 0; f < km->st->ninlined; f++)
             fprintf(out, "%s %s", f ? "," : "", km->st->inlined[f]);
         fputc('\n', out);
+    }
+    if (km->ndivisors) {
+        /* divide_plan() checks a binade per divisor (~50 ms): only files that divide by literals */
+        fprintf(out, "  divisions by literals:");
+        int kept = 0;
+        for (int d = 0; d < km->ndivisors; d++) {
+            divide_const k;
+            const int planned = divide_plan(km->divisors[d], &k);
+            kept |= !planned;
+            fprintf(out, "%s / %g%s", d ? "," : "", (double)km->divisors[d],
+                    planned ? "" : " (kept)");
+        }
+        fprintf(out, "\n    CUDA: a reciprocal and an FMA correction, bitwise the division%s\n",
+                kept ? "; (kept): a division" : "");
     }
     fprintf(out, "  halo of the kernel:");
     for (int k = 0; k < km->dims; k++)

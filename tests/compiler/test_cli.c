@@ -200,6 +200,22 @@ static void test_info_bytes(void **state) {
     run_free(&r);
 }
 
+/* --info lists a float stencil's divisions by literals (docs/cuda.md, "Division by a
+ * constant"), and a double stencil, which keeps its divisions, lists none. */
+static void test_info_divisions(void **state) {
+    (void)state;
+    const char *args[] = {"--info", SRC_DIR "/tests/stencils/divide.stencil", NULL};
+    run_result r = run_stenc(args);
+    assert_int_equal(r.status, 0);
+    const char *f = strstr(r.out, "stencil divide_const_f:");
+    assert_non_null(f);
+    assert_non_null(strstr(f, "divisions by literals: / 118, / -0.3, / 3e-30, / 7e+30\n"));
+    const char *d = strstr(r.out, "stencil divide_d:"), *next = strstr(d, "\nstencil ");
+    const char *in_d = strstr(d, "divisions by literals");
+    assert_true(in_d == NULL || (next && in_d > next));
+    run_free(&r);
+}
+
 static void expect_usage_error(const char *const *args, const char *message) {
     run_result r = run_stenc(args);
     if (!r.exited || r.status != 2 || !strstr(r.err, message))
@@ -390,10 +406,10 @@ static void test_tuning_digest(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_files),      cmocka_unit_test(test_info_heat3d),
-        cmocka_unit_test(test_info_bytes),     cmocka_unit_test(test_options),
-        cmocka_unit_test(test_all_or_nothing), cmocka_unit_test(test_warning_options),
-        cmocka_unit_test(test_tuning_digest),
+        cmocka_unit_test(test_bad_files),       cmocka_unit_test(test_info_heat3d),
+        cmocka_unit_test(test_info_bytes),      cmocka_unit_test(test_info_divisions),
+        cmocka_unit_test(test_options),         cmocka_unit_test(test_all_or_nothing),
+        cmocka_unit_test(test_warning_options), cmocka_unit_test(test_tuning_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
