@@ -474,12 +474,18 @@ __global__ void heat3d_tstep_fill(const stenc_args stenc_a, const stenc_targs st
  * by the fast path (no outer boundary to meet, so none of the general path's tests and
  * registers); MINB applies to it alone. INNER = 0 makes the two ends (or, with too few planes,
  * all) through the general path. */
+/* Planes from one step's plane to the next step's in the pipeline: the radius, and the skew S.
+ * The kernel's lag, and the planes each chunk adds in the launcher's choice of chunks. */
+__host__ __device__ constexpr int stenc_tstep_lag(int S) {
+    return 1 + S;
+}
+
 template <int T, int BX, int BY, int S, int Q, int MINB, int NP, int PAD, int INNER>
 __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) heat3d_tstep(const stenc_args stenc_a,
                                                           const stenc_targs stenc_t, int stenc_kc) {
     constexpr int stenc_r = 1, stenc_rt = stenc_r * T;
     constexpr int stenc_np = NP; /* ring planes per step */
-    constexpr int stenc_lag = stenc_r + S; /* planes between steps */
+    constexpr int stenc_lag = stenc_tstep_lag(S); /* planes between steps */
     /* planes loaded ahead (2 where the registers are capped for two blocks an SM) */
     constexpr int stenc_pd = INNER && MINB >= 2 ? 2 : 4;
     extern __shared__ __align__(16) unsigned char stenc_smem[];
@@ -663,7 +669,7 @@ __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) heat3d_
                             stenc_T y_ = 0;
                             #line 12 "stencils/heat3d.stencil"
                             y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 667 "heat3d_cuda.cu"
+#line 673 "heat3d_cuda.cu"
                             (void)y_;
                             stenc_out[stenc_at_out] = y_;
                         }
@@ -687,7 +693,7 @@ __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) heat3d_
                         stenc_T y_ = 0;
                         #line 12 "stencils/heat3d.stencil"
                         y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 691 "heat3d_cuda.cu"
+#line 697 "heat3d_cuda.cu"
                         (void)y_;
                         if (INNER && stenc_face >= 0) y_ = stenc_fv;
                         if constexpr (Q)
@@ -732,7 +738,7 @@ __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) heat3d_
                             stenc_T y_ = 0;
                             #line 12 "stencils/heat3d.stencil"
                             y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 736 "heat3d_cuda.cu"
+#line 742 "heat3d_cuda.cu"
                             (void)y_;
                             stenc_out[stenc_at_out] = y_;
                         }
@@ -775,7 +781,7 @@ __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) heat3d_
                             stenc_T y_ = 0;
                             #line 12 "stencils/heat3d.stencil"
                             y_ = a_ * x_ + b_ * (x_m1_0_0_ + x_p1_0_0_ + x_0_m1_0_ + x_0_p1_0_ + x_0_0_m1_ + x_0_0_p1_);
-#line 779 "heat3d_cuda.cu"
+#line 785 "heat3d_cuda.cu"
                             (void)y_;
                             stenc_v = y_;
                         }
@@ -960,7 +966,7 @@ stenc_status stenc_run_tstep(stenc_ctx *ctx, const stenc_launch_shape *shape,
         if (gz > 1 && kc < 4 * rt) break;
         const long blocks = gx * gy * gz;
         const double score = (double)blocks / (double)(blocks + resident) * (double)kc /
-                             (double)(kc + rt + (1 + S) * T);
+                             (double)(kc + rt + stenc_tstep_lag(S) * T);
         if (score > best * 1.01) best = score, best_gz = gz;
         if (blocks > 64 * resident) break;
     }
@@ -1021,7 +1027,7 @@ const stenc_launch_tstep_variant stenc_tstep_list[8] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants heat3d_cuda_variants = {
-    "heat3d", STENC_F32, 12, stenc_variant_list, 0u, "f20c20d7c3ee1594",
+    "heat3d", STENC_F32, 12, stenc_variant_list, 0u, "09b23005f5200955",
 };
 
 extern "C" const stenc_launch_tsteps heat3d_cuda_tsteps = {

@@ -134,9 +134,9 @@ static const char heat3d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program heat3d_program = { "heat3d", heat3d_ocl_source, NULL,
-                                                    "f20c20d7c3ee1594"};
+                                                    "09b23005f5200955"};
 static const stenc_ocl_program heat3d_program32 = { "heat3d", heat3d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "f20c20d7c3ee1594"};
+                                                      "-DSTENC_INDEX=int", "09b23005f5200955"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -229,5 +229,5 @@ static stenc_status heat3d_opencl_default(stenc_ctx *ctx, const stenc_launch_sha
  * variant would apply the sweep again. */
 const stenc_launch_variants heat3d_opencl_variants = {
     "heat3d", STENC_F32, (int)(sizeof heat3d_opencl_list / sizeof heat3d_opencl_list[0]),
-    heat3d_opencl_list, 0u, "f20c20d7c3ee1594",
+    heat3d_opencl_list, 0u, "09b23005f5200955",
 };

@@ -385,12 +385,18 @@ __global__ void jacobi2d_tstep_fill(const stenc_args stenc_a, const stenc_targs 
  * by the fast path (no outer boundary to meet, so none of the general path's tests and
  * registers); MINB applies to it alone. INNER = 0 makes the two ends (or, with too few planes,
  * all) through the general path. */
+/* Planes from one step's plane to the next step's in the pipeline: the radius, and the skew S.
+ * The kernel's lag, and the planes each chunk adds in the launcher's choice of chunks. */
+__host__ __device__ constexpr int stenc_tstep_lag(int S) {
+    return 1 + S;
+}
+
 template <int T, int BX, int BY, int S, int Q, int MINB, int NP, int PAD, int INNER>
 __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) jacobi2d_tstep(const stenc_args stenc_a,
                                                           const stenc_targs stenc_t, int stenc_kc) {
     constexpr int stenc_r = 1, stenc_rt = stenc_r * T;
     constexpr int stenc_np = NP; /* ring planes per step */
-    constexpr int stenc_lag = stenc_r + S; /* planes between steps */
+    constexpr int stenc_lag = stenc_tstep_lag(S); /* planes between steps */
     /* planes loaded ahead (2 where the registers are capped for two blocks an SM) */
     constexpr int stenc_pd = INNER && MINB >= 2 ? 2 : 4;
     extern __shared__ __align__(16) unsigned char stenc_smem[];
@@ -608,7 +614,7 @@ __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) jacobi2
                             stenc_T u_new_ = 0;
                             #line 12 "stencils/poisson2d.stencil"
                             u_new_ = 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 612 "jacobi2d_cuda.cu"
+#line 618 "jacobi2d_cuda.cu"
                             (void)u_new_;
                             stenc_out[stenc_at_out] = u_new_;
                         }
@@ -629,7 +635,7 @@ __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) jacobi2
                         stenc_T u_new_ = 0;
                         #line 12 "stencils/poisson2d.stencil"
                         u_new_ = 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 633 "jacobi2d_cuda.cu"
+#line 639 "jacobi2d_cuda.cu"
                         (void)u_new_;
                         if (INNER && stenc_face >= 0) u_new_ = stenc_fv;
                         if constexpr (Q)
@@ -671,7 +677,7 @@ __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) jacobi2
                             stenc_T u_new_ = 0;
                             #line 12 "stencils/poisson2d.stencil"
                             u_new_ = 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 675 "jacobi2d_cuda.cu"
+#line 681 "jacobi2d_cuda.cu"
                             (void)u_new_;
                             stenc_out[stenc_at_out] = u_new_;
                         }
@@ -711,7 +717,7 @@ __global__ void __launch_bounds__(BX * BY, INNER || MINB < 2 ? MINB : 0) jacobi2
                             stenc_T u_new_ = 0;
                             #line 12 "stencils/poisson2d.stencil"
                             u_new_ = 0.25 * (h2_ * f_ + u_m1_0_ + u_p1_0_ + u_0_m1_ + u_0_p1_);
-#line 715 "jacobi2d_cuda.cu"
+#line 721 "jacobi2d_cuda.cu"
                             (void)u_new_;
                             stenc_v = u_new_;
                         }
@@ -876,7 +882,7 @@ stenc_status stenc_run_tstep(stenc_ctx *ctx, const stenc_launch_shape *shape,
         if (gz > 1 && kc < 4 * rt) break;
         const long blocks = gx * gy * gz;
         const double score = (double)blocks / (double)(blocks + resident) * (double)kc /
-                             (double)(kc + rt + (1 + S) * T);
+                             (double)(kc + rt + stenc_tstep_lag(S) * T);
         if (score > best * 1.01) best = score, best_gz = gz;
         if (blocks > 64 * resident) break;
     }
@@ -933,7 +939,7 @@ const stenc_launch_tstep_variant stenc_tstep_list[11] = {
 /* digest: FNV-1a 64 of this file as generated with an empty digest, so that the tuning cache
  * never applies timings of other code under the same stencil name. */
 extern "C" const stenc_launch_variants jacobi2d_cuda_variants = {
-    "jacobi2d", STENC_F64, 5, stenc_variant_list, 0u, "e1f5342000b63bdd",
+    "jacobi2d", STENC_F64, 5, stenc_variant_list, 0u, "bbe72d411c64643b",
 };
 
 extern "C" const stenc_launch_tsteps jacobi2d_cuda_tsteps = {

@@ -134,9 +134,9 @@ static const char jacobi2d_ocl_source[] =
 #endif
 /* The program with long indices, and with int ones for fields whose reach fits. */
 static const stenc_ocl_program jacobi2d_program = { "jacobi2d", jacobi2d_ocl_source, NULL,
-                                                    "e1f5342000b63bdd"};
+                                                    "bbe72d411c64643b"};
 static const stenc_ocl_program jacobi2d_program32 = { "jacobi2d", jacobi2d_ocl_source,
-                                                      "-DSTENC_INDEX=int", "e1f5342000b63bdd"};
+                                                      "-DSTENC_INDEX=int", "bbe72d411c64643b"};
 
 /* 1 when every element a launch reaches lies within 2^31 - 1 elements of its field's point
  * (0,0,0), rows and planes of the halo (at most 16 layers) included: int indices then do. */
@@ -227,5 +227,5 @@ static stenc_status jacobi2d_opencl_default(stenc_ctx *ctx, const stenc_launch_s
  * variant would apply the sweep again. */
 const stenc_launch_variants jacobi2d_opencl_variants = {
     "jacobi2d", STENC_F64, (int)(sizeof jacobi2d_opencl_list / sizeof jacobi2d_opencl_list[0]),
-    jacobi2d_opencl_list, 0u, "e1f5342000b63bdd",
+    jacobi2d_opencl_list, 0u, "bbe72d411c64643b",
 };
