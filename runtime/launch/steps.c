@@ -13,6 +13,7 @@
  * for bit as after the plain steps, halos included. What stays in the cache is about
  * (T - 1) r + S + 2 r planes of every field. */
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -354,10 +355,18 @@ static stenc_status device_steps(const stenc_launch_desc *desc, stenc_ctx *ctx,
     int first = 0;
     /* Runs of the main kernel, then the largest kernels that fit what is left, down to degree
      * 3 (2 where the main one is 2: in 2-D, t2 ran at 0.93x the plain steps in float, t3 at
-     * 1.29x; bench/cuda/RESULTS.md); the rest plain. */
+     * 1.29x; bench/cuda/RESULTS.md); the rest plain. Where one more run of the main kernel would
+     * leave fewer than that, a larger kernel that fits takes them all (3-D, 7 steps with t3:
+     * t3 and t4, not t3, t3 and a plain step), up to STENC_STEPS_BLOCK's degree when set. */
     const long lo = max < STEPS_DEVICE_MIN_REST ? max : STEPS_DEVICE_MIN_REST;
+    const long cap = degree ? degree : LONG_MAX;
     for (;;) {
         const stenc_launch_tstep_variant *k = left >= max ? main : tstep_between(kernels, lo, left);
+        if (left > max && left < max + lo) {
+            const stenc_launch_tstep_variant *all =
+                tstep_between(kernels, max + 1, left < cap ? left : cap);
+            if (all) k = all;
+        }
         if (!k) break;
         STENC_TRY(k->run(ctx, &shape, views, scalars, bc, in->layout.halo));
         STENC_TRY(swap_steps(in, out, stepper, views));
