@@ -75,6 +75,9 @@ int divide_literal(const ast_expr *x, int in_float, float *c) {
     }
     if (divisor->kind != AST_EXPR_NUMBER || is_constant(x->u.binary.lhs)) return 0;
     const float magnitude = strtof(divisor->u.number.text, NULL); /* as the emitter prints it */
+    int e;
+    /* A power of two whose reciprocal is normal: nvcc (NVVM) already multiplies by it, exactly. */
+    if (frexpf(magnitude, &e) == 0.5f && magnitude >= 0x1p-124f && magnitude <= 0x1p124f) return 0;
     *c = negate ? -magnitude : magnitude;
     return 1;
 }

@@ -21,7 +21,8 @@ int divide_plan(float c, divide_const *out);
 
 /* Whether `x` is a division that divide_plan() may take: in a float stencil (`in_float`), a
  * dividend that is not made of numbers alone (the C compiler folds those) over a literal or a
- * negated one; *c is then the divisor as the float it is printed as. */
+ * negated one, not a power of two (nvcc multiplies by its reciprocal, which is exact); *c is
+ * then the divisor as the float it is printed as. */
 int divide_literal(const ast_expr *x, int in_float, float *c);
 
 #endif

@@ -214,6 +214,20 @@ static void test_info_divisions(void **state) {
     const char *in_d = strstr(d, "divisions by literals");
     assert_true(in_d == NULL || (next && in_d > next));
     run_free(&r);
+    /* powers of two stay `/`, which nvcc makes a multiply; a constant quotient is folded */
+    char path[] = "/tmp/stenc_cli_div_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char text[] = "stencil pow2 { dims 1; type float; input a; output b;\n"
+                        "    b = a / 4 + a / -0.5 + a / 3 + 1 / 7.0; }\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    const char *pow2[] = {"--info", path, NULL};
+    r = run_stenc(pow2);
+    unlink(path);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "divisions by literals: / 3\n"));
+    run_free(&r);
 }
 
 static void expect_usage_error(const char *const *args, const char *message) {
