@@ -450,7 +450,7 @@ static const tstep_variant tstep2[] = {
 /* Whether NAME_steps blocks on the device unasked: in 2-D (jacobi2d at 8192^2, 32 steps: 2.74x
  * the plain steps in float, 2.51x in double), and in 3-D for stars of radius 1 that read no array
  * but IN, which have the queue kernels (heat3d from 33^3 to 512^3, 8 and 32 steps, Dirichlet and
- * Neumann: 1.08-2.1x the plain steps with the float lead kernel, 1.09-2.2x with the double one).
+ * Neumann: 1.09-2.0x the plain steps with the float lead kernel, 1.09-2.2x with the double one).
  * Not for other 3-D stencils: a box such as box27 has only rings, never measured faster than the
  * plain steps, and radius-2 stars and stars with more inputs (more registers) were not measured;
  * the tuner (stenc/tune.h) picks a kernel where it pays. */
