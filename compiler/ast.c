@@ -90,6 +90,28 @@ const ast_decl *ast_find_decl(const ast_stencil *st, const char *name) {
     return NULL;
 }
 
+int ast_expr_every(const ast_expr *x, int (*node_ok)(const ast_expr *node)) {
+    if (!node_ok(x)) return 0;
+    switch (x->kind) {
+    case AST_EXPR_NUMBER:
+    case AST_EXPR_REF:
+        return 1;
+    case AST_EXPR_UNARY:
+        return ast_expr_every(x->u.unary.operand, node_ok);
+    case AST_EXPR_BINARY:
+        return ast_expr_every(x->u.binary.lhs, node_ok) && ast_expr_every(x->u.binary.rhs, node_ok);
+    case AST_EXPR_TERNARY:
+        return ast_expr_every(x->u.ternary.cond, node_ok) &&
+               ast_expr_every(x->u.ternary.then_expr, node_ok) &&
+               ast_expr_every(x->u.ternary.else_expr, node_ok);
+    case AST_EXPR_CALL:
+        for (int a = 0; a < x->u.call.nargs; a++)
+            if (!ast_expr_every(x->u.call.args[a], node_ok)) return 0;
+        return 1;
+    }
+    return 0;
+}
+
 const char *ast_elem_name(ast_elem elem) {
     return elem == AST_ELEM_I32 ? "int32" : elem == AST_ELEM_U8 ? "uint8" : "real";
 }

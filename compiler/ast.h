@@ -433,4 +433,8 @@ void ast_file_free(ast_file *file);
 /* Find a declaration by name in a stencil; NULL when absent. */
 const ast_decl *ast_find_decl(const ast_stencil *st, const char *name);
 
+/* 1 when `node_ok` holds for `x` and every subexpression of it (operands, a ternary's three
+ * parts, a call's arguments). */
+int ast_expr_every(const ast_expr *x, int (*node_ok)(const ast_expr *node));
+
 #endif /* STENC_COMPILER_AST_H */

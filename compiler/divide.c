@@ -43,26 +43,9 @@ int divide_plan(float c, divide_const *out) {
     return 1;
 }
 
-/* Whether `x` is made of numbers only. */
-static int is_constant(const ast_expr *x) {
-    switch (x->kind) {
-    case AST_EXPR_NUMBER:
-        return 1;
-    case AST_EXPR_UNARY:
-        return is_constant(x->u.unary.operand);
-    case AST_EXPR_BINARY:
-        return is_constant(x->u.binary.lhs) && is_constant(x->u.binary.rhs);
-    case AST_EXPR_TERNARY:
-        return is_constant(x->u.ternary.cond) && is_constant(x->u.ternary.then_expr) &&
-               is_constant(x->u.ternary.else_expr);
-    case AST_EXPR_CALL:
-        for (int a = 0; a < x->u.call.nargs; a++)
-            if (!is_constant(x->u.call.args[a])) return 0;
-        return 1;
-    case AST_EXPR_REF:
-        break;
-    }
-    return 0;
+/* A node that reads nothing: `x` made of such nodes is made of numbers only. */
+static int reads_nothing(const ast_expr *x) {
+    return x->kind != AST_EXPR_REF;
 }
 
 int divide_literal(const ast_expr *x, int in_float, float *c) {
@@ -73,7 +56,8 @@ int divide_literal(const ast_expr *x, int in_float, float *c) {
         negate = 1;
         divisor = divisor->u.unary.operand;
     }
-    if (divisor->kind != AST_EXPR_NUMBER || is_constant(x->u.binary.lhs)) return 0;
+    if (divisor->kind != AST_EXPR_NUMBER || ast_expr_every(x->u.binary.lhs, reads_nothing))
+        return 0;
     const float magnitude = strtof(divisor->u.number.text, NULL); /* as the emitter prints it */
     int e;
     /* A power of two whose reciprocal is normal: nvcc (NVVM) already multiplies by it, exactly. */

@@ -695,29 +695,17 @@ static int is_self_assignment(const ast_stmt *s) {
 
 /* ---- ifs as selects (the host kernel) -------------------------------------------------------- */
 
-/* 1 if `x` calls no function but fabs, abs, min and max, a few vector instructions each: the
- * arm of an if printed as selects is computed even where it is not taken. */
+/* A node that is no call, or a call of fabs, abs, min or max: a few vector instructions. */
+static int cheap_node(const ast_expr *x) {
+    return x->kind != AST_EXPR_CALL || x->u.call.func == AST_FUNC_FABS ||
+           x->u.call.func == AST_FUNC_ABS || x->u.call.func == AST_FUNC_MIN ||
+           x->u.call.func == AST_FUNC_MAX;
+}
+
+/* 1 if `x` calls no function but fabs, abs, min and max: the arm of an if printed as selects is
+ * computed even where it is not taken. */
 static int is_cheap(const ast_expr *x) {
-    switch (x->kind) {
-    case AST_EXPR_NUMBER:
-    case AST_EXPR_REF:
-        return 1;
-    case AST_EXPR_UNARY:
-        return is_cheap(x->u.unary.operand);
-    case AST_EXPR_BINARY:
-        return is_cheap(x->u.binary.lhs) && is_cheap(x->u.binary.rhs);
-    case AST_EXPR_TERNARY:
-        return is_cheap(x->u.ternary.cond) && is_cheap(x->u.ternary.then_expr) &&
-               is_cheap(x->u.ternary.else_expr);
-    case AST_EXPR_CALL:
-        if (x->u.call.func != AST_FUNC_FABS && x->u.call.func != AST_FUNC_ABS &&
-            x->u.call.func != AST_FUNC_MIN && x->u.call.func != AST_FUNC_MAX)
-            return 0;
-        for (int a = 0; a < x->u.call.nargs; a++)
-            if (!is_cheap(x->u.call.args[a])) return 0;
-        return 1;
-    }
-    return 0;
+    return ast_expr_every(x, cheap_node);
 }
 
 /* 1 if `x` does arithmetic (+ - * /, negation, a call): what gcc computes only where the
